@@ -1,0 +1,133 @@
+"""Validation reports shared by every plan grader (procedures, tool calls, grid kitchens).
+
+Input: errors found by a grader (``PlanError`` values) and metrics.  Output: a ``Report`` with
+``to_json()`` (exactly the DESIGN "Validation report" contract: valid, plan, scenario, errors[code,
+category, agent, index, time, message, hint], metrics{makespan, success, ...}) and ``to_text()``.
+
+Categories are the contract's closed list (``CATEGORIES``); codes are stable and documented in
+docs/errors.md.  Times are exact (``Fraction``) inside; JSON shows integers as ints and other fractions
+as floats (and the exact value in ``metrics`` keys ending in ``_exact`` when a grader wants it).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Optional
+
+CATEGORIES = (
+    "syntax", "schema", "unknown-name", "precondition", "dependency", "agent-busy", "resource-busy",
+    "duration", "interrupt", "time-window", "goal", "repeat",
+)
+
+
+def json_number(x: Any) -> Any:
+    """A JSON-safe rendering of a number: int when integral, float otherwise, None for NaN/inf."""
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, Fraction):
+        return int(x) if x.denominator == 1 else float(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+    return x
+
+
+def _json_value(v: Any) -> Any:
+    if isinstance(v, (int, float, Fraction)) and not isinstance(v, bool):
+        return json_number(v)
+    if isinstance(v, dict):
+        return {str(k): _json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_value(x) for x in v]
+    return v
+
+
+@dataclass(frozen=True)
+class PlanError:
+    """One violation: ``index`` is the action's position in its agent's list or in the schedule."""
+
+    code: str
+    category: str
+    message: str
+    hint: str = ""
+    agent: Optional[str] = None
+    index: Optional[int] = None
+    time: Optional[Fraction] = None
+
+    def __post_init__(self) -> None:
+        if self.category not in CATEGORIES:
+            raise ValueError(f"unknown error category {self.category!r}")
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "category": self.category, "agent": self.agent, "index": self.index,
+                "time": json_number(self.time), "message": self.message, "hint": self.hint}
+
+    def to_text(self) -> str:
+        where = []
+        if self.index is not None:
+            where.append(f"#{self.index}")
+        if self.agent is not None:
+            where.append(self.agent)
+        if self.time is not None:
+            where.append(f"t={_fmt_num(self.time)}")
+        loc = f" [{' '.join(where)}]" if where else ""
+        text = f"{self.code} {self.category}{loc}: {self.message}"
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text
+
+
+def _fmt_num(x: Any) -> str:
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+    return str(x)
+
+
+@dataclass(frozen=True)
+class Report:
+    """The result of grading one plan; ``metrics`` always holds ``makespan`` and ``success``."""
+
+    valid: bool
+    plan: str
+    scenario: str
+    errors: tuple[PlanError, ...] = ()
+    metrics: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        metrics = {"makespan": None, "success": False}
+        metrics.update(self.metrics)
+        return {"valid": bool(self.valid), "plan": self.plan, "scenario": self.scenario,
+                "errors": [e.to_json() for e in self.errors], "metrics": _json_value(metrics)}
+
+    def to_json_line(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False)
+
+    def to_text(self) -> str:
+        status = "valid" if self.valid else f"INVALID ({len(self.errors)} error{'s' * (len(self.errors) != 1)})"
+        lines = [f"{self.plan}: {status} against {self.scenario}"]
+        lines += ["  " + e.to_text().replace("\n", "\n  ") for e in self.errors]
+        m = self.to_json()["metrics"]
+        if m:
+            lines.append("  metrics: " + ", ".join(f"{k}={_fmt_metric(v)}" for k, v in m.items()))
+        return "\n".join(lines)
+
+    def with_plan(self, plan: str) -> "Report":
+        return replace(self, plan=plan)
+
+
+def _fmt_metric(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else str(v)
+
+
+def error_report(plan: str, scenario: str, code: str, category: str, message: str, hint: str = "",
+                 metrics: Optional[dict] = None) -> Report:
+    """A report holding one plan-level error (unreadable plan, unsupported format...)."""
+    return Report(False, plan, scenario, (PlanError(code, category, message, hint),),
+                  dict(metrics or {"makespan": None, "success": False}))
