@@ -1,0 +1,76 @@
+"""The ``chronoplan`` command line.
+
+Input: argv.  Output: an exit status (0 ok, 1 problems found, 2 usage or compile error).
+Each subcommand lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``; modules
+are imported only when their command runs, so ``chronoplan check`` never pays for ortools or planners.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = {
+    "check": ("chronoplan.compiler.cli_check", "check files and print diagnostics"),
+    "list": ("chronoplan.compiler.cli_list", "list the scenarios of a file or directory"),
+    "schema": ("chronoplan.validators.cli_schema", "print the JSON Schema of valid plans for a scenario"),
+    "validate": ("chronoplan.validators.cli_validate", "validate plans against a scenario"),
+    "solve": ("chronoplan.runtime.cli_solve", "compute a reference plan with a solver or planner"),
+    "import": ("chronoplan.compiler.cli_import", "convert benchmark data into chronoplan files"),
+    "play": ("chronoplan.runtime.cli_play", "interactive text environment"),
+    "pddl": ("chronoplan.compiler.cli_pddl", "write PDDL domain and problem files"),
+}
+
+
+def _load(name: str):
+    module_name = COMMANDS[name][0]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="chronoplan", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, helptext) in COMMANDS.items():
+        p = sub.add_parser(name, help=helptext, description=helptext)
+        p.set_defaults(_command=name)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # first pass: find the command, then let its module add its options
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0 if argv else 2
+    name = argv[0]
+    if name not in COMMANDS:
+        parser.print_usage(sys.stderr)
+        print(f"chronoplan: error: unknown command {name!r} (choose from {', '.join(COMMANDS)})",
+              file=sys.stderr)
+        return 2
+    module = _load(name)
+    if module is None:
+        print(f"chronoplan: error: the {name!r} command is not available in this build", file=sys.stderr)
+        return 2
+    sub = argparse.ArgumentParser(prog=f"chronoplan {name}", description=COMMANDS[name][1])
+    module.configure(sub)
+    try:
+        args = sub.parse_args(argv[1:])
+    except SystemExit as exc:          # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

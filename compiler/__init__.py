@@ -1,0 +1,1 @@
+"""chronoplan.compiler package."""

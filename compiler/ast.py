@@ -1,0 +1,408 @@
+"""Abstract syntax tree of the chronoplan language.
+
+Input: built by ``compiler.parse`` from the lark tree (syntax only: no lookups, no errors).
+Output: frozen dataclasses read by ``compiler.check``.  Every name is an ``Ident`` carrying its span;
+spans never take part in equality.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+from chronoplan.compiler.diagnostics import Span
+
+
+def _span():
+    return field(default=None, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Ident:
+    name: str
+    span: Optional[Span] = _span()
+
+
+# ------------------------------------------------------------------ expressions
+@dataclass(frozen=True)
+class Num:
+    value: Fraction
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: Fraction
+    unit: str
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Name:
+    ident: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class AttrRef:
+    obj: Ident
+    attr: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Call:
+    func: Ident
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class BinOp:
+    op: str
+    left: Any
+    right: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Neg:
+    arg: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A literal in attribute defaults, properties and terms: number (with optional unit), name, string, bool."""
+
+    kind: str
+    value: Any
+    unit: Optional[str] = None
+    span: Optional[Span] = _span()
+
+
+# ------------------------------------------------------------------ formulas / effects
+@dataclass(frozen=True)
+class FAtom:
+    rel: Ident
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class FCmp:
+    op: str
+    left: Any
+    right: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class FBool:
+    op: str            # "and" | "or" | "not" | "true" | "false"
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class TName:
+    ident: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class TAttr:
+    obj: Ident
+    attr: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class EAssign:
+    obj: Ident
+    attr: Ident
+    value: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class EFact:
+    positive: bool
+    rel: Ident
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class EDelayed:
+    delay: Any
+    effects: tuple
+    span: Optional[Span] = _span()
+
+
+# ------------------------------------------------------------------ declarations
+@dataclass(frozen=True)
+class Import:
+    path: str
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class DomainDecl:
+    name: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ConstItem:
+    name: Ident
+    expr: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ConstDecl:
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class TypeItem:
+    name: Ident
+    parent: Optional[Ident]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ObjectDecl:
+    names: tuple
+    type: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class AttrDecl:
+    name: Ident
+    params: tuple
+    kind: Ident                # type name for simple types ("number", "bool"), first value for enums
+    values: tuple              # enum values (Idents); empty for simple types
+    default: Optional[Literal]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class RelationDecl:
+    name: Ident
+    params: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class PropItem:
+    name: Ident
+    value: Literal
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ResourceDecl:
+    name: Ident
+    capacity: Optional[int]
+    props: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ParamDecl:
+    name: Ident
+    type: Ident
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ActionItem:
+    """One clause of an action body: kind in duration|busy|holds|interruptible|condition|effect."""
+
+    kind: str
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ActionDecl:
+    name: Ident
+    params: tuple
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ProcessDecl:
+    name: Ident
+    params: tuple
+    condition: Any
+    duration: Any
+    effects: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class IngredientRef:
+    count: int
+    name: Ident
+    state: Optional[Ident]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class RecipeDecl:
+    name: Ident
+    category: Optional[Ident]
+    container: Ident
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class UseDecl:
+    resource: Ident
+    needs: tuple               # (Ident, Literal)
+    sets: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class StepOpt:
+    """kind in autonomous|continuous|interruptible|after|within|gap|release|deadline|uses."""
+
+    kind: str
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class StepDecl:
+    index: int
+    text: str
+    duration: Any
+    opts: tuple
+    span: Optional[Span] = _span()
+    index_span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class LocalResource:
+    names: tuple
+    capacity: Optional[int]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ProcedureDecl:
+    name: Ident
+    title: Optional[str]
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    symbol: str
+    kind: Ident
+    arg: Optional[Ident]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class MapDecl:
+    name: Ident
+    art: str
+    art_span: Optional[Span]
+    legend: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class TypeExpr:
+    kind: str                  # simple | enum | list
+    name: Optional[Ident] = None
+    values: tuple = ()
+    item: Optional["TypeExpr"] = None
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ValueExpr:
+    kind: str                  # string number bool date time name ref list
+    value: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ToolParamDecl:
+    name: Ident
+    optional: bool
+    type: TypeExpr
+    default: Optional[ValueExpr]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ToolDecl:
+    name: Ident
+    params: tuple
+    returns: tuple             # (Ident, TypeExpr)
+    doc: Optional[str]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class AppDecl:
+    name: Ident
+    doc: Optional[str]
+    tools: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class AgentItem:
+    name: Ident
+    pos: Optional[tuple]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class RefCallDecl:
+    id: int
+    tool: Ident
+    args: tuple                # (Ident, ValueExpr)
+    after: tuple               # ints
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ScenarioItem:
+    """kind in map|agents|orders|procedures|share|unit|const|limit|apps|tools|query|profile|structure|reference."""
+
+    kind: str
+    args: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ScenarioDecl:
+    name: Ident
+    items: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class Module:
+    file: str
+    decls: tuple

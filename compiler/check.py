@@ -1,0 +1,281 @@
+"""Checker: AST modules -> IR ``Project`` + diagnostics.
+
+Input: parsed ``ast.Module`` values (imports already resolved by the driver).  Output: ``(Project, [Diagnostic])``.
+Names are resolved in ordered passes (declarations, types, constants, state, resources, actions and processes,
+recipes, procedures, maps, tools, scenarios, unused warnings); every pass collects diagnostics and goes on, so
+one run reports everything.  The Project is built even when there are errors (erroneous parts are left out).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+import sympy
+
+from chronoplan.compiler import ast as A
+from chronoplan.compiler import ir
+from chronoplan.compiler.check_expr import Scope, convert, literal_value
+from chronoplan.compiler.diagnostics import Diagnostic, Severity
+
+BUILTIN_TYPES = ("agent", "object", "number", "bool", "station", "item")
+DECL_KINDS = {
+    A.ConstDecl: "constant", A.TypeDecl: "type", A.ObjectDecl: "object", A.AttrDecl: "attribute",
+    A.RelationDecl: "relation", A.ResourceDecl: "resource", A.ActionDecl: "action", A.ProcessDecl: "process",
+    A.RecipeDecl: "recipe", A.ProcedureDecl: "procedure", A.MapDecl: "map", A.ToolDecl: "tool",
+    A.AppDecl: "app", A.ScenarioDecl: "scenario",
+}
+
+
+@dataclass
+class Ctx:
+    """Shared state of one checking run."""
+
+    diags: list = field(default_factory=list)
+    decls: dict = field(default_factory=dict)        # kind -> {name: ast node}
+    types: dict = field(default_factory=dict)        # name -> parent | None
+    constants: dict = field(default_factory=dict)    # name -> ir.Constant
+    const_dims: dict = field(default_factory=dict)
+    used_constants: set = field(default_factory=set)
+    used_names: set = field(default_factory=set)     # resources, maps, recipes... referenced
+    types_used: set = field(default_factory=set)     # types referenced by parameters and maps
+    ir: dict = field(default_factory=dict)           # kind -> {name: ir node}
+
+    def error(self, code, msg, span, *notes):
+        self.diags.append(Diagnostic(code, Severity.ERROR, msg, span, tuple(notes)))
+
+    def warn(self, code, msg, span, *notes):
+        self.diags.append(Diagnostic(code, Severity.WARNING, msg, span, tuple(notes)))
+
+    def report(self, d: Diagnostic):
+        self.diags.append(d)
+
+    def table(self, kind: str) -> dict:
+        return self.decls.setdefault(kind, {})
+
+    def out(self, kind: str) -> dict:
+        return self.ir.setdefault(kind, {})
+
+    def scope(self, params=None) -> Scope:
+        return Scope(self.const_dims, dict(params or {}), self.used_constants)
+
+    def is_subtype(self, t: str, ancestor: str) -> bool:
+        seen = set()
+        while t is not None and t not in seen:
+            if t == ancestor:
+                return True
+            seen.add(t)
+            t = self.types.get(t)
+        return ancestor == "object"
+
+    def is_type(self, name: str) -> bool:
+        return name in self.types
+
+
+def _where(node) -> str:
+    sp = getattr(node, "span", None)
+    return f"{sp.file}:{sp.line}:{sp.col}" if sp else "elsewhere"
+
+
+# ------------------------------------------------------------------ pass 1: declarations
+def collect(ctx: Ctx, modules) -> None:
+    for mod in modules:
+        for d in mod.decls:
+            kind = DECL_KINDS.get(type(d))
+            if kind is None:
+                continue
+            if isinstance(d, A.ConstDecl):
+                for item in d.items:
+                    _declare(ctx, "constant", item.name, item)
+            elif isinstance(d, A.TypeDecl):
+                for item in d.items:
+                    _declare(ctx, "type", item.name, item)
+            elif isinstance(d, A.ObjectDecl):
+                for n in d.names:
+                    _declare(ctx, "object", n, d)
+            elif isinstance(d, A.AppDecl):
+                _declare(ctx, "app", d.name, d)
+                for t in d.tools:
+                    _declare(ctx, "tool", t.name, (d.name.name, t))
+            elif isinstance(d, A.ToolDecl):
+                _declare(ctx, "tool", d.name, (None, d))
+            else:
+                _declare(ctx, kind, d.name, d)
+
+
+def _declare(ctx: Ctx, kind: str, ident: A.Ident, node) -> None:
+    table = ctx.table(kind)
+    if ident.name in table:
+        prev = table[ident.name]
+        prev_node = prev[1] if isinstance(prev, tuple) else prev
+        ctx.error("E102", f"duplicate {kind} '{ident.name}'", ident.span,
+                  f"first declared at {_where(prev_node)}")
+        return
+    table[ident.name] = node
+
+
+# ------------------------------------------------------------------ pass 2: types, constants, state
+def check_types(ctx: Ctx) -> None:
+    for t in BUILTIN_TYPES:
+        ctx.types[t] = None if t == "object" else "object"
+    items = ctx.table("type")
+    for name, item in items.items():
+        if name in BUILTIN_TYPES:
+            ctx.error("E102", f"type '{name}' is built in", item.name.span)
+            continue
+        ctx.types[name] = "object"
+    for name in ctx.table("resource"):
+        ctx.types.setdefault(name, "object")
+    for name, item in items.items():
+        if item.parent is not None:
+            if item.parent.name not in ctx.types:
+                ctx.error("E101", f"undefined type '{item.parent.name}'", item.parent.span)
+            else:
+                ctx.types[name] = item.parent.name
+    g = nx.DiGraph((k, v) for k, v in ctx.types.items() if v is not None)
+    for cycle in nx.simple_cycles(g):
+        node = items.get(cycle[0])
+        ctx.error("E201", f"cyclic type hierarchy: {' < '.join(cycle + [cycle[0]])}",
+                  node.name.span if node else None)
+        for t in cycle:
+            ctx.types[t] = "object"
+    out = ctx.out("types")
+    for name, item in items.items():
+        out[name] = ir.TypeDef(name, ctx.types.get(name), item.span)
+
+
+def check_constants(ctx: Ctx) -> None:
+    items = ctx.table("constant")
+    g = nx.DiGraph()
+    for name, item in items.items():
+        g.add_node(name)
+        for ref in _names_in(item.expr):
+            if ref in items:
+                g.add_edge(name, ref)
+    cyclic = set()
+    for cycle in nx.simple_cycles(g):
+        cyclic.update(cycle)
+        ctx.error("E110", f"cyclic constant definition: {' -> '.join(cycle + [cycle[0]])}",
+                  items[cycle[0]].name.span)
+    order = [n for n in reversed(list(nx.topological_sort(g.subgraph(set(items) - cyclic))))]
+    for name in order:
+        item = items[name]
+        expr, dim = convert(item.expr, Scope(ctx.const_dims, {}, ctx.used_constants), ctx.report)
+        if expr is None:
+            continue
+        ctx.const_dims[name] = dim
+        ctx.constants[name] = ir.Constant(name, expr, dim, item.span)
+    ctx.used_constants.clear()
+
+
+def _names_in(node):
+    if isinstance(node, A.Name):
+        yield node.ident.name
+    for attr in ("left", "right", "arg"):
+        if hasattr(node, attr):
+            yield from _names_in(getattr(node, attr))
+    if isinstance(node, A.Call):
+        for a in node.args:
+            yield from _names_in(a)
+
+
+def require_type(ctx: Ctx, ident: A.Ident) -> bool:
+    if ident.name not in ctx.types:
+        ctx.error("E101", f"undefined type '{ident.name}'", ident.span)
+        return False
+    return True
+
+
+def check_state(ctx: Ctx) -> None:
+    for name, d in ctx.table("object").items():
+        if require_type(ctx, d.type):
+            ctx.out("objects")[name] = ir.ObjectDef(name, d.type.name, d.span)
+    for name, d in ctx.table("attribute").items():
+        ok = all([require_type(ctx, p) for p in d.params])
+        values = tuple(v.name for v in d.values)
+        if values:
+            kind = "enum"
+            dup = {v for v in values if values.count(v) > 1}
+            for v in dup:
+                ctx.error("E102", f"duplicate value '{v}' in attribute '{name}'", d.name.span)
+        elif d.kind.name in ("number", "bool"):
+            kind = d.kind.name
+        else:
+            ctx.error("E105", f"attribute type must be number, bool or a list of values a | b | c, "
+                              f"not '{d.kind.name}'", d.kind.span)
+            continue
+        default = None
+        if d.default is not None:
+            v, dim = literal_value(d.default)
+            if kind == "enum" and not (d.default.kind == "name" and v in values):
+                ctx.error("E107", f"default '{v}' is not one of {' | '.join(values)}", d.default.span)
+            elif kind == "number" and d.default.kind != "number":
+                ctx.error("E105", "default of a number attribute must be a number", d.default.span)
+            elif kind == "bool" and d.default.kind != "bool":
+                ctx.error("E105", "default of a bool attribute must be true or false", d.default.span)
+            default = str(v)
+        if ok:
+            ctx.out("attributes")[name] = ir.Attribute(name, tuple(p.name for p in d.params), kind, values,
+                                                       default, d.span)
+    for name, d in ctx.table("relation").items():
+        if all([require_type(ctx, p) for p in d.params]):
+            ctx.out("relations")[name] = ir.Relation(name, tuple(p.name for p in d.params), d.span)
+
+
+def check_resources(ctx: Ctx) -> None:
+    for name, d in ctx.table("resource").items():
+        ctx.out("resources")[name] = resource_ir(ctx, d.name, d.capacity, d.props, d.span)
+
+
+def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:
+    if capacity is not None and capacity < 1:
+        ctx.error("E109", f"capacity of '{ident.name}' must be at least 1", span)
+    seen = set()
+    properties = []
+    for p in props:
+        if p.name.name in seen:
+            ctx.error("E102", f"duplicate property '{p.name.name}'", p.name.span)
+            continue
+        seen.add(p.name.name)
+        v, _ = literal_value(p.value)
+        properties.append(ir.Property(p.name.name, v))
+    return ir.Resource(ident.name, max(1, capacity or 1), tuple(properties), span)
+
+
+# ------------------------------------------------------------------ driver
+def check(modules) -> tuple:
+    """Check parsed modules; return (ir.Project, diagnostics sorted by position)."""
+    from chronoplan.compiler import check_actions, check_maps, check_procs, check_scen, check_tools
+    ctx = Ctx()
+    collect(ctx, modules)
+    check_types(ctx)
+    check_constants(ctx)
+    check_state(ctx)
+    check_resources(ctx)
+    check_actions.check_actions(ctx)
+    check_procs.check_recipes(ctx)
+    check_procs.check_procedures(ctx)
+    check_maps.check_maps(ctx)
+    check_tools.check_tools(ctx)
+    check_scen.check_scenarios(ctx)
+    warn_unused(ctx)
+    project = ir.Project(
+        files=tuple(m.file for m in modules),
+        constants=dict(ctx.constants), types=ctx.out("types"), objects=ctx.out("objects"),
+        attributes=ctx.out("attributes"), relations=ctx.out("relations"), resources=ctx.out("resources"),
+        actions=ctx.out("actions"), processes=ctx.out("processes"), recipes=ctx.out("recipes"),
+        procedures=ctx.out("procedures"), maps=ctx.out("maps"), tools=ctx.out("tools"), apps=ctx.out("apps"),
+        scenarios=ctx.out("scenarios"))
+    return project, ctx.diags
+
+
+def warn_unused(ctx: Ctx) -> None:
+    for name, item in ctx.table("constant").items():
+        if name not in ctx.used_constants:
+            ctx.warn("W501", f"constant '{name}' is never used", item.name.span)
+    for name, d in ctx.table("resource").items():
+        if name not in ctx.used_names and name not in ctx.types_used:
+            ctx.warn("W501", f"resource '{name}' is never used", d.name.span)
+
+
+def sym(name: str) -> sympy.Symbol:
+    return sympy.Symbol(name)

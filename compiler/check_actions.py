@@ -1,0 +1,227 @@
+"""Actions and processes: AST -> ``ir.Action`` / ``ir.Process`` with typed conditions and effects.
+
+Input: the checker context (types, constants, attributes, relations, resources already resolved).
+Output: IR actions/processes in the context; diagnostics for undefined names (E101), wrong arity (E104),
+type errors (E105), unit mismatches (E106) and values outside an attribute's domain (E107).
+"""
+from __future__ import annotations
+
+import sympy
+
+from chronoplan.compiler import ast as A
+from chronoplan.compiler import ir
+from chronoplan.compiler.check_expr import convert, literal_value
+
+
+def check_actions(ctx) -> None:
+    for name, d in ctx.table("action").items():
+        a = _action(ctx, d)
+        if a is not None:
+            ctx.out("actions")[name] = a
+    for name, d in ctx.table("process").items():
+        params = _params(ctx, d.params)
+        if params is None:
+            continue
+        scope = ctx.scope({p.name: p.type for p in params})
+        dur, dim = convert(d.duration, scope, ctx.report)
+        cond = _formula(ctx, d.condition, dict(scope.params))
+        effects = tuple(e for e in (_effect(ctx, x, dict(scope.params)) for x in d.effects) if e is not None)
+        if dur is not None and cond is not None:
+            ctx.out("processes")[name] = ir.Process(name, params, cond, dur, effects, d.span)
+
+
+def _params(ctx, decls):
+    seen, out, ok = set(), [], True
+    for p in decls:
+        if p.name.name in seen:
+            ctx.error("E102", f"duplicate parameter '{p.name.name}'", p.name.span)
+            ok = False
+        seen.add(p.name.name)
+        if p.type.name not in ctx.types:
+            ctx.error("E101", f"undefined type '{p.type.name}'", p.type.span)
+            ok = False
+        ctx.types_used.add(p.type.name)
+        out.append(ir.Param(p.name.name, p.type.name))
+    return tuple(out) if ok else None
+
+
+def _action(ctx, d: A.ActionDecl):
+    params = _params(ctx, d.params)
+    if params is None:
+        return None
+    ptypes = {p.name: p.type for p in params}
+    scope = ctx.scope(ptypes)
+    duration, occupancy, occupy_for = None, ir.Occupancy.START, None
+    agents, holds, interruptible = [], [], False
+    conditions, effects = [], []
+    ok = True
+    for item in d.items:
+        if item.kind == "duration":
+            if duration is not None:
+                ctx.error("E102", "duration given twice", item.span)
+            duration, _ = convert(item.args[0], scope, ctx.report)
+            ok &= duration is not None
+        elif item.kind == "busy":
+            names, k = item.args
+            for n in names:
+                if n.name not in ptypes:
+                    ctx.error("E101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
+                    ok = False
+                elif ctx.is_subtype(ptypes[n.name], "agent"):
+                    agents.append(n.name)
+                else:
+                    holds.append(n.name)
+            if agents:
+                occupancy = ir.Occupancy.CONTINUOUS
+            if k is not None:
+                occupy_for, _ = convert(k, scope, ctx.report)
+                occupancy = ir.Occupancy.PARTIAL
+        elif item.kind == "holds":
+            for n in item.args[0]:
+                if n.name not in ptypes:
+                    ctx.error("E101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
+                    ok = False
+                else:
+                    holds.append(n.name)
+        elif item.kind == "interruptible":
+            interruptible = True
+        elif item.kind == "condition":
+            when, f = item.args
+            cond = _formula(ctx, f, ptypes)
+            ok &= cond is not None
+            conditions.append(ir.Condition(ir.When(when), cond))
+        elif item.kind == "effect":
+            when, effs = item.args
+            if when == "all":
+                ctx.error("E105", "effects happen 'at start' or 'at end', not 'at all'", item.span)
+                ok = False
+                continue
+            for e in effs:
+                eff = _effect(ctx, e, ptypes)
+                ok &= eff is not None
+                effects.append(ir.TimedEffect(ir.When(when), eff))
+    if duration is None:
+        duration = sympy.Integer(0)          # an action without a duration is instantaneous
+    if not ok:
+        return None
+    return ir.Action(d.name.name, params, duration, occupancy, occupy_for, tuple(agents), tuple(holds),
+                     interruptible, tuple(conditions), tuple(effects), d.span)
+
+
+def _term(ctx, t, ptypes):
+    """A term -> (ir.Term, type name or attribute domain marker) or (None, None)."""
+    if isinstance(t, A.TName):
+        n = t.ident.name
+        if n in ptypes:
+            return ir.Term("var", n, span=t.span), ptypes[n]
+        if n in ctx.out("objects"):
+            return ir.Term("var", n, span=t.span), ctx.out("objects")[n].type
+        # a bare name: an enum value or a constant; resolved against the other side of a comparison
+        return ir.Term("value", n, span=t.span), None
+    if isinstance(t, A.TAttr):
+        obj, attr = t.obj.name, t.attr.name
+        if obj not in ptypes and obj not in ctx.out("objects"):
+            ctx.error("E101", f"undefined parameter or object '{obj}'", t.obj.span)
+            return None, None
+        a = ctx.out("attributes").get(attr)
+        if a is None:
+            ctx.error("E101", f"undefined attribute '{attr}'", t.attr.span)
+            return None, None
+        otype = ptypes.get(obj) or ctx.out("objects")[obj].type
+        if a.params and not any(ctx.is_subtype(otype, p) or ctx.is_subtype(p, otype) for p in a.params[:1]):
+            ctx.error("E105", f"attribute '{attr}' applies to {a.params[0]}, not to {obj}: {otype}", t.span)
+            return None, None
+        return ir.Term("attr", attr, obj, span=t.span), a
+    if isinstance(t, A.Literal):
+        v, _ = literal_value(t)
+        return ir.Term("value", str(v), span=t.span), None
+    return None, None
+
+
+def _check_value(ctx, attr: ir.Attribute, term: ir.Term, span):
+    if attr.kind == "enum" and term.kind == "value" and term.name not in attr.values:
+        ctx.error("E107", f"'{term.name}' is not a value of attribute '{attr.name}' "
+                          f"({' | '.join(attr.values)})", span)
+        return False
+    return True
+
+
+def _formula(ctx, f, ptypes):
+    if isinstance(f, A.FBool):
+        if f.op == "true":
+            return ir.Const_(True)
+        if f.op == "false":
+            return ir.Const_(False)
+        args = [_formula(ctx, a, ptypes) for a in f.args]
+        if any(a is None for a in args):
+            return None
+        return {"and": ir.And, "or": ir.Or}[f.op](tuple(args)) if f.op != "not" else ir.Not(args[0])
+    if isinstance(f, A.FAtom):
+        return _atom(ctx, f.rel, f.args, ptypes, f.span)
+    if isinstance(f, A.FCmp):
+        lt, la = _term(ctx, f.left, ptypes)
+        rt, ra = _term(ctx, f.right, ptypes)
+        if lt is None or rt is None:
+            return None
+        ok = True
+        if isinstance(la, ir.Attribute):
+            ok &= _check_value(ctx, la, rt, f.right.span)
+        if isinstance(ra, ir.Attribute):
+            ok &= _check_value(ctx, ra, lt, f.left.span)
+        return ir.Compare(f.op, lt, rt) if ok else None
+    return None
+
+
+BUILTIN_RELATIONS = {"adjacent": 2, "at": 2}
+
+
+def _atom(ctx, rel: A.Ident, args, ptypes, span):
+    r = ctx.out("relations").get(rel.name)
+    arity = len(r.params) if r else BUILTIN_RELATIONS.get(rel.name)
+    if arity is None:
+        ctx.error("E101", f"undefined relation '{rel.name}'", rel.span)
+        return None
+    if len(args) != arity:
+        ctx.error("E104", f"relation '{rel.name}' takes {arity} argument{'s' * (arity != 1)}, got {len(args)}",
+                  span)
+        return None
+    names = []
+    for i, a in enumerate(args):
+        t, typ = _term(ctx, a, ptypes)
+        if t is None:
+            return None
+        if t.kind != "var":
+            ctx.error("E101" if t.kind == "value" else "E105",
+                      f"'{t.name}' is not a parameter or object" if t.kind == "value"
+                      else "relation arguments are parameters or objects", a.span)
+            return None
+        if r is not None and typ is not None and not (ctx.is_subtype(typ, r.params[i])
+                                                      or ctx.is_subtype(r.params[i], typ)):
+            ctx.error("E105", f"argument {i + 1} of '{rel.name}' must be a {r.params[i]}, "
+                              f"'{t.name}' is a {typ}", a.span)
+            return None
+        names.append(t.name)
+    return ir.Atom(rel.name, tuple(names), span)
+
+
+def _effect(ctx, e, ptypes):
+    if isinstance(e, A.EAssign):
+        target, attr = _term(ctx, A.TAttr(e.obj, e.attr, e.span), ptypes)
+        value, _ = _term(ctx, e.value, ptypes)
+        if target is None or value is None:
+            return None
+        if not _check_value(ctx, attr, value, e.value.span):
+            return None
+        return ir.Assign(target, value)
+    if isinstance(e, A.EFact):
+        atom = _atom(ctx, e.rel, e.args, ptypes, e.span)
+        if atom is None:
+            return None
+        return ir.AddFact(atom) if e.positive else ir.DelFact(atom)
+    if isinstance(e, A.EDelayed):
+        delay, _ = convert(e.delay, ctx.scope(ptypes), ctx.report)
+        inner = [_effect(ctx, x, ptypes) for x in e.effects]
+        if delay is None or any(x is None for x in inner):
+            return None
+        return ir.Delayed(delay, tuple(inner))
+    return None

@@ -1,0 +1,151 @@
+"""Expressions: AST expression -> (sympy expression, dimension), with unit checks.
+
+Input: an AST expression and a scope (constants with their dimensions, parameter names).  Output: a sympy
+expression built node by node from the tree (never from text) and its ``ir.Dim``, or diagnostics
+(E101 undefined name, E106 unit mismatch, E109 invalid number).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import sympy
+
+from chronoplan.compiler import ast as A
+from chronoplan.compiler import ir
+from chronoplan.compiler.diagnostics import Diagnostic, Severity
+
+BUILTINS = {"dist": 2, "ceil": 1, "floor": 1, "maximum": None, "minimum": None}
+DIST = sympy.Function("dist")
+MAX_EXPR_DEPTH = 200
+
+
+def attr_fn(name: str):
+    return sympy.Function(f"attr_{name}")
+
+
+@dataclass
+class Scope:
+    """Names visible in an expression: constants (name -> Dim) and parameters (name -> type)."""
+
+    constants: dict
+    params: dict = field(default_factory=dict)
+    used: Optional[set] = None           # collects referenced constant names
+
+
+def _err(code, msg, span) -> Diagnostic:
+    return Diagnostic(code, Severity.ERROR, msg, span)
+
+
+def quantity_value(value, unit: str):
+    """A literal with a unit as a sympy expression and its dimension."""
+    u = ir.UNIT_ALIASES[unit]
+    v = sympy.Rational(value.numerator, value.denominator)
+    if u.seconds is None:
+        return v, ir.Dim.NUMBER
+    return v * u.seconds * ir.SECOND, ir.Dim.TIME
+
+
+def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int = 0):
+    """Return (sympy expr, Dim) or (None, None) after reporting diagnostics."""
+    if depth > MAX_EXPR_DEPTH:
+        report(_err("E109", "expression nested too deeply", getattr(node, "span", None)))
+        return None, None
+    if isinstance(node, A.Num):
+        return sympy.Rational(node.value.numerator, node.value.denominator), ir.Dim.NUMBER
+    if isinstance(node, A.Quantity):
+        return quantity_value(node.value, node.unit)
+    if isinstance(node, A.Name):
+        n = node.ident.name
+        if n in scope.params:
+            return sympy.Symbol(n), ir.Dim.NUMBER
+        if n in scope.constants:
+            if scope.used is not None:
+                scope.used.add(n)
+            return sympy.Symbol(n), scope.constants[n]
+        report(_err("E101", f"undefined name '{n}' in expression", node.ident.span))
+        return None, None
+    if isinstance(node, A.AttrRef):
+        if node.obj.name not in scope.params:
+            report(_err("E101", f"undefined parameter '{node.obj.name}'", node.obj.span))
+            return None, None
+        return attr_fn(node.attr.name)(sympy.Symbol(node.obj.name)), ir.Dim.NUMBER
+    if isinstance(node, A.Neg):
+        e, d = convert(node.arg, scope, report, depth + 1)
+        return (None, None) if e is None else (-e, d)
+    if isinstance(node, A.Call):
+        return _call(node, scope, report, depth)
+    if isinstance(node, A.BinOp):
+        le, ld = convert(node.left, scope, report, depth + 1)
+        re_, rd = convert(node.right, scope, report, depth + 1)
+        if le is None or re_ is None:
+            return None, None
+        T, N = ir.Dim.TIME, ir.Dim.NUMBER
+        if node.op in "+-":
+            if ld is not rd:
+                report(_err("E106", f"unit mismatch: cannot {'add' if node.op == '+' else 'subtract'} "
+                                    f"a {rd.value} {'to' if node.op == '+' else 'from'} a {ld.value}"
+                                    " (write both with a time unit, or neither)", node.span))
+                return None, None
+            return (le + re_ if node.op == "+" else le - re_), ld
+        if node.op == "*":
+            if ld is T and rd is T:
+                report(_err("E106", "unit mismatch: a time multiplied by a time", node.span))
+                return None, None
+            return le * re_, (T if T in (ld, rd) else N)
+        if node.op == "/":
+            if re_.is_zero:
+                report(_err("E109", "division by zero", node.span))
+                return None, None
+            if ld is N and rd is T:
+                report(_err("E106", "unit mismatch: a number divided by a time", node.span))
+                return None, None
+            return le / re_, (T if (ld is T and rd is N) else N)
+    report(_err("E001", "unsupported expression", getattr(node, "span", None)))
+    return None, None
+
+
+def _call(node: A.Call, scope: Scope, report, depth):
+    f = node.func.name
+    if f not in BUILTINS:
+        report(_err("E101", f"unknown function '{f}' (built-ins: {', '.join(BUILTINS)})", node.func.span))
+        return None, None
+    arity = BUILTINS[f]
+    if arity is not None and len(node.args) != arity:
+        report(_err("E104", f"{f}() takes {arity} argument{'s' if arity != 1 else ''}, got {len(node.args)}",
+                    node.span))
+        return None, None
+    if f == "dist":
+        syms = []
+        for a in node.args:
+            if not isinstance(a, A.Name) or a.ident.name not in scope.params:
+                report(_err("E105", "dist() takes two parameters (agents, stations or positions)",
+                            getattr(a, "span", node.span)))
+                return None, None
+            syms.append(sympy.Symbol(a.ident.name))
+        return DIST(*syms), ir.Dim.NUMBER
+    args = [convert(a, scope, report, depth + 1) for a in node.args]
+    if any(e is None for e, _ in args) or not args:
+        if not args:
+            report(_err("E104", f"{f}() needs at least one argument", node.span))
+        return None, None
+    dims = {d for _, d in args}
+    if len(dims) > 1:
+        report(_err("E106", f"unit mismatch in {f}(): mixes times and numbers", node.span))
+        return None, None
+    dim = dims.pop()
+    exprs = [e for e, _ in args]
+    if f == "ceil":
+        return sympy.ceiling(exprs[0]), dim
+    if f == "floor":
+        return sympy.floor(exprs[0]), dim
+    return (sympy.Max(*exprs) if f == "maximum" else sympy.Min(*exprs)), dim
+
+
+def literal_value(lit: A.Literal):
+    """A literal as an IR value: sympy number (with unit), string or bool; and its Dim (None if not numeric)."""
+    if lit.kind == "number":
+        if lit.unit is not None:
+            return quantity_value(lit.value, lit.unit)
+        return sympy.Rational(lit.value.numerator, lit.value.denominator), ir.Dim.NUMBER
+    return lit.value, None

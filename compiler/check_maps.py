@@ -1,0 +1,127 @@
+"""Grid maps: ASCII art + legend -> ``ir.GridMap``.
+
+Input: ``map`` declarations.  Output: IR maps with walls and named stations ('#' wall, '.' floor, legend
+symbols are stations named kind + counter in reading order: dispenser1, dispenser2 ...).  Diagnostics: map
+not rectangular or empty (E301), unknown symbol (E302), legend kind undefined (E101), station without a
+walkable neighbour (E304).  Also ``bfs`` distances used by the checker and the runtime.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.diagnostics import Span
+
+WALL, FLOOR = "#", "."
+
+
+def art_rows(art: str):
+    """Dedent the art; return [(raw_line_index, column_offset, row_text)] for non-blank rows."""
+    raw = art.split("\n")
+    rows = [(i, line.rstrip()) for i, line in enumerate(raw) if line.strip()]
+    if not rows:
+        return []
+    indent = min(len(t) - len(t.lstrip()) for _, t in rows)
+    return [(i, indent, t[indent:]) for i, t in rows]
+
+
+def cell_span(d, raw_index: int, offset: int, x: int):
+    sp = d.art_span
+    if sp is None:
+        return d.name.span
+    if raw_index == 0:
+        return Span(sp.file, sp.line, sp.col + 3 + offset + x, sp.line, sp.col + 4 + offset + x)
+    return Span(sp.file, sp.line + raw_index, offset + x + 1, sp.line + raw_index, offset + x + 2)
+
+
+def neighbours(x: int, y: int):
+    return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))
+
+
+def bfs(m: ir.GridMap, start) -> dict:
+    """Shortest 4-neighbour walking distances from ``start`` over walkable tiles."""
+    dist = {start: 0}
+    q = deque([start])
+    while q:
+        cur = q.popleft()
+        for nxt in neighbours(*cur):
+            if nxt not in dist and m.walkable(*nxt):
+                dist[nxt] = dist[cur] + 1
+                q.append(nxt)
+    return dist
+
+
+def check_maps(ctx) -> None:
+    known = set(ctx.types) | set(ctx.out("objects")) | set(ctx.out("resources"))
+    for name, d in ctx.table("map").items():
+        m = _map(ctx, d, known)
+        if m is not None:
+            ctx.out("maps")[name] = m
+
+
+def _map(ctx, d, known):
+    rows = art_rows(d.art)
+    if not rows:
+        ctx.error("E301", f"map '{d.name.name}' is empty", d.name.span)
+        return None
+    width = max(len(t) for _, _, t in rows)
+    ok = True
+    for raw_i, off, t in rows:
+        if len(t) != width:
+            ctx.error("E301", f"map '{d.name.name}' is not rectangular: this row has {len(t)} cells, "
+                              f"the widest has {width}", cell_span(d, raw_i, off, len(t) - 1 if t else 0))
+            ok = False
+    legend = {}
+    for e in d.legend:
+        if len(e.symbol) != 1 or e.symbol in (WALL, FLOOR) or e.symbol.isspace():
+            ctx.error("E302", f"legend symbol must be one character other than '#', '.' and space, "
+                              f"got {e.symbol!r}", e.span)
+            ok = False
+            continue
+        if e.symbol in legend:
+            ctx.error("E102", f"legend symbol {e.symbol!r} defined twice", e.span)
+            ok = False
+            continue
+        if e.kind.name not in known:
+            ctx.error("E101", f"undefined station kind '{e.kind.name}'", e.kind.span,
+                      "declare it as a type or resource")
+            ok = False
+        else:
+            ctx.types_used.add(e.kind.name)
+            ctx.used_names.add(e.kind.name)
+        if e.arg is not None and e.arg.name not in known:
+            ctx.error("E101", f"undefined name '{e.arg.name}' in legend", e.arg.span)
+            ok = False
+        legend[e.symbol] = e
+    walls, stations, counters, cells = set(), [], {}, {}
+    used_symbols = set()
+    for y, (raw_i, off, t) in enumerate(rows):
+        for x, ch in enumerate(t):
+            if ch == WALL:
+                walls.add((x, y))
+            elif ch == FLOOR:
+                continue
+            elif ch in legend:
+                used_symbols.add(ch)
+                e = legend[ch]
+                counters[e.kind.name] = counters.get(e.kind.name, 0) + 1
+                stations.append(ir.Station(f"{e.kind.name}{counters[e.kind.name]}", e.kind.name,
+                                           e.arg.name if e.arg else None, x, y))
+                cells[(x, y)] = cell_span(d, raw_i, off, x)
+            else:
+                ctx.error("E302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)",
+                          cell_span(d, raw_i, off, x))
+                ok = False
+    for sym, e in legend.items():
+        if sym not in used_symbols:
+            ctx.warn("W501", f"legend symbol {sym!r} does not occur in map '{d.name.name}'", e.span)
+    if not ok:
+        return None
+    m = ir.GridMap(d.name.name, width, len(rows), tuple(t for _, _, t in rows), frozenset(walls),
+                   tuple(stations), d.span)
+    for s in stations:
+        if not any(m.walkable(*n) for n in neighbours(s.x, s.y)):
+            ctx.error("E304", f"station {s.name} at ({s.x}, {s.y}) has no walkable neighbour; no agent can "
+                              "reach it", cells[(s.x, s.y)])
+            ok = False
+    return m if ok else None

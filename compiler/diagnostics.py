@@ -1,0 +1,130 @@
+"""The one diagnostics model for syntax and semantic errors.
+
+Input: spans and messages produced by the parser and checker.  Output: ``Diagnostic`` values and their
+rendering ``FILE:LINE:COL: error[CODE]: message`` followed by the source line and a caret.
+Codes are stable; their meaning is listed in ``CODES`` and in docs/language.md.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A source position: 1-based line and column of the start, and of the end (exclusive)."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    span: Optional[Span] = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+CODES = {
+    # syntax
+    "E001": "syntax error: unexpected token",
+    "E002": "syntax error: unexpected character",
+    "E003": "syntax error: unexpected end of input",
+    "E004": "cannot read file",
+    # names
+    "E101": "undefined name",
+    "E102": "duplicate name",
+    "E103": "wrong kind of name (e.g. a type used as an object)",
+    "E104": "wrong number of arguments",
+    "E105": "type mismatch",
+    "E106": "unit mismatch",
+    "E107": "value not in the attribute's domain",
+    "E108": "import not found or cyclic",
+    "E109": "invalid number (division by zero, non-integer where an integer is needed, negative duration)",
+    "E110": "cyclic constant definition",
+    # procedures
+    "E201": "cyclic prerequisites",
+    "E202": "lag can never be satisfied",
+    "E203": "step refers to an unknown step",
+    "E204": "duplicate step index",
+    "E205": "invalid occupancy (autonomous for longer than the step, or interruptible autonomous step)",
+    # maps
+    "E301": "map is not rectangular or empty",
+    "E302": "unknown map symbol",
+    "E303": "cell outside the grid",
+    "E304": "station not reachable from any walkable tile",
+    "E305": "agent starts on a non-walkable tile",
+    # scenarios
+    "E401": "scenario refers to an unknown recipe, procedure, map, app or tool",
+    "E402": "scenario is missing something it needs",
+    "E403": "invalid tool call in a reference plan",
+    "E404": "reference plan dependency is invalid",
+    # warnings
+    "W501": "unused declaration",
+    "W502": "shadowed or overridden constant has a different dimension",
+}
+
+
+def _source_line(sources: dict, span: Span) -> Optional[str]:
+    text = sources.get(span.file)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if 1 <= span.line <= len(lines):
+        return lines[span.line - 1]
+    return None
+
+
+def render(diag: Diagnostic, sources: dict) -> str:
+    """Render one diagnostic with its source line and a caret (``sources``: file -> text)."""
+    sev = diag.severity.value
+    if diag.span is None:
+        head = f"{sev}[{diag.code}]: {diag.message}"
+        out = [head]
+    else:
+        sp = diag.span
+        out = [f"{sp.file}:{sp.line}:{sp.col}: {sev}[{diag.code}]: {diag.message}"]
+        line = _source_line(sources, sp)
+        if line is not None:
+            width = 1
+            if sp.end_line == sp.line and sp.end_col > sp.col:
+                width = sp.end_col - sp.col
+            prefix = "".join(ch if ch == "\t" else " " for ch in line[: sp.col - 1])
+            out.append(f"  {line}")
+            out.append(f"  {prefix}{'^' * max(1, min(width, len(line) - sp.col + 1 or 1))}")
+    for note in diag.notes:
+        out.append(f"  note: {note}")
+    return "\n".join(out)
+
+
+def render_all(diags: Iterable[Diagnostic], sources: dict) -> str:
+    return "\n".join(render(d, sources) for d in diags)
+
+
+def sort_key(d: Diagnostic):
+    sp = d.span or Span("", 0, 0)
+    return (sp.file, sp.line, sp.col, d.code)
+
+
+class CompileError(Exception):
+    """Raised by the Python API (``chronoplan.load``) when a project has errors; holds the diagnostics."""
+
+    def __init__(self, diagnostics: list, sources: dict):
+        self.diagnostics = list(diagnostics)
+        self.sources = sources
+        super().__init__(render_all([d for d in diagnostics if d.is_error], sources))

@@ -1,0 +1,464 @@
+"""The typed intermediate representation (IR) of a chronoplan project.
+
+Input: built by ``compiler.check`` from the AST.  Output: frozen dataclasses consumed by the runtime,
+validators and backends.  Durations and other quantities are sympy expressions over constant and
+parameter symbols (built from the parse tree, never from text); ``compiler.instantiate`` turns a scenario
+into concrete numbers (``fractions.Fraction`` in the scenario's time unit).
+Spans are excluded from equality and hashing.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+import sympy
+
+from chronoplan.compiler.diagnostics import Span
+
+
+class TimeUnit(enum.Enum):
+    """A time unit; ``TICK`` is the unitless scenario clock."""
+
+    TICK = ("tick", None)
+    S = ("s", 1)
+    MIN = ("min", 60)
+    H = ("h", 3600)
+
+    @property
+    def label(self) -> str:
+        return self.value[0]
+
+    @property
+    def seconds(self) -> Optional[int]:
+        return self.value[1]
+
+
+UNIT_ALIASES = {
+    "tick": TimeUnit.TICK, "ticks": TimeUnit.TICK,
+    "s": TimeUnit.S, "sec": TimeUnit.S, "secs": TimeUnit.S, "second": TimeUnit.S, "seconds": TimeUnit.S,
+    "min": TimeUnit.MIN, "mins": TimeUnit.MIN, "minute": TimeUnit.MIN, "minutes": TimeUnit.MIN,
+    "h": TimeUnit.H, "hour": TimeUnit.H, "hours": TimeUnit.H,
+}
+
+# A literal with a unit is held as ``value * seconds * SECOND``; instantiation substitutes SECOND.
+SECOND = sympy.Symbol("__second__", positive=True)
+
+
+class Dim(enum.Enum):
+    """Dimension of an expression: a plain number (or unitless ticks) or a time."""
+
+    NUMBER = "number"
+    TIME = "time"
+
+
+class Occupancy(enum.Enum):
+    """How long an action or step occupies its agent."""
+
+    CONTINUOUS = "continuous"   # the whole duration
+    START = "start"             # only the start instant (autonomous, 0 units)
+    PARTIAL = "partial"         # the first k units (autonomous for k)
+
+
+class When(enum.Enum):
+    START = "start"
+    ALL = "all"
+    END = "end"
+
+
+# ----------------------------------------------------------------------------- formulas and effects
+@dataclass(frozen=True)
+class Term:
+    """A term: a parameter/object ``name``, an attribute reference ``obj.attr`` or a literal value."""
+
+    kind: str                      # "var" | "attr" | "value"
+    name: str                      # variable/object name, attribute name or literal text
+    arg: Optional[str] = None      # for "attr": the object/variable the attribute is read from
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Atom:
+    relation: str
+    args: tuple[str, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Compare:
+    op: str                        # == != < <= > >=
+    left: Term
+    right: Term
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: "Formula"
+
+
+@dataclass(frozen=True)
+class And:
+    args: tuple["Formula", ...]
+
+
+@dataclass(frozen=True)
+class Or:
+    args: tuple["Formula", ...]
+
+
+@dataclass(frozen=True)
+class Const_:
+    value: bool
+
+
+Formula = Any  # Atom | Compare | Not | And | Or | Const_
+
+
+@dataclass(frozen=True)
+class Assign:
+    target: Term                   # an "attr" term
+    value: Term
+
+
+@dataclass(frozen=True)
+class AddFact:
+    atom: Atom
+
+
+@dataclass(frozen=True)
+class DelFact:
+    atom: Atom
+
+
+@dataclass(frozen=True)
+class Delayed:
+    """Effects that fire ``delay`` after the enclosing effect time (a delayed event)."""
+
+    delay: sympy.Expr
+    effects: tuple["Effect", ...]
+
+
+Effect = Any  # Assign | AddFact | DelFact | Delayed
+
+
+# ----------------------------------------------------------------------------- declarations
+@dataclass(frozen=True)
+class Constant:
+    name: str
+    expr: sympy.Expr
+    dim: Dim
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class TypeDef:
+    name: str
+    parent: Optional[str]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ObjectDef:
+    name: str
+    type: str
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """A finite-domain (``values``), numeric or boolean attribute of objects of ``params`` types."""
+
+    name: str
+    params: tuple[str, ...]
+    kind: str                      # "enum" | "number" | "bool"
+    values: tuple[str, ...]
+    default: Optional[str]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Relation:
+    name: str
+    params: tuple[str, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    default: Any                   # Fraction | str | bool
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A resource type with a per-instance capacity; also a single instance of the same name."""
+
+    name: str
+    capacity: int
+    properties: tuple[Property, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Condition:
+    when: When
+    formula: Formula
+
+
+@dataclass(frozen=True)
+class TimedEffect:
+    when: When                     # START or END
+    effect: Effect
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    params: tuple[Param, ...]
+    duration: sympy.Expr
+    occupancy: Occupancy
+    occupy_for: Optional[sympy.Expr]
+    agents: tuple[str, ...]        # parameters naming agents occupied by the action
+    holds: tuple[str, ...]         # parameters naming resources held for the whole duration
+    interruptible: bool
+    conditions: tuple[Condition, ...]
+    effects: tuple[TimedEffect, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Process:
+    """Progress accumulates while ``condition`` holds; after ``duration`` units the effects fire."""
+
+    name: str
+    params: tuple[Param, ...]
+    condition: Formula
+    duration: sympy.Expr
+    effects: tuple[Effect, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Ingredient:
+    name: str
+    state: Optional[str]
+    count: int
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A goal composition: ``container`` holding a multiset of ingredient states."""
+
+    name: str
+    category: Optional[str]
+    container: str
+    items: tuple[Ingredient, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ResourceUse:
+    resource: str
+    needs: tuple[tuple[str, Any], ...] = ()
+    sets: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Lag:
+    """Time constraint ``start(this) - end(other)`` in ``[min, max]`` (None = unbounded)."""
+
+    other: int
+    min: Optional[sympy.Expr]
+    max: Optional[sympy.Expr]
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int
+    text: str
+    duration: sympy.Expr
+    occupancy: Occupancy
+    occupy_for: Optional[sympy.Expr]
+    interruptible: bool
+    prerequisites: tuple[int, ...]
+    lags: tuple[Lag, ...]
+    uses: tuple[ResourceUse, ...]
+    release: Optional[sympy.Expr] = None
+    deadline: Optional[sympy.Expr] = None
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Procedure:
+    name: str
+    title: Optional[str]
+    steps: tuple[Step, ...]
+    local_resources: tuple[Resource, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+    def step(self, index: int) -> Optional[Step]:
+        for s in self.steps:
+            if s.index == index:
+                return s
+        return None
+
+
+@dataclass(frozen=True)
+class Station:
+    name: str
+    kind: str
+    arg: Optional[str]
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class GridMap:
+    """An ASCII grid; x = column, y = row (grows downward)."""
+
+    name: str
+    width: int
+    height: int
+    rows: tuple[str, ...]
+    walls: frozenset[tuple[int, int]]
+    stations: tuple[Station, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+    def walkable(self, x: int, y: int) -> bool:
+        return (0 <= x < self.width and 0 <= y < self.height and (x, y) not in self.walls
+                and all((s.x, s.y) != (x, y) for s in self.stations))
+
+
+@dataclass(frozen=True)
+class ParamType:
+    """A tool parameter type: str, int, number, bool, date, time, datetime, iata, email, enum or list."""
+
+    kind: str
+    values: tuple[str, ...] = ()
+    item: Optional["ParamType"] = None
+
+    def __str__(self) -> str:
+        if self.kind == "enum":
+            return "enum(" + ", ".join(self.values) + ")"
+        if self.kind == "list":
+            return f"list[{self.item}]"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class ToolParam:
+    name: str
+    type: ParamType
+    required: bool
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    app: Optional[str]
+    params: tuple[ToolParam, ...]
+    returns: tuple[tuple[str, ParamType], ...]
+    doc: Optional[str]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class App:
+    name: str
+    doc: Optional[str]
+    tools: tuple[str, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Value:
+    """A literal value in a tool call or profile: kind in str|int|number|bool|date|time|enum|ref|relative|list."""
+
+    kind: str
+    value: Any                     # str | int | Fraction | bool | tuple[Value, ...] | (step, field)
+
+
+@dataclass(frozen=True)
+class RefCall:
+    """One step of a reference tool plan."""
+
+    id: int
+    tool: str
+    args: tuple[tuple[str, Value], ...]
+    after: tuple[int, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class AgentDecl:
+    name: str
+    pos: Optional[tuple[int, int]]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    time_unit: TimeUnit
+    map: Optional[str]
+    agents: tuple[AgentDecl, ...]
+    orders: tuple[str, ...]
+    procedures: tuple[str, ...]
+    shared: tuple[str, ...]
+    overrides: tuple[tuple[str, sympy.Expr], ...]
+    limit: Optional[sympy.Expr]
+    apps: tuple[str, ...]
+    tools: tuple[str, ...]
+    query: Optional[str]
+    profile: tuple[tuple[str, Value], ...]
+    structure: Optional[str]
+    reference: tuple[RefCall, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Project:
+    """Everything compiled from a set of files, keyed by name (insertion order = declaration order)."""
+
+    files: tuple[str, ...]
+    constants: dict
+    types: dict
+    objects: dict
+    attributes: dict
+    relations: dict
+    resources: dict
+    actions: dict
+    processes: dict
+    recipes: dict
+    procedures: dict
+    maps: dict
+    tools: dict
+    apps: dict
+    scenarios: dict
+
+    def scenario(self, name: Optional[str] = None) -> Scenario:
+        """The scenario called ``name``; with ``None``, the only scenario (KeyError otherwise)."""
+        if name is None:
+            if len(self.scenarios) != 1:
+                raise KeyError(f"{len(self.scenarios)} scenarios; name one of: {', '.join(self.scenarios)}")
+            return next(iter(self.scenarios.values()))
+        if name not in self.scenarios:
+            raise KeyError(f"no scenario named {name!r}")
+        return self.scenarios[name]
+
+
+def to_fraction(x: Any) -> Fraction:
+    """Convert a sympy Rational/Integer (or int) to a Fraction; raise ValueError otherwise."""
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    x = sympy.nsimplify(x) if isinstance(x, sympy.Float) else x
+    if isinstance(x, sympy.Rational):
+        return Fraction(int(x.p), int(x.q))
+    raise ValueError(f"not a number: {x}")

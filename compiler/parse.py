@@ -1,0 +1,619 @@
+"""Parser: chronoplan source text -> AST (``ast.Module``) or a syntax ``Diagnostic``.
+
+Input: file name and text.  Output: ``(Module | None, [Diagnostic])``.  Uses the LALR grammar in
+grammar/chrono.lark with positions propagated; the Transformer maps syntax to AST only.  Syntax errors are
+turned into diagnostics with a human label such as "expected a step duration after the step text".
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from chronoplan.compiler import ast as A
+from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span
+from chronoplan.grammar import GRAMMAR_PATH
+
+MAX_SOURCE_BYTES = 20_000_000
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def _num(tok) -> Fraction:
+    return Fraction(str(tok))  # a NUMBER token: digits with an optional decimal part
+
+
+def _unquote(tok) -> str:
+    s = str(tok)
+    if s.startswith('"""'):
+        return s[3:-3]
+    body = s[1:-1]
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            out.append({"n": "\n", "t": "\t", '"': '"', "\\": "\\"}.get(nxt, "\\" + nxt))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+class _ToAST(Transformer):
+    """lark tree -> AST; no lookups and no errors."""
+
+    def __init__(self, file: str):
+        super().__init__(visit_tokens=False)
+        self.file = file
+
+    # helpers --------------------------------------------------------------
+    def sp(self, meta) -> Span | None:
+        if getattr(meta, "empty", True):
+            return None
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def tsp(self, tok) -> Span | None:
+        if not isinstance(tok, Token) or tok.line is None:
+            return None
+        return Span(self.file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
+
+    def id(self, tok) -> A.Ident | None:
+        if tok is None:
+            return None
+        return A.Ident(str(tok), self.tsp(tok))
+
+    def ids(self, toks) -> tuple:
+        return tuple(self.id(t) for t in toks if t is not None)
+
+    # top level -------------------------------------------------------------
+    def start(self, children):
+        return tuple(children)
+
+    @v_args(meta=True)
+    def import_decl(self, meta, c):
+        return A.Import(_unquote(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def domain_decl(self, meta, c):
+        return A.DomainDecl(self.id(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def const_decl(self, meta, c):
+        return A.ConstDecl(tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def const_item(self, meta, c):
+        return A.ConstItem(self.id(c[0]), c[1], self.sp(meta))
+
+    # expressions -----------------------------------------------------------
+    @v_args(meta=True)
+    def number(self, meta, c):
+        return A.Num(_num(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def quantity(self, meta, c):
+        return A.Quantity(_num(c[0]), str(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, c):
+        return A.Name(self.id(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def attr_ref(self, meta, c):
+        return A.AttrRef(self.id(c[0]), self.id(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, c):
+        return A.Call(self.id(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
+
+    def _bin(op):
+        @v_args(meta=True)
+        def f(self, meta, c):
+            return A.BinOp(op, c[0], c[1], self.sp(meta))
+        return f
+
+    add, sub, mul, div = _bin("+"), _bin("-"), _bin("*"), _bin("/")
+
+    @v_args(meta=True)
+    def neg(self, meta, c):
+        return A.Neg(c[0], self.sp(meta))
+
+    # types, objects, state ----------------------------------------------------
+    @v_args(meta=True)
+    def type_decl(self, meta, c):
+        return A.TypeDecl(tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def type_item(self, meta, c):
+        return A.TypeItem(self.id(c[0]), self.id(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def object_decl(self, meta, c):
+        return A.ObjectDecl(self.ids(c[:-1]), self.id(c[-1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def attr_decl(self, meta, c):
+        name, *rest = c
+        params, kind_values, default = rest[:-2], rest[-2], rest[-1]
+        kind, values = kind_values
+        return A.AttrDecl(self.id(name), self.ids(params), kind, values, default, self.sp(meta))
+
+    def enum_type(self, c):
+        vals = self.ids(c)
+        return (A.Ident("enum", vals[0].span), vals)
+
+    def simple_type(self, c):
+        return (self.id(c[0]), ())
+
+    @v_args(meta=True)
+    def relation_decl(self, meta, c):
+        return A.RelationDecl(self.id(c[0]), self.ids(c[1:]), self.sp(meta))
+
+    @v_args(meta=True)
+    def resource_decl(self, meta, c):
+        cap = None if c[1] is None else int(c[1])
+        return A.ResourceDecl(self.id(c[0]), cap, tuple(c[2] or ()), self.sp(meta))
+
+    def prop_block(self, c):
+        return tuple(c)
+
+    @v_args(meta=True)
+    def prop_item(self, meta, c):
+        return A.PropItem(self.id(c[0]), c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def pos_number(self, meta, c):
+        num, unit = c
+        return A.Literal("number", _num(num), None if unit is None else str(unit), self.sp(meta))
+
+    @v_args(meta=True)
+    def neg_number(self, meta, c):
+        num, unit = c
+        return A.Literal("number", -_num(num), None if unit is None else str(unit), self.sp(meta))
+
+    @v_args(meta=True)
+    def lit_name(self, meta, c):
+        return A.Literal("name", str(c[0]), None, self.sp(meta))
+
+    @v_args(meta=True)
+    def lit_string(self, meta, c):
+        return A.Literal("string", _unquote(c[0]), None, self.sp(meta))
+
+    @v_args(meta=True)
+    def lit_true(self, meta, c):
+        return A.Literal("bool", True, None, self.sp(meta))
+
+    @v_args(meta=True)
+    def lit_false(self, meta, c):
+        return A.Literal("bool", False, None, self.sp(meta))
+
+    # actions -------------------------------------------------------------------
+    @v_args(meta=True)
+    def param(self, meta, c):
+        return A.ParamDecl(self.id(c[0]), self.id(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def action_decl(self, meta, c):
+        name = c[0]
+        params = tuple(x for x in c[1:] if isinstance(x, A.ParamDecl))
+        items = tuple(x for x in c[1:] if isinstance(x, A.ActionItem))
+        return A.ActionDecl(self.id(name), params, items, self.sp(meta))
+
+    @v_args(meta=True)
+    def a_duration(self, meta, c):
+        return A.ActionItem("duration", (c[0],), self.sp(meta))
+
+    @v_args(meta=True)
+    def a_busy(self, meta, c):
+        return A.ActionItem("busy", (self.ids(c[:-1]), c[-1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def a_holds(self, meta, c):
+        return A.ActionItem("holds", (self.ids(c),), self.sp(meta))
+
+    @v_args(meta=True)
+    def a_interruptible(self, meta, c):
+        return A.ActionItem("interruptible", (), self.sp(meta))
+
+    @v_args(meta=True)
+    def a_condition(self, meta, c):
+        return A.ActionItem("condition", (str(c[0]), c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def a_effect(self, meta, c):
+        return A.ActionItem("effect", (str(c[0]), tuple(c[1:])), self.sp(meta))
+
+    @v_args(meta=True)
+    def process_decl(self, meta, c):
+        name = c[0]
+        params = tuple(x for x in c[1:] if isinstance(x, A.ParamDecl))
+        rest = [x for x in c[1:] if not isinstance(x, A.ParamDecl) and x is not None]
+        cond, dur, *effects = rest
+        return A.ProcessDecl(self.id(name), params, cond, dur, tuple(effects), self.sp(meta))
+
+    # formulas ------------------------------------------------------------------
+    @v_args(meta=True)
+    def f_or(self, meta, c):
+        return A.FBool("or", tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_and(self, meta, c):
+        return A.FBool("and", tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_not(self, meta, c):
+        return A.FBool("not", tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_true(self, meta, c):
+        return A.FBool("true", (), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_false(self, meta, c):
+        return A.FBool("false", (), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_atom(self, meta, c):
+        return A.FAtom(self.id(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_cmp(self, meta, c):
+        return A.FCmp(str(c[1]), c[0], c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def t_name(self, meta, c):
+        return A.TName(self.id(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def t_attr(self, meta, c):
+        return A.TAttr(self.id(c[0]), self.id(c[1]), self.sp(meta))
+
+    def t_number(self, c):
+        return c[0]
+
+    @v_args(meta=True)
+    def t_string(self, meta, c):
+        return A.Literal("string", _unquote(c[0]), None, self.sp(meta))
+
+    @v_args(meta=True)
+    def e_assign(self, meta, c):
+        return A.EAssign(self.id(c[0]), self.id(c[1]), c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def e_add(self, meta, c):
+        return A.EFact(True, self.id(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def e_del(self, meta, c):
+        return A.EFact(False, self.id(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def e_delayed(self, meta, c):
+        return A.EDelayed(c[0], tuple(c[1:]), self.sp(meta))
+
+    # recipes and procedures ----------------------------------------------------
+    @v_args(meta=True)
+    def recipe_decl(self, meta, c):
+        name, cat, container, *items = c
+        return A.RecipeDecl(self.id(name), self.id(cat), self.id(container),
+                            tuple(i for i in items if i is not None), self.sp(meta))
+
+    @v_args(meta=True)
+    def ingredient(self, meta, c):
+        count, name, state = c
+        return A.IngredientRef(1 if count is None else int(count), self.id(name), self.id(state), self.sp(meta))
+
+    @v_args(meta=True)
+    def procedure_decl(self, meta, c):
+        name, title, *items = c
+        return A.ProcedureDecl(self.id(name), None if title is None else _unquote(title), tuple(items),
+                               self.sp(meta))
+
+    @v_args(meta=True)
+    def local_resource(self, meta, c):
+        cap = c[-1]
+        return A.LocalResource(self.ids(c[:-1]), None if cap is None else int(cap), self.sp(meta))
+
+    @v_args(meta=True)
+    def step(self, meta, c):
+        index, text, dur, *opts = c
+        return A.StepDecl(int(index), _unquote(text), dur, tuple(opts), self.sp(meta), self.tsp(index))
+
+    def _opt(kind):
+        @v_args(meta=True)
+        def f(self, meta, c):
+            return A.StepOpt(kind, tuple(c), self.sp(meta))
+        return f
+
+    s_autonomous = _opt("autonomous")
+    s_continuous = _opt("continuous")
+    s_interruptible = _opt("interruptible")
+    s_within = _opt("within")
+    s_gap = _opt("gap")
+    s_release = _opt("release")
+    s_deadline = _opt("deadline")
+    s_uses = _opt("uses")
+
+    @v_args(meta=True)
+    def s_after(self, meta, c):
+        return A.StepOpt("after", tuple((int(t), self.tsp(t)) for t in c), self.sp(meta))
+
+    @v_args(meta=True)
+    def use(self, meta, c):
+        needs = tuple(x[1] for x in c[1:] if x[0] == "needs")
+        sets = tuple(x[1] for x in c[1:] if x[0] == "sets")
+        return A.UseDecl(self.id(c[0]), needs, sets, self.sp(meta))
+
+    def u_needs(self, c):
+        return ("needs", (self.id(c[0]), c[1]))
+
+    def u_sets(self, c):
+        return ("sets", (self.id(c[0]), c[1]))
+
+    # maps ----------------------------------------------------------------------
+    @v_args(meta=True)
+    def map_decl(self, meta, c):
+        name, art, *legend = c
+        return A.MapDecl(self.id(name), _unquote(art), self.tsp(art), tuple(x for x in legend if x is not None),
+                         self.sp(meta))
+
+    @v_args(meta=True)
+    def legend(self, meta, c):
+        sym, kind, arg = c
+        s = str(sym)
+        if sym.type == "STRING":
+            s = _unquote(sym)
+        return A.LegendEntry(s, self.id(kind), self.id(arg), self.sp(meta))
+
+    # tools ---------------------------------------------------------------------
+    @v_args(meta=True)
+    def app_decl(self, meta, c):
+        name, doc, *tools = c
+        return A.AppDecl(self.id(name), None if doc is None else _unquote(doc), tuple(tools), self.sp(meta))
+
+    @v_args(meta=True)
+    def tool_decl(self, meta, c):
+        name = c[0]
+        params = tuple(x for x in c[1:] if isinstance(x, A.ToolParamDecl))
+        rets = tuple(x for x in c[1:] if isinstance(x, tuple))
+        doc = c[-1] if isinstance(c[-1], Token) and c[-1].type == "STRING" else None
+        return A.ToolDecl(self.id(name), params, rets, None if doc is None else _unquote(doc), self.sp(meta))
+
+    @v_args(meta=True)
+    def tool_param(self, meta, c):
+        name, opt, ptype, default = c
+        return A.ToolParamDecl(self.id(name), opt is not None, ptype, default, self.sp(meta))
+
+    def ret(self, c):
+        return (self.id(c[0]), c[1])
+
+    @v_args(meta=True)
+    def pt_simple(self, meta, c):
+        return A.TypeExpr("simple", self.id(c[0]), span=self.sp(meta))
+
+    @v_args(meta=True)
+    def pt_enum(self, meta, c):
+        vals = tuple(_unquote(v) if v.type == "STRING" else str(v) for v in c)
+        return A.TypeExpr("enum", values=vals, span=self.sp(meta))
+
+    @v_args(meta=True)
+    def pt_list(self, meta, c):
+        return A.TypeExpr("list", item=c[0], span=self.sp(meta))
+
+    @v_args(meta=True)
+    def v_string(self, meta, c):
+        return A.ValueExpr("string", _unquote(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_number(self, meta, c):
+        return A.ValueExpr("number", _num(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_neg_number(self, meta, c):
+        return A.ValueExpr("number", -_num(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_true(self, meta, c):
+        return A.ValueExpr("bool", True, self.sp(meta))
+
+    @v_args(meta=True)
+    def v_false(self, meta, c):
+        return A.ValueExpr("bool", False, self.sp(meta))
+
+    @v_args(meta=True)
+    def v_date(self, meta, c):
+        return A.ValueExpr("date", str(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_time(self, meta, c):
+        return A.ValueExpr("time", str(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_name(self, meta, c):
+        return A.ValueExpr("name", str(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_ref(self, meta, c):
+        return A.ValueExpr("ref", (int(c[0]), str(c[1])), self.sp(meta))
+
+    @v_args(meta=True)
+    def v_list(self, meta, c):
+        return A.ValueExpr("list", tuple(x for x in c if x is not None), self.sp(meta))
+
+    # scenarios -------------------------------------------------------------------
+    @v_args(meta=True)
+    def scenario_decl(self, meta, c):
+        return A.ScenarioDecl(self.id(c[0]), tuple(c[1:]), self.sp(meta))
+
+    def _sc(kind, convert=None):
+        @v_args(meta=True)
+        def f(self, meta, c):
+            args = tuple(c) if convert is None else convert(self, c)
+            return A.ScenarioItem(kind, args, self.sp(meta))
+        return f
+
+    def _names(self, c):
+        return self.ids(c)
+
+    def _strings(self, c):
+        return tuple(_unquote(x) for x in c)
+
+    sc_map = _sc("map", _names)
+    sc_orders = _sc("orders", _names)
+    sc_procedures = _sc("procedures", _names)
+    sc_share = _sc("share", _names)
+    sc_unit = _sc("unit", _names)
+    sc_apps = _sc("apps", _names)
+    sc_tools = _sc("tools", _names)
+    sc_structure = _sc("structure", _names)
+    sc_query = _sc("query", _strings)
+    sc_agents = _sc("agents")
+    sc_const = _sc("const")
+    sc_limit = _sc("limit")
+    sc_profile = _sc("profile")
+    sc_reference = _sc("reference")
+
+    @v_args(meta=True)
+    def agent(self, meta, c):
+        name, x, y = c
+        pos = None if x is None else (int(x), int(y))
+        return A.AgentItem(self.id(name), pos, self.sp(meta))
+
+    def profile_item(self, c):
+        return (self.id(c[0]), c[1])
+
+    @v_args(meta=True)
+    def ref_call(self, meta, c):
+        rid, tool, *rest = c
+        args = tuple(x for x in rest if isinstance(x, tuple))
+        after = tuple(int(x) for x in rest if isinstance(x, Token))
+        return A.RefCallDecl(int(rid), self.id(tool), args, after, self.sp(meta))
+
+    def ref_arg(self, c):
+        return (self.id(c[0]), c[1])
+
+
+# ------------------------------------------------------------------ syntax errors
+_TERMINAL_LABELS = {
+    "NAME": "a name", "NUMBER": "a number", "INT": "an integer", "STRING": "a string", "UNIT": "a time unit",
+    "DATE": "a date (YYYY-MM-DD)", "CLOCK": "a time (HH:MM)", "WHEN": "start, all or end", "CMP": "a comparison",
+    "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
+    "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "DOT": "'.'", "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'",
+    "SLASH": "'/'", "AT": "'@'", "LESSTHAN": "'<'", "VBAR": "'|'", "DOLLAR": "'$'", "QMARK": "'?'",
+    "OPTIONAL": "'?'", "$END": "end of input",
+}
+
+# (keyword that opens the construct, set of expected terminals that identify the gap) -> label
+_CONTEXT_LABELS = [
+    ("step", {"NUMBER"}, "expected a step duration after the step text"),
+    ("step", {"STRING"}, "expected the step text (a quoted string) after the step number"),
+    ("step", {"INT"}, "expected a step number"),
+    ("after", {"INT"}, "expected a step number after 'after'"),
+    ("when", {"COLON"}, "expected ':' after the condition time (when start: ...)"),
+    ("at", {"COLON"}, "expected ':' after the effect time (at end: ...)"),
+    ("const", {"EQUAL"}, "expected '=' after the constant name"),
+    ("recipe", {"EQUAL"}, "expected '=' after the recipe name"),
+    ("recipe", {"LSQB"}, "expected '[' after the recipe container"),
+    ("param", {"COLON"}, "expected ':' and a type after the parameter name"),
+]
+
+
+def _label(name: str) -> str:
+    if name in _TERMINAL_LABELS:
+        return _TERMINAL_LABELS[name]
+    if name.startswith("__ANON") or name.isupper():
+        try:
+            pattern = parser().get_terminal(name).pattern
+            return f"'{pattern.value}'" if pattern.type == "str" else name.lower()
+        except KeyError:
+            return name.lower()
+    return name
+
+
+def _token_desc(tok) -> str:
+    if tok is None or tok.type == "$END":
+        return "end of input"
+    text = str(tok)
+    if len(text) > 30:
+        text = text[:27] + "..."
+    return f"'{text}'" if tok.type not in ("STRING",) else f"string {text}"
+
+
+def _context_keyword(err: UnexpectedToken) -> str | None:
+    ip = getattr(err, "interactive_parser", None)
+    if ip is None:
+        return None
+    for v in reversed(ip.parser_state.value_stack):
+        if isinstance(v, Token) and v.type.startswith("__ANON") is False and str(v) in (
+                "step", "after", "when", "at", "const", "recipe"):
+            return str(v)
+        if isinstance(v, Token) and str(v) in ("step", "after", "when", "at", "const", "recipe"):
+            return str(v)
+    stack = ip.parser_state.value_stack
+    if stack and isinstance(stack[-1], Token) and stack[-1].type == "NAME" and len(stack) >= 2 and \
+            isinstance(stack[-2], Token) and str(stack[-2]) in ("(", ","):
+        return "param"
+    return None
+
+
+def _expected_message(err: UnexpectedToken) -> str:
+    expected = set(err.expected) - {"COMMENT"}
+    kw = _context_keyword(err)
+    for key, needed, label in _CONTEXT_LABELS:
+        if kw == key and needed <= expected:
+            return label
+    labels = sorted({_label(e) for e in expected})
+    if len(labels) > 8:
+        labels = labels[:8] + ["..."]
+    return "expected " + " or ".join(labels) if len(labels) <= 2 else "expected one of " + ", ".join(labels)
+
+
+def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
+    if isinstance(err, UnexpectedToken) and err.token.type == "$END" or isinstance(err, UnexpectedEOF):
+        lines = text.splitlines() or [""]
+        span = Span(file, len(lines), len(lines[-1]) + 1)
+        msg = "unexpected end of input"
+        if isinstance(err, UnexpectedToken):
+            msg += ": " + _expected_message(err)
+        return Diagnostic("E003", Severity.ERROR, msg, span)
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
+                    tok.end_column or tok.column + len(str(tok)))
+        return Diagnostic("E001", Severity.ERROR, f"unexpected {_token_desc(tok)}: {_expected_message(err)}", span)
+    if isinstance(err, UnexpectedCharacters):
+        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        hint = ""
+        if ch == '"':
+            hint = " (unterminated string?)"
+        return Diagnostic("E002", Severity.ERROR, f"unexpected character {ch!r}{hint}",
+                          Span(file, err.line, err.column, err.line, err.column + 1))
+    return Diagnostic("E001", Severity.ERROR, "syntax error", Span(file, getattr(err, "line", 1) or 1,
+                                                                  getattr(err, "column", 1) or 1))
+
+
+def parse(file: str, text: str):
+    """Parse ``text`` (from ``file``) into an AST Module; return (module | None, diagnostics)."""
+    if len(text) > MAX_SOURCE_BYTES:
+        return None, [Diagnostic("E004", Severity.ERROR, f"file too large ({len(text)} bytes)", Span(file, 1, 1))]
+    try:
+        tree = parser().parse(text)
+    except UnexpectedInput as err:
+        return None, [_syntax_diag(file, text, err)]
+    except RecursionError:
+        return None, [Diagnostic("E001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+    try:
+        decls = _ToAST(file).transform(tree)
+    except (RecursionError, VisitError) as exc:
+        if isinstance(exc, VisitError) and not isinstance(exc.orig_exc, RecursionError):
+            raise
+        return None, [Diagnostic("E001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+    return A.Module(file, tuple(decls)), []

@@ -1,0 +1,1 @@
+"""Bundled domains written in the chronoplan language (data only)."""

@@ -1,0 +1,1 @@
+"""chronoplan.validators package."""
