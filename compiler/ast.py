@@ -216,6 +216,7 @@ class ResourceDecl:
     capacity: Optional[int]
     props: tuple
     span: Optional[Span] = _span()
+    parent: Optional[Ident] = None
 
 
 @dataclass(frozen=True)

@@ -123,8 +123,17 @@ def check_types(ctx: Ctx) -> None:
             ctx.error("E102", f"type '{name}' is built in", item.name.span)
             continue
         ctx.types[name] = "object"
-    for name in ctx.table("resource"):
+    for name, res in ctx.table("resource").items():
+        if name in items or name in BUILTIN_TYPES:
+            ctx.error("E102", f"resource '{name}' has the name of a type", res.name.span,
+                      "a resource is itself a type; declare it once, e.g. resource stove < station")
         ctx.types.setdefault(name, "object")
+        if res.parent is not None:
+            items_parent = res.parent.name
+            if items_parent not in ctx.types and items_parent not in items:
+                ctx.error("E101", f"undefined type '{items_parent}'", res.parent.span)
+            else:
+                ctx.types[name] = items_parent
     for name, item in items.items():
         if item.parent is not None:
             if item.parent.name not in ctx.types:

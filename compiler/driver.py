@@ -2,17 +2,27 @@
 
 Input: files and directories (a directory means every ``*.chrono`` file under it, sorted).  Output: the
 checked IR project, every diagnostic (syntax, imports, semantics) sorted by position, and the source texts
-(for rendering carets).  Imports (``import "x.chrono"``) resolve relative to the importing file; a file is
-compiled once however often it is imported; cycles are fine (each file is loaded once).
+(for rendering carets).
+
+Namespaces: every file given (and not imported by another given file) is a root; a root and the files it
+imports, transitively, are compiled together.  Roots that declare the same ``domain NAME`` share one
+namespace; different domains are checked separately, so unrelated bundled domains may reuse names.  The
+returned Project is the union of the domains (first declaration wins); ``Project.part(scenario)`` gives the
+domain project that declares a scenario, and scenario names must be unique across domains.
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from chronoplan.compiler import ast as A
+from chronoplan.compiler import ir
 from chronoplan.compiler.check import check
-from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, sort_key
+from chronoplan.compiler.diagnostics import Diagnostic, Severity, sort_key
 from chronoplan.compiler.parse import parse
+
+TABLES = ("constants", "types", "objects", "attributes", "relations", "resources", "actions", "processes",
+          "recipes", "procedures", "maps", "tools", "apps", "scenarios")
 
 
 def expand(paths) -> tuple[list, list]:
@@ -39,43 +49,109 @@ def display_name(path: Path) -> str:
         return str(path)
 
 
-def compile_paths(*paths):
-    """Compile; return (project | None, diagnostics, sources).  Never raises on bad input."""
-    files, diags = expand(paths)
-    sources: dict = {}
-    modules = []
-    loaded: set = set()
+def _load_all(files, diags, sources):
+    """Parse every file and its imports once; return {resolved path: (module | None, [import paths])}."""
+    loaded: dict = {}
     queue = list(files)
     while queue:
         path = queue.pop(0)
         key = path.resolve()
         if key in loaded:
             continue
-        loaded.add(key)
         name = display_name(path)
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             diags.append(Diagnostic("E004", Severity.ERROR, f"cannot read {name}: {exc}"))
+            loaded[key] = (None, [])
             continue
         sources[name] = text
         module, errs = parse(name, text)
         diags.extend(errs)
-        if module is None:
-            continue
-        modules.append(module)
-        for d in module.decls:
+        imports = []
+        for d in (module.decls if module else ()):
             if isinstance(d, A.Import):
-                target = (path.parent / d.path)
+                target = path.parent / d.path
                 if not target.is_file():
                     diags.append(Diagnostic("E108", Severity.ERROR, f"import not found: {d.path}", d.span))
                 else:
+                    imports.append(target.resolve())
                     queue.append(target)
-    if not modules:
+        loaded[key] = (module, imports)
+    return loaded
+
+
+def _closure(root, loaded) -> list:
+    order, stack, seen = [], [root], set()
+    while stack:
+        k = stack.pop(0)
+        if k in seen:
+            continue
+        seen.add(k)
+        module, imports = loaded.get(k, (None, []))
+        if module is not None:
+            order.append(module)
+        stack.extend(imports)
+    return order
+
+
+def _domain_of(module) -> str | None:
+    for d in module.decls if module else ():
+        if isinstance(d, A.DomainDecl):
+            return d.name.name
+    return None
+
+
+def compile_paths(*paths):
+    """Compile; return (project | None, diagnostics, sources).  Never raises on bad input."""
+    files, diags = expand(paths)
+    sources: dict = {}
+    loaded = _load_all(files, diags, sources)
+    imported = {i for _, imps in loaded.values() for i in imps}
+    roots = [f.resolve() for f in files if f.resolve() not in imported]
+    if not roots and files:            # everything imports everything: compile as one group
+        roots = [files[0].resolve()]
+    groups: dict = {}
+    for r in dict.fromkeys(roots):
+        module = loaded.get(r, (None, []))[0]
+        key = _domain_of(module) or str(r)
+        mods = groups.setdefault(key, [])
+        for m in _closure(r, loaded):
+            if all(m is not x for x in mods):
+                mods.append(m)
+    projects = []
+    seen_diags = set()
+    for key, mods in groups.items():
+        if not mods:
+            continue
+        project, errs = check(mods)
+        projects.append(dataclasses.replace(project, domain=_domain_of(mods[0])))
+        for d in errs:
+            if d not in seen_diags:
+                seen_diags.add(d)
+                diags.append(d)
+    if not projects:
         return None, sorted(diags, key=sort_key), sources
-    project, errs = check(modules)
-    diags.extend(errs)
-    return project, sorted(diags, key=sort_key), sources
+    return _union(projects, diags), sorted(diags, key=sort_key), sources
+
+
+def _union(projects, diags) -> ir.Project:
+    if len(projects) == 1:
+        return projects[0]
+    tables = {t: {} for t in TABLES}
+    parts = {}
+    for p in projects:
+        for t in TABLES:
+            for name, v in getattr(p, t).items():
+                if t == "scenarios" and name in tables[t]:
+                    diags.append(Diagnostic("E102", Severity.ERROR,
+                                            f"scenario '{name}' is declared in two domains", v.span))
+                    continue
+                tables[t].setdefault(name, v)
+        for name in p.scenarios:
+            parts.setdefault(name, p)
+    files = tuple(f for p in projects for f in p.files)
+    return ir.Project(files=files, domain=None, parts=parts, **tables)
 
 
 def compile_text(text: str, name: str = "<text>"):
@@ -88,7 +164,4 @@ def compile_text(text: str, name: str = "<text>"):
         if isinstance(d, A.Import):
             diags.append(Diagnostic("E108", Severity.ERROR, "imports need a file on disk", d.span))
     project, errs = check([module])
-    return project, sorted(diags + errs, key=sort_key), sources
-
-
-__all__ = ["compile_paths", "compile_text", "expand", "Span"]
+    return dataclasses.replace(project, domain=_domain_of(module)), sorted(diags + errs, key=sort_key), sources

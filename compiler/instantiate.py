@@ -151,6 +151,7 @@ def _prop_value(v: Any, values: dict, unit: ir.TimeUnit) -> Any:
 
 def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedureProblem:
     """Instantiate a step-level scenario (one listing ``procedures``)."""
+    project = project.part(scenario.name)
     unit = scenario.time_unit
     values = constant_values(project, scenario)
     tasks = scenario.procedures

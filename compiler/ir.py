@@ -442,6 +442,12 @@ class Project:
     tools: dict
     apps: dict
     scenarios: dict
+    domain: Optional[str] = None
+    parts: dict = field(default_factory=dict, compare=False, repr=False)  # scenario -> its domain's Project
+
+    def part(self, scenario: str) -> "Project":
+        """The project of the domain that declares ``scenario`` (self for a single-domain project)."""
+        return self.parts.get(scenario, self)
 
     def scenario(self, name: Optional[str] = None) -> Scenario:
         """The scenario called ``name``; with ``None``, the only scenario (KeyError otherwise)."""

@@ -159,8 +159,9 @@ class _ToAST(Transformer):
 
     @v_args(meta=True)
     def resource_decl(self, meta, c):
-        cap = None if c[1] is None else int(c[1])
-        return A.ResourceDecl(self.id(c[0]), cap, tuple(c[2] or ()), self.sp(meta))
+        name, parent, cap, props = c
+        return A.ResourceDecl(self.id(name), None if cap is None else int(cap), tuple(props or ()),
+                              self.sp(meta), self.id(parent))
 
     def prop_block(self, c):
         return tuple(c)
