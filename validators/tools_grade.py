@@ -1,0 +1,395 @@
+"""Rule-based grading of tool-call plans against a scenario's tools and reference plan.
+
+Input: an ``ir.Project``, a scenario (name, ``ir.Scenario`` or None for the only one), a plan (JSON text
+or decoded object) and its format (``tools``, ``planningarena`` or None to detect).  Output: a
+``report.Report`` whose errors carry the stable T-codes of docs/tools.md (index = the step's 0-based
+position) and whose metrics hold SER, DA, LPR = SER x DA, SMAR and its checkpoints, the micro rates and
+per-category counts.  Never raises on a bad plan.
+
+Order of checks: reading (T0xx), names (T1xx), parameters (T2xx), dependencies (T3xx), then, against
+the reference: missing steps and wrong values (T4xx goal), repeated and redundant steps (T5xx repeat),
+dates (T6xx time-window).  Plan steps are matched to reference steps with the same tool, best argument
+agreement first, ties broken by position.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+from chronoplan.compiler import ir
+from chronoplan.validators.report import PlanError, Report
+from chronoplan.validators.tools_dates import find_date_phrases, parse_iso_date
+from chronoplan.validators.tools_metrics import compute_metrics
+from chronoplan.validators.tools_read import ToolPlan, read_tool_plan
+from chronoplan.validators.tools_refs import Ref
+from chronoplan.validators.tools_structure import ancestors, closure, reaches
+from chronoplan.validators.tools_values import DATE_KINDS, check_value, ref_value, same_value
+
+
+
+@dataclass
+class _Step:
+    """Grading state of one plan step."""
+
+    tool: Optional[ir.Tool] = None
+    bound: dict = field(default_factory=dict)
+    codes: set = field(default_factory=set)
+    match: Optional[int] = None                # matched reference step id
+
+
+def scenario_today(scen: ir.Scenario) -> Optional[_dt.date]:
+    """The profile's ``today`` as a date (None when absent or not a date)."""
+    for key, v in scen.profile:
+        if key == "today":
+            x = v.value if isinstance(v, ir.Value) else v
+            if isinstance(x, _dt.datetime):
+                return x.date()
+            if isinstance(x, _dt.date):
+                return x
+            return parse_iso_date(str(x))
+    return None
+
+
+def offered_tools(project: ir.Project, scen: ir.Scenario) -> dict:
+    """Tools the scenario offers (its apps' tools plus its loose tools); every tool when it names none."""
+    names: list = []
+    for app in scen.apps:
+        a = project.apps.get(app)
+        names.extend(a.tools if a else ())
+    names.extend(scen.tools)
+    if not scen.apps and not scen.tools:
+        names = list(project.tools)
+    return {n: project.tools[n] for n in names if n in project.tools}
+
+
+def _resolve_scenario(project: Any, scenario: Any) -> tuple[Optional[ir.Scenario], str]:
+    if isinstance(scenario, ir.Scenario):
+        return scenario, scenario.name
+    try:
+        s = project.scenario(scenario)
+        return s, s.name
+    except (KeyError, AttributeError, TypeError) as exc:
+        return None, str(scenario) if scenario is not None else "?" + ("" if exc else "")
+
+
+def grade_tool_plan(project: ir.Project, scenario: Any, plan_obj: Any, fmt: Optional[str] = None, *,
+                    plan_name: str = "<plan>", first: bool = False) -> Report:
+    """Grade one tool plan; see the module docstring and docs/tools.md for the codes and metrics."""
+    scen, scen_name = _resolve_scenario(project, scenario)
+    if scen is None:
+        err = PlanError("T010", "unknown-name", f"no scenario {scen_name!r} in the project",
+                        "name one of: " + ", ".join(getattr(project, "scenarios", {}) or ()))
+        return Report(False, plan_name, scen_name, (err,), {"makespan": None, "success": False})
+    plan = read_tool_plan(plan_obj, fmt)
+    g = _Grader(project, scen, plan)
+    g.run()
+    errors = g.errors[:1] if first else g.errors
+    metrics = compute_metrics(g.plan, scen, g.state, g.errors, g.ref_info)
+    metrics["success"] = not g.errors
+    return Report(not g.errors, plan_name, scen.name, tuple(errors), metrics)
+
+
+class _Grader:
+    def __init__(self, project: ir.Project, scen: ir.Scenario, plan: ToolPlan) -> None:
+        self.project, self.scen, self.plan = project, scen, plan
+        self.today = scenario_today(scen)
+        self.tools = offered_tools(project, scen)
+        self.errors: list[PlanError] = list(plan.errors)
+        self.state = [_Step() for _ in plan.steps]
+        self.pos_of: dict = {}
+        for st in plan.steps:
+            self.pos_of.setdefault(st.id, st.index)
+        self.ref_info: dict = {}
+
+    def err(self, code: str, category: str, message: str, hint: str, index: Optional[int]) -> None:
+        self.errors.append(PlanError(code, category, message, hint, index=index))
+        if index is not None and 0 <= index < len(self.state):
+            self.state[index].codes.add(code)
+
+    def run(self) -> None:
+        for st in self.plan.steps:
+            self.check_name(st)
+            if self.state[st.index].tool is not None:
+                self.check_params(st)
+        self.check_dependencies()
+        if self.scen.reference:
+            self.match_reference()
+
+    # ------------------------------------------------------------------ names
+    def check_name(self, st) -> None:
+        if st.tool is None:
+            return
+        p = self.project
+        if st.app is not None and st.app not in p.apps:
+            self.err("T102", "unknown-name", f"step {st.index}: there is no app {st.app!r}",
+                     _suggest(st.app, self._offered_apps(), "app"), st.index)
+            return
+        tool = p.tools.get(st.tool)
+        if tool is None:
+            self.err("T101", "unknown-name", f"step {st.index}: there is no tool {st.tool!r}",
+                     _suggest(st.tool, list(self.tools), "tool"), st.index)
+            return
+        if st.app is not None and tool.app != st.app:
+            self.err("T104", "unknown-name", f"step {st.index}: app {st.app!r} has no tool {st.tool!r}",
+                     f"{st.tool!r} belongs to " + (f"app {tool.app!r}" if tool.app else "no app"), st.index)
+            return
+        if st.tool not in self.tools:
+            self.err("T103", "unknown-name", f"step {st.index}: tool {st.tool!r} is not offered in this scenario",
+                     _suggest(st.tool, list(self.tools), "tool"), st.index)
+            return
+        self.state[st.index].tool = tool
+
+    def _offered_apps(self) -> list:
+        return list(self.scen.apps) or list(self.project.apps)
+
+    # ------------------------------------------------------------------ parameters
+    def check_params(self, st) -> None:
+        s = self.state[st.index]
+        tool = s.tool
+        params = {p.name: p for p in tool.params}
+        bound: dict = {}
+        if len(st.positional) > len(tool.params):
+            self.err("T206", "schema", f"step {st.index}: {st.tool} takes {len(tool.params)} argument(s), "
+                     f"{len(st.positional)} given", "pass the arguments by name", st.index)
+        for p, v in zip(tool.params, st.positional):
+            bound[p.name] = v
+        for name, v in st.args:
+            if name not in params:
+                self.err("T201", "schema", f"step {st.index}: {st.tool} has no parameter {name!r}",
+                         _suggest(name, list(params), "parameter"), st.index)
+                continue
+            if name in bound:
+                self.err("T206", "schema", f"step {st.index}: parameter {name!r} is given twice",
+                         "give each parameter once", st.index)
+            bound[name] = v
+        for p in tool.params:
+            v = bound.get(p.name)
+            if v is None:
+                if p.required:
+                    self.err("T202", "schema", f"step {st.index}: {st.tool} needs parameter {p.name!r} ({p.type})",
+                             f"add {p.name!r}: a {p.type} value", st.index)
+                continue
+            problem = check_value(p.type, v, self.today)
+            if problem:
+                code, msg, hint = problem
+                cat = "time-window" if code == "T602" else "schema"
+                self.err(code, cat, f"step {st.index}: {st.tool}.{p.name}: {msg}", hint, st.index)
+        s.bound = {k: v for k, v in bound.items() if v is not None}
+
+    # ------------------------------------------------------------------ dependencies
+    def check_dependencies(self) -> None:
+        steps = self.plan.steps
+        n = len(steps)
+        after_preds: list = [[] for _ in range(n)]
+        all_preds: list = [[] for _ in range(n)]
+        for st in steps:
+            for a in st.after:
+                j = self.pos_of.get(a)
+                if j is None or j >= st.index:
+                    what = "does not exist" if j is None else ("is the step itself" if j == st.index
+                                                               else "comes later in the plan")
+                    self.err("T303", "dependency", f"step {st.index}: \"after\" names step {a}, which {what}",
+                             "list only earlier steps in \"after\" (ids of steps that must finish first)", st.index)
+                    continue
+                after_preds[st.index].append(j)
+                all_preds[st.index].append(j)
+            for r in st.refs:
+                j = self.pos_of.get(r.step)
+                if j is None:
+                    self.err("T105", "unknown-name", f"step {st.index}: {r} refers to step {r.step}, which does not exist",
+                             "refer only to steps of this plan ($N.field with N a step id)", st.index)
+                    continue
+                if j >= st.index:
+                    self.err("T301", "dependency", f"step {st.index}: uses {r}, the output of "
+                             + ("itself" if j == st.index else f"a later step (position {j})"),
+                             "move the producing step before this one", st.index)
+                    continue
+                all_preds[st.index].append(j)
+                producer = self.state[j].tool
+                if r.field and producer is not None and producer.returns and \
+                        r.field not in {name for name, _ in producer.returns}:
+                    self.err("T106", "unknown-name", f"step {st.index}: {producer.name} returns no field {r.field!r}",
+                             "use one of its fields: " + ", ".join(name for name, _ in producer.returns), st.index)
+        self.after_anc = ancestors(n, after_preds)
+        self.all_anc = ancestors(n, all_preds)
+        self.all_preds = all_preds
+        for st in steps:
+            if not st.declares_after:
+                continue
+            for r in st.refs:
+                j = self.pos_of.get(r.step)
+                if j is not None and j < st.index and not reaches(self.after_anc, j, st.index):
+                    self.err("T302", "dependency", f"step {st.index}: uses {r} but does not wait for step {r.step}",
+                             f"add {r.step} to this step's \"after\" list", st.index)
+
+    # ------------------------------------------------------------------ the reference
+    def match_reference(self) -> None:
+        ref = self.scen.reference
+        self.ref_vals = {c.id: {k: ref_value(v, self.today) for k, v in c.args} for c in ref}
+        pairs = []
+        for k, call in enumerate(ref):
+            for st in self.plan.steps:
+                s = self.state[st.index]
+                if s.tool is None or s.tool.name != call.tool:
+                    continue
+                score = sum(self._same(s, name, call, None) for name, _ in call.args)
+                pairs.append((-score, st.index, k, call.id))
+        pairs.sort()
+        used_plan, used_ref = set(), set()
+        for _, i, _, rid in pairs:
+            if i in used_plan or rid in used_ref:
+                continue
+            used_plan.add(i)
+            used_ref.add(rid)
+            self.state[i].match = rid
+        self.ref_map = {self.plan.steps[i].id: s.match for i, s in enumerate(self.state) if s.match is not None}
+        self.check_values(ref)
+        self.check_missing_and_redundant(ref)
+        self.check_ref_dependencies(ref)
+
+    def _same(self, s: _Step, name: str, call: ir.RefCall, ref_map: Optional[dict]) -> bool:
+        param = next((p for p in s.tool.params if p.name == name), None)
+        kind = param.type.kind if param else "str"
+        value = s.bound.get(name)
+        if value is None and param is not None and param.default is not None:
+            value = ref_value(param.default, self.today) if isinstance(param.default, ir.Value) else param.default
+        return value is not None and same_value(value, self.ref_vals[call.id][name], kind, ref_map)
+
+    def check_values(self, ref) -> None:
+        by_id = {c.id: c for c in ref}
+        phrases = find_date_phrases(self.scen.query or "", self.today) if self.today else []
+        quality = {}
+        date_total = date_ok = 0
+        for st in self.plan.steps:
+            s = self.state[st.index]
+            if s.match is None:
+                continue
+            call = by_id[s.match]
+            good = 0
+            for name, rv in call.args:
+                param = next((p for p in s.tool.params if p.name == name), None)
+                is_date = (param is not None and param.type.kind in DATE_KINDS) or rv.kind in ("date", "time", "relative")
+                ok = self._same(s, name, call, self.ref_map)
+                date_total += is_date
+                date_ok += is_date and ok
+                good += ok
+                if ok:
+                    continue
+                want = self.ref_vals[call.id][name]
+                got = s.bound.get(name)
+                if is_date:
+                    if "T602" in s.codes:
+                        continue
+                    self.err("T601", "time-window", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
+                             f"but the query asks for {_fmt(want)}", self._date_hint(want, phrases), st.index)
+                else:
+                    self.err("T402", "goal", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
+                             f"the task needs {_fmt(want)}", self._value_hint(name, want), st.index)
+            quality[s.match] = Fraction(good, len(call.args)) if call.args else Fraction(1)
+        self.ref_info.update(quality=quality, date_total=date_total, date_ok=date_ok)
+
+    def _date_hint(self, want: Any, phrases: list) -> str:
+        d = parse_iso_date(want) if isinstance(want, str) else None
+        said = [p for p, pd in phrases if d is not None and pd == d]
+        if said and self.today:
+            return (f"the query says {said[0]!r}; counted from today ({self.today.isoformat()}, a "
+                    f"{self.today.strftime('%A')}) that is {want} (a {d.strftime('%A')}); weeks start on Monday")
+        return f"use {want}"
+
+    def _value_hint(self, name: str, want: Any) -> str:
+        for key, v in self.scen.profile:
+            if key != "today" and ref_value(v, self.today) == want:
+                return f"use {_fmt(want)} (the user's profile: {key})"
+        if isinstance(want, Ref):
+            return f"pass the output of the step that does reference step {want.step}'s job ({want})"
+        return f"use {_fmt(want)} as asked in the query"
+
+    def check_missing_and_redundant(self, ref) -> None:
+        matched = {s.match for s in self.state if s.match is not None}
+        for call in ref:
+            if call.id not in matched:
+                args = ", ".join(f"{k}={_fmt(self.ref_vals[call.id][k])}" for k, _ in call.args)
+                self.err("T401", "goal", f"no step calls {call.tool} for reference step {call.id}",
+                         f"add a step {call.tool}({args})", None)
+        for st in self.plan.steps:
+            s = self.state[st.index]
+            if s.tool is None or s.match is not None:
+                continue
+            twin = next((o for o in self.plan.steps if o.index != st.index and self.state[o.index].match is not None
+                         and o.tool == st.tool and _same_bound(self.state[o.index].bound, s.bound)), None)
+            if twin is not None:
+                self.err("T501", "repeat", f"step {st.index}: repeats step {twin.index} ({st.tool} with the same arguments)",
+                         "remove the repeated step", st.index)
+            else:
+                self.err("T502", "repeat", f"step {st.index}: {st.tool} is not needed for this task",
+                         "remove the step, or check that it serves the query", st.index)
+
+    def check_ref_dependencies(self, ref) -> None:
+        ids = [c.id for c in ref]
+        edges = set()
+        for c in ref:
+            edges.update((a, c.id) for a in c.after)
+            edges.update((v.step, c.id) for v in _value_refs(self.ref_vals[c.id].values()))
+        ref_closure = closure(ids, edges)
+        pos = {s.match: i for i, s in enumerate(self.state) if s.match is not None}
+        satisfied = 0
+        for a, b in sorted(edges):
+            ia, ib = pos.get(a), pos.get(b)
+            if ia is None or ib is None:
+                continue
+            step_b = self.plan.steps[ib]
+            ok = reaches(self.all_anc, ia, ib) if step_b.declares_after else ia < ib
+            if ok:
+                satisfied += 1
+            else:
+                how = (f"add {self.plan.steps[ia].id} to its \"after\" list" if step_b.declares_after
+                       else "move it after that step")
+                self.err("T304", "dependency", f"step {ib}: must wait for step {ia} ({self.plan.steps[ia].tool}), "
+                         f"as reference step {b} waits for step {a}", how, ib)
+        hallucinated = 0
+        for st in self.plan.steps:
+            for j in dict.fromkeys(self.all_preds[st.index]):
+                a, b = self.state[j].match, self.state[st.index].match
+                if a is None or b is None or (a, b) in ref_closure:
+                    continue
+                hallucinated += 1
+                self.err("T305", "dependency", f"step {st.index}: waits for step {j} ({self.plan.steps[j].tool}), "
+                         "which the task does not require", "drop the dependency so both can run in parallel", st.index)
+        hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T303"))
+        self.ref_info.update(dep_total=len(edges), dep_ok=satisfied, dep_bad=hallucinated)
+
+
+def _value_refs(values) -> list:
+    out = []
+    for v in values:
+        if isinstance(v, Ref):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(_value_refs(v))
+    return out
+
+
+def _same_bound(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(same_value(b[k], a[k], "exact") for k in a)
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "missing"
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+    if isinstance(v, Ref):
+        return str(v)
+    text = repr(v) if isinstance(v, str) else str(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _suggest(name: str, choices: list, what: str) -> str:
+    close = difflib.get_close_matches(str(name)[:100], [str(c) for c in choices], n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]!r}?"
+    shown = ", ".join(str(c) for c in choices[:12]) + (" ..." if len(choices) > 12 else "")
+    return f"use a declared {what}: {shown}" if choices else f"no {what}s are declared"

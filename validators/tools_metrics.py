@@ -1,0 +1,86 @@
+"""PlanningArena-style metrics of a graded tool plan.
+
+Input: the read ``ToolPlan``, the ``ir.Scenario``, per-step grading state (tool, codes, matched reference
+step), the errors and the reference bookkeeping of ``tools_grade``.  Output: a metrics dict (exact
+``Fraction`` values; the report renders them as JSON numbers):
+
+* ``SER`` = sum over reference steps of c_i * q_i / number of reference steps (w_i = 1; c_i = 1 when a
+  plan step is matched to it; q_i = share of its reference arguments the plan step gets right);
+* ``DA`` = satisfied reference dependencies / (reference dependencies + hallucinated plan dependencies);
+* ``LPR`` = SER x DA;
+* ``SMAR`` = (5 - B_MS - B_RS - B_FP - B_FT - B_TIE) / 5, or 0 when the output is garbled (B_gc);
+  the checkpoints are in ``checkpoints``;
+* rates: ``missing_step_rate``, ``redundant_step_rate``, ``fictitious_param_rate``,
+  ``fictitious_tool_rate``, ``time_error_rate``; micro accuracies ``FD_API``, ``PC``, ``TR``;
+* ``counts``: errors per category; ``codes``: errors per code.
+Without a reference plan SER, DA and LPR are None and the missing/redundant checkpoints are False.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any, Optional
+
+FICTITIOUS_PARAM = ("T201", "T204", "T205")
+FICTITIOUS_TOOL = ("T101", "T102", "T103", "T104")
+TIME = ("T601", "T602")
+REDUNDANT = ("T501", "T502")
+
+
+def _ratio(a: int, b: int, empty: Fraction = Fraction(1)) -> Fraction:
+    return Fraction(a, b) if b else empty
+
+
+def compute_metrics(plan: Any, scen: Any, state: list, errors: list, ref_info: dict) -> dict:
+    codes = Counter(e.code for e in errors)
+    n = len(plan.steps)
+    has_ref = bool(scen.reference)
+    n_ref = len(scen.reference)
+    garbled = bool(plan.garbled)
+    step_codes = [s.codes for s in state]
+    fict_param = sum(1 for c in step_codes if c & set(FICTITIOUS_PARAM))
+    fict_tool = sum(1 for c in step_codes if c & set(FICTITIOUS_TOOL))
+    redundant = sum(codes[c] for c in REDUNDANT)
+    missing = codes["T401"]
+    time_errors = sum(codes[c] for c in TIME)
+    checkpoints = {
+        "missing_steps": missing > 0,
+        "redundant_steps": redundant > 0,
+        "fictitious_params": fict_param > 0,
+        "fictitious_tools": fict_tool > 0,
+        "time_inference_errors": time_errors > 0,
+        "garbled": garbled,
+    }
+    smar = Fraction(0) if garbled else Fraction(5 - sum(v for k, v in checkpoints.items() if k != "garbled"), 5)
+    ser: Optional[Fraction] = None
+    da: Optional[Fraction] = None
+    if has_ref:
+        quality = ref_info.get("quality", {})
+        ser = Fraction(sum(quality.values(), Fraction(0)), n_ref)
+        dep_total = ref_info.get("dep_total", 0)
+        da = _ratio(ref_info.get("dep_ok", 0), dep_total + ref_info.get("dep_bad", 0))
+        if n == 0 and dep_total == 0:
+            da = Fraction(0)
+    known = [s for s in state if s.tool is not None]
+    compliant = sum(1 for s in known if not any(c.startswith("T2") or c == "T602" for c in s.codes))
+    return {
+        "makespan": None,
+        "steps": n,
+        "reference_steps": n_ref,
+        "SER": ser,
+        "DA": da,
+        "LPR": None if ser is None or da is None else ser * da,
+        "SMAR": smar,
+        "checkpoints": checkpoints,
+        "missing_step_rate": _ratio(missing, n_ref, Fraction(0)) if has_ref else None,
+        "redundant_step_rate": _ratio(redundant, n, Fraction(0)),
+        "fictitious_param_rate": _ratio(fict_param, n, Fraction(0)),
+        "fictitious_tool_rate": _ratio(fict_tool, n, Fraction(0)),
+        "time_error_rate": (_ratio(ref_info.get("date_total", 0) - ref_info.get("date_ok", 0),
+                                   ref_info.get("date_total", 0), Fraction(0)) if has_ref else None),
+        "FD_API": 1 - _ratio(fict_tool, n, Fraction(0)),
+        "PC": _ratio(compliant, len(known)),
+        "TR": _ratio(ref_info.get("date_ok", 0), ref_info.get("date_total", 0)) if has_ref else None,
+        "counts": dict(sorted(Counter(e.category for e in errors).items())),
+        "codes": dict(sorted(codes.items())),
+    }

@@ -1,0 +1,430 @@
+"""Readers for tool-call plans: the DESIGN contract format and PlanningArena's step format.
+
+Input: a plan as JSON text or an already-decoded object, and a format name (``tools``,
+``planningarena`` or ``None`` to detect it).  Output: a ``ToolPlan`` (normalised ``ToolStep`` values plus
+the reading errors as ``PlanError`` values).  Never raises on bad input.
+
+DESIGN format: ``{"steps": [{"id": 1, "tool": "x", "args": {...}, "after": [..]}]}`` (``app``,
+``description`` and ``thought`` are optional step keys; a bare list of steps and ``{"plan": {...}}`` are
+accepted too).  PlanningArena format: ``{"GlobalThought": ..., "OrderSteps": {"TotalSteps": n,
+"StepDetail": ...}}`` where StepDetail is a list, one step object, or an object keyed by step number, and
+each step's ``Action`` is a Python-literal call string ``Tool({'key': 'value'})`` parsed by
+``tools_literal`` (never evaluated); a top-level list of such objects (one step each, as in the paper's
+listings) is merged.  Argument values are normalised: JSON floats become exact ``Fraction`` values,
+strings that are exactly one step reference become ``tools_refs.Ref``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from chronoplan.validators.report import PlanError
+from chronoplan.validators.tools_literal import LiteralError, parse_call
+from chronoplan.validators.tools_refs import Ref, as_ref, refs_in
+
+MAX_STEPS = 5_000
+MAX_TEXT = 5_000_000
+MAX_DEPTH = 40
+MAX_INT_DIGITS = 400
+FORMATS = ("tools", "planningarena")
+STEP_KEYS = {"id", "tool", "app", "args", "after", "description", "thought"}
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """One plan step; ``index`` is its 0-based position, ``id`` the id written in the plan."""
+
+    index: int
+    id: int
+    tool: Optional[str]                       # None when the step names no tool
+    app: Optional[str]                        # app prefix ("weather.queryWeather") or "app" key
+    args: tuple                               # (name, value) pairs, keyword arguments
+    positional: tuple = ()                    # positional values (mapped by declaration order)
+    after: tuple = ()                         # declared predecessors (ids)
+    refs: tuple = ()                          # Ref values used in the arguments
+    declares_after: bool = True               # the format has explicit dependencies
+    text: str = ""                            # the raw Action string (PlanningArena)
+
+
+@dataclass(frozen=True)
+class ToolPlan:
+    fmt: str
+    steps: tuple
+    errors: tuple                             # PlanError values found while reading
+    garbled: bool = False                     # unreadable text or an unparsable Action
+    declared_total: Optional[int] = None
+
+
+def _err(code: str, category: str, message: str, hint: str, index: Optional[int] = None) -> PlanError:
+    return PlanError(code, category, message, hint, index=index)
+
+
+class _Bad(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def decode(text: Any) -> tuple[Any, Optional[PlanError]]:
+    """Decode JSON text (optionally inside a Markdown code fence); bytes are decoded as UTF-8."""
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            return None, _err("T001", "syntax", "the plan is not UTF-8 text", "save the plan as UTF-8 JSON")
+    if not isinstance(text, str):
+        return text, None
+    if len(text) > MAX_TEXT:
+        return None, _err("T001", "syntax", f"the plan is longer than {MAX_TEXT} characters",
+                          "submit a smaller plan")
+    body = text.strip()
+    fence = re.fullmatch(r"```[A-Za-z0-9_-]*\s*\n(.*?)\n?```", body, re.S)
+    if fence:
+        body = fence.group(1)
+    try:
+        return json.loads(body, parse_constant=_reject_constant), None
+    except (ValueError, RecursionError) as exc:
+        msg = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        return None, _err("T001", "syntax", f"the plan is not valid JSON: {msg}",
+                          'write one JSON object such as {"steps": [{"id": 1, "tool": "...", "args": {}}]}')
+
+
+def normalize_value(v: Any, depth: int = 0) -> Any:
+    """Normalise a decoded argument value; raise _Bad for NaN, huge numbers or deep nesting."""
+    if depth > MAX_DEPTH:
+        raise _Bad(f"a value is nested deeper than {MAX_DEPTH} levels")
+    if v is None or isinstance(v, (bool, Ref)):
+        return v
+    if isinstance(v, int):
+        if v.bit_length() > MAX_INT_DIGITS * 4:
+            raise _Bad("an integer is too large")
+        return v
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise _Bad("a number is NaN or infinite")
+        f = Fraction(repr(v))
+        return int(f) if f.denominator == 1 and v.is_integer() and abs(v) < 2 ** 53 else f
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, str):
+        r = as_ref(v)
+        return r if r is not None else v
+    if isinstance(v, (list, tuple)):
+        return tuple(normalize_value(x, depth + 1) for x in v)
+    if isinstance(v, dict):
+        return {str(k): normalize_value(x, depth + 1) for k, x in v.items()}
+    raise _Bad(f"unsupported value of type {type(v).__name__}")
+
+
+def detect_format(obj: Any) -> Optional[str]:
+    """``tools``, ``planningarena`` or None."""
+    if isinstance(obj, dict):
+        if "OrderSteps" in obj or "GlobalThought" in obj or "StepDetail" in obj:
+            return "planningarena"
+        if "steps" in obj:
+            return "tools"
+        if isinstance(obj.get("plan"), dict):
+            return detect_format(obj["plan"])
+        return None
+    if isinstance(obj, list) and obj:
+        first = obj[0]
+        if isinstance(first, dict):
+            if "OrderSteps" in first or "StepNumber" in first or "Action" in first or "GlobalThought" in first:
+                return "planningarena"
+            if "tool" in first:
+                return "tools"
+    return None
+
+
+def read_tool_plan(plan: Any, fmt: Optional[str] = None) -> ToolPlan:
+    """Read a plan (JSON text or decoded object) in format ``fmt`` (None or "auto": detect)."""
+    obj, error = decode(plan)
+    if error is not None:
+        return ToolPlan(fmt or "tools", (), (error,), garbled=True)
+    if fmt in (None, "", "auto"):
+        fmt = detect_format(obj) or "tools"
+    if fmt not in FORMATS:
+        return ToolPlan(str(fmt), (), (_err("T003", "schema", f"unknown tool-plan format {fmt!r}",
+                                            f"use one of: {', '.join(FORMATS)}"),))
+    try:
+        if fmt == "tools":
+            return _read_design(obj)
+        return _read_arena(obj)
+    except RecursionError:
+        return ToolPlan(fmt, (), (_err("T003", "schema", "the plan is nested too deeply", "flatten the plan"),))
+
+
+# ----------------------------------------------------------------------------- DESIGN format
+def _read_design(obj: Any) -> ToolPlan:
+    if isinstance(obj, dict) and "steps" not in obj and isinstance(obj.get("plan"), dict):
+        obj = obj["plan"]
+    if isinstance(obj, dict):
+        raw = obj.get("steps")
+    elif isinstance(obj, list):
+        raw = obj
+    else:
+        raw = None
+    if not isinstance(raw, list):
+        return ToolPlan("tools", (), (_err("T003", "schema", 'the plan has no "steps" list',
+                                           'write {"steps": [{"id": 1, "tool": "...", "args": {...}, '
+                                           '"after": []}]}'),))
+    if len(raw) > MAX_STEPS:
+        return ToolPlan("tools", (), (_err("T007", "schema", f"the plan has {len(raw)} steps (limit {MAX_STEPS})",
+                                           "submit a plan with fewer steps"),))
+    steps, errors = [], []
+    for i, st in enumerate(raw):
+        if not isinstance(st, dict):
+            errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
+                               'write each step as {"id": N, "tool": "...", "args": {...}}', i))
+            continue
+        extra = sorted(str(k) for k in st if k not in STEP_KEYS)
+        if extra:
+            errors.append(_err("T004", "schema", f"step {i} has unknown key(s) {', '.join(map(repr, extra[:5]))}",
+                               f"a step has only the keys {', '.join(sorted(STEP_KEYS))}", i))
+        sid = _read_id(st.get("id"), i, errors, "id")
+        tool, app = _split_name(st.get("tool"))
+        if tool is None:
+            errors.append(_err("T004", "schema", f"step {i} has no tool name (\"tool\" must be a non-empty string)",
+                               'add "tool": "<tool name>"', i))
+        if isinstance(st.get("app"), str) and st["app"]:
+            app = st["app"] if app is None else app
+        args_raw = st.get("args", {})
+        args: tuple = ()
+        if args_raw is None:
+            args_raw = {}
+        if not isinstance(args_raw, dict):
+            errors.append(_err("T004", "schema", f'step {i}: "args" is a {_tname(args_raw)}, not an object',
+                               'write "args": {"name": value, ...}', i))
+        else:
+            args = _norm_args(args_raw.items(), i, errors)
+        after = _read_after(st.get("after", []), i, errors)
+        steps.append(ToolStep(i, sid, tool, app, args, (), after, _refs(args), True))
+    _check_ids(steps, errors)
+    return ToolPlan("tools", tuple(steps), tuple(errors))
+
+
+# ----------------------------------------------------------------------------- PlanningArena format
+def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
+    """The raw StepDetail entries (in order) and the declared TotalSteps."""
+    if isinstance(obj, list):
+        out, total = [], None
+        for item in obj:
+            if len(out) > MAX_STEPS:
+                break                       # already over the limit: reported as T007
+            if isinstance(item, dict) and ("OrderSteps" in item or "StepDetail" in item):
+                sub, t = _arena_details(item)
+                out.extend(sub)
+                total = t if t is not None else total
+            else:
+                out.append(item)
+        return out, total
+    if not isinstance(obj, dict):
+        raise _Bad(f"the plan is a {_tname(obj)}, not a PlanningArena object")
+    order = obj.get("OrderSteps", obj)
+    if isinstance(order, list):
+        return list(order), None
+    if not isinstance(order, dict):
+        raise _Bad('"OrderSteps" is not an object')
+    total = order.get("TotalSteps")
+    total = total if isinstance(total, int) and not isinstance(total, bool) else None
+    detail = order.get("StepDetail")
+    if isinstance(detail, list):
+        return list(detail), total
+    if isinstance(detail, dict):
+        if any(k in detail for k in ("StepNumber", "Action", "Description")):
+            return [detail], total
+        keyed = []
+        for k, v in detail.items():
+            if not (isinstance(k, str) and k.strip().isdigit() and len(k.strip()) < 10):
+                raise _Bad(f'"StepDetail" key {k!r} is not a step number')
+            keyed.append((int(k), v))
+        keyed.sort(key=lambda kv: kv[0])
+        return [dict(v, StepNumber=v.get("StepNumber", k)) if isinstance(v, dict) else v for k, v in keyed], total
+    raise _Bad('"OrderSteps" has no "StepDetail" list or object')
+
+
+def _read_arena(obj: Any) -> ToolPlan:
+    try:
+        details, total = _arena_details(obj)
+    except _Bad as bad:
+        return ToolPlan("planningarena", (), (_err("T003", "schema", bad.message,
+                                                   'write {"OrderSteps": {"TotalSteps": n, "StepDetail": '
+                                                   '[{"StepNumber": 1, "Action": "Tool({...})"}]}}'),))
+    if len(details) > MAX_STEPS:
+        return ToolPlan("planningarena", (), (_err("T007", "schema", f"the plan has {len(details)} steps "
+                                                   f"(limit {MAX_STEPS})", "submit a plan with fewer steps"),))
+    steps, errors, garbled = [], [], False
+    for i, st in enumerate(details):
+        if not isinstance(st, dict):
+            errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
+                               'write each step as {"StepNumber": N, "Action": "Tool({...})"}', i))
+            continue
+        sid = _read_id(st.get("StepNumber"), i, errors, "StepNumber")
+        action = st.get("Action")
+        tool = app = None
+        args: tuple = ()
+        positional: tuple = ()
+        text = action if isinstance(action, str) else ""
+        if isinstance(action, str):
+            try:
+                call = parse_call(action)
+            except LiteralError as exc:
+                garbled = True
+                errors.append(_err("T002", "syntax", f"step {i}: the Action {_clip(action)!r} is not a tool call "
+                                   f"({exc.message} at character {exc.pos})",
+                                   "write the Action as ToolName({'param': 'value', ...}) with literal values only", i))
+                steps.append(ToolStep(i, sid, None, None, (), (), (), (), False, text))
+                continue
+            tool, app = _split_name(call.name)
+            if len(call.positional) == 1 and isinstance(call.positional[0], dict) and not call.keywords:
+                args = _norm_args(call.positional[0].items(), i, errors)
+            else:
+                args = _norm_args(call.keywords, i, errors)
+                positional = _norm_positional(call.positional, i, errors)
+        elif isinstance(action, dict) and len(action) == 1:
+            name, val = next(iter(action.items()))
+            tool, app = _split_name(name)
+            if isinstance(val, dict):
+                args = _norm_args(val.items(), i, errors)
+            else:
+                positional = _norm_positional((val,), i, errors)
+        else:
+            errors.append(_err("T004", "schema", f"step {i} has no Action string",
+                               "add \"Action\": \"ToolName({'param': 'value'})\"", i))
+        if isinstance(st.get("App"), str) and st["App"] and app is None:
+            app = st["App"]
+        refs = _refs(args) + tuple(refs_in(positional))
+        steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text))
+    if total is not None and total != len(details):
+        errors.append(_err("T008", "schema", f"TotalSteps says {total} but the plan has {len(details)} steps",
+                           "make TotalSteps equal to the number of StepDetail entries"))
+    _check_ids(steps, errors)
+    return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, total)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _tname(v: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number",
+            type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _clip(s: str, n: int = 60) -> str:
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def _split_name(name: Any) -> tuple[Optional[str], Optional[str]]:
+    if not isinstance(name, str) or not name.strip():
+        return None, None
+    name = name.strip()
+    if "." in name:
+        app, _, tool = name.rpartition(".")
+        return tool or None, app or None
+    return name, None
+
+
+def _read_id(v: Any, i: int, errors: list, key: str) -> int:
+    if v is None:
+        return i + 1
+    if isinstance(v, str) and v.strip().isdigit() and len(v.strip()) < 10:
+        return int(v)
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 10 ** 9:
+        errors.append(_err("T005", "schema", f"step {i}: {key} {_clip(repr(v))} is not a step number",
+                           f"give every step a positive integer {key}", i))
+        return i + 1
+    return v
+
+
+def _read_after(v: Any, i: int, errors: list) -> tuple:
+    if v is None:
+        return ()
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = [v]
+    if not isinstance(v, list) or len(v) > MAX_STEPS:
+        errors.append(_err("T006", "schema", f'step {i}: "after" is not a list of step ids',
+                           'write "after": [1, 2] with the ids of the steps this one waits for', i))
+        return ()
+    out = []
+    for x in v:
+        if isinstance(x, str) and x.strip().isdigit() and len(x.strip()) < 10:
+            x = int(x)
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 10 ** 9:
+            errors.append(_err("T006", "schema", f'step {i}: "after" entry {_clip(repr(x))} is not a step id',
+                               'list step ids (integers) in "after"', i))
+            continue
+        out.append(x)
+    return tuple(dict.fromkeys(out))
+
+
+def _norm_args(items: Any, i: int, errors: list) -> tuple:
+    out = []
+    for k, v in items:
+        try:
+            out.append((str(k), normalize_value(v)))
+        except _Bad as bad:
+            errors.append(_err("T009", "schema", f"step {i}: argument {str(k)!r}: {bad.message}",
+                               "use plain strings, finite numbers, booleans, lists and objects", i))
+        except RecursionError:
+            errors.append(_err("T009", "schema", f"step {i}: argument {str(k)!r} is nested too deeply",
+                               "use flat values", i))
+    return tuple(out)
+
+
+def _norm_positional(values: tuple, i: int, errors: list) -> tuple:
+    named = _norm_args(((f"#{n}", v) for n, v in enumerate(values)), i, errors)
+    return tuple(v for _, v in named)
+
+
+def _refs(args: tuple) -> tuple:
+    out: list = []
+    for _, v in args:
+        out.extend(refs_in(v))
+    return tuple(dict.fromkeys(out))
+
+
+def _check_ids(steps: list, errors: list) -> None:
+    seen: dict = {}
+    for st in steps:
+        if st.id in seen:
+            errors.append(_err("T005", "schema", f"step {st.index}: id {st.id} is used by step {seen[st.id]} too",
+                               "give every step its own id", st.index))
+        else:
+            seen[st.id] = st.index
+
+
+# ----------------------------------------------------------------------------- writers (for tests and docs)
+def value_to_json(v: Any) -> Any:
+    """A normalised value back to JSON-ready data (Ref -> "$N.f")."""
+    if isinstance(v, Ref):
+        return str(v)
+    if isinstance(v, Fraction):
+        return int(v) if v.denominator == 1 else float(v)
+    if isinstance(v, tuple):
+        return [value_to_json(x) for x in v]
+    if isinstance(v, dict):
+        return {k: value_to_json(x) for k, x in v.items()}
+    return v
+
+
+def value_to_literal(v: Any) -> str:
+    """A normalised value as Python-literal text for a PlanningArena Action string."""
+    if isinstance(v, Ref):
+        return repr(str(v))
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    if isinstance(v, Fraction):
+        return str(int(v)) if v.denominator == 1 else repr(float(v))
+    if isinstance(v, (int, str)):
+        return repr(v)
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(value_to_literal(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {value_to_literal(x)}" for k, x in v.items()) + "}"
+    return repr(str(v))
