@@ -320,7 +320,7 @@ class ProcState:
         for p in s.prerequisites:
             pk = (s.task, p)
             ps = self.steps.get(pk)
-            if ps is None or ps.done_at is not None:
+            if ps is None or ps.done_at is not None or (ps.first_start is None and pk in self.suppressed):
                 continue
             if ps.running is not None:
                 when = ps.running.end
@@ -508,9 +508,13 @@ class ProcState:
         return res
 
 
-def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool = False) -> SimResult:
-    """Batch replay of a whole plan; ``first`` stops at the first violation (in event order)."""
+def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool = False,
+             suppress: Iterable[tuple[str, int]] = ()) -> SimResult:
+    """Batch replay of a whole plan; ``first`` stops at the first violation (in event order).
+    ``suppress``: steps not to report as missing (their entries were unreadable)."""
     state = ProcState(problem, first=first)
+    state.suppressed.update(suppress)
+    state.planned.update(suppress)
     chunks = list(chunks)
     latest_end = None
     for c in chunks:

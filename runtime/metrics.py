@@ -1,0 +1,210 @@
+"""Metrics of the step-level benchmarks.
+
+Input: a ``ProcedureProblem`` and a ``procsim.SimResult`` (or runs and completed steps; or a batch of
+episode scores).  Output: numbers (exact ``Fraction`` where they are ratios of times):
+- ``progress`` (Recipe2Plan progress rate): steps completed before the first violation / all steps;
+- ``multitask_efficiency`` E = (sum of executed durations - finish time) / sum of the durations of the
+  completed autonomous steps (Recipe2Plan eq. 1; autonomous = not continuous);
+- ``reference_efficiency``: E of a reference schedule truncated to the same number of actions, computed
+  as the original does (denominator: autonomous entries of the truncated reference);
+  ``relative_efficiency`` = E / E_ref; ``multitask_score`` = relative efficiency if progress = 1 else 0;
+- ``progress_score`` (TimeArena): floor(100 * completed duration / total duration);
+- ``arena_summary``: AS, CS, CR, CT over a batch of episodes (TimeArena, times in minutes);
+- ``lower_bound``: max(critical path with minimum lags and releases, agent load, resource load).
+Where the metric is undefined (division by zero) the value is ``None``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Iterable, Optional, Sequence
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime.procsim import Chunk, Run, SimResult
+
+
+def is_autonomous(step) -> bool:
+    return step.occupancy is not ir.Occupancy.CONTINUOUS
+
+
+def progress(result: SimResult) -> Fraction:
+    total = len(result.problem.steps)
+    return Fraction(len(result.clean_done), total) if total else Fraction(1)
+
+
+def progress_score(problem: ProcedureProblem, done_keys: Iterable) -> int:
+    """TimeArena's progress score: duration-weighted share of completed steps, x100, floored."""
+    total = sum((s.duration for s in problem.steps), Fraction(0))
+    if total == 0:
+        return 100
+    got = sum((problem.step(*k).duration for k in set(done_keys) if problem.step(*k) is not None), Fraction(0))
+    return math.floor(100 * got / total)
+
+
+def multitask_efficiency(problem: ProcedureProblem, runs: Sequence[Run], done_keys: Iterable) -> Optional[Fraction]:
+    """Recipe2Plan E over executed runs; None when no autonomous step was completed."""
+    if not runs:
+        return None
+    finish = max(r.end for r in runs)
+    saved = max(Fraction(0), sum((r.duration for r in runs), Fraction(0)) - finish)
+    auto = sum((problem.step(*k).duration for k in set(done_keys) if is_autonomous(problem.step(*k))),
+               Fraction(0))
+    return None if auto == 0 else saved / auto
+
+
+def reference_efficiency(problem: ProcedureProblem, reference: Sequence[Chunk], n: int) -> Optional[Fraction]:
+    """E of the first ``n`` entries of a reference schedule (listed order)."""
+    ref = list(reference)[:n]
+    if not ref:
+        return None
+    durs = []
+    for c in ref:
+        s = problem.step(c.task, c.step)
+        d = c.duration if c.duration is not None else (s.duration if s is not None else Fraction(0))
+        durs.append((c, s, d))
+    finish = max(c.start + d for c, _, d in durs)
+    saved = sum((d for _, _, d in durs), Fraction(0)) - finish
+    auto = sum((d for _, s, d in durs if s is not None and is_autonomous(s)), Fraction(0))
+    return None if auto == 0 else saved / auto
+
+
+def relative_efficiency(e: Optional[Fraction], e_ref: Optional[Fraction]) -> Optional[Fraction]:
+    if e is None or e_ref is None or e_ref == 0:
+        return None
+    return e / e_ref
+
+
+def multitask_score(rel: Optional[Fraction], prog: Fraction) -> Fraction:
+    return (rel if rel is not None else Fraction(0)) if prog == 1 else Fraction(0)
+
+
+# ---------------------------------------------------------------------------------------- lower bound
+@dataclass(frozen=True)
+class LowerBound:
+    critical_path: Fraction
+    agent_load: Fraction
+    resource_load: Fraction
+
+    @property
+    def value(self) -> Fraction:
+        return max(self.critical_path, self.agent_load, self.resource_load)
+
+
+def _occupation(step) -> Fraction:
+    if step.occupancy is ir.Occupancy.CONTINUOUS:
+        return step.duration
+    if step.occupancy is ir.Occupancy.START:
+        return Fraction(0)
+    return min(step.occupy_for, step.duration)
+
+
+def lower_bound(problem: ProcedureProblem) -> LowerBound:
+    """A makespan no valid plan can beat."""
+    steps = list(problem.steps)
+    es = {s.key: (s.release if s.release is not None and s.release > 0 else Fraction(0)) for s in steps}
+
+    def relax(with_lags: bool) -> bool:
+        for _ in range(len(steps) + 1):
+            changed = False
+            for s in steps:
+                best = es[s.key]
+                for p in s.prerequisites:
+                    other = problem.step(s.task, p)
+                    if other is not None:
+                        best = max(best, es[other.key] + other.duration)
+                if with_lags:
+                    for lag in s.lags:
+                        other = problem.step(s.task, lag.other)
+                        if other is not None and lag.min is not None:
+                            best = max(best, es[other.key] + other.duration + lag.min)
+                if best != es[s.key]:
+                    es[s.key] = best
+                    changed = True
+            if not changed:
+                return True
+        return False
+
+    if not relax(True):                 # positive cycle through lags: fall back to prerequisites only
+        for s in steps:
+            es[s.key] = s.release if s.release is not None and s.release > 0 else Fraction(0)
+        relax(False)
+    cp = max((es[s.key] + s.duration for s in steps), default=Fraction(0))
+    agents = max(1, len(problem.agents))
+    agent = sum((_occupation(s) for s in steps), Fraction(0)) / agents
+    load: dict = {}
+    for s in steps:
+        for u in s.uses:
+            load[u.resource] = load.get(u.resource, Fraction(0)) + s.duration
+    res = max((v / max(1, (problem.resource(r).capacity if problem.resource(r) else 1))
+               for r, v in load.items()), default=Fraction(0))
+    return LowerBound(cp, agent, res)
+
+
+# ---------------------------------------------------------------------------------------- TimeArena batch
+@dataclass(frozen=True)
+class EpisodeScore:
+    """One episode: the highest progress score, the minutes taken to reach it, whether it reached 100."""
+
+    score: int
+    minutes: Fraction
+    completed: bool
+
+
+def minutes(x: Fraction, unit: ir.TimeUnit) -> Fraction:
+    """A scenario time in minutes (ticks stay ticks)."""
+    return Fraction(x) if unit.seconds is None else Fraction(x) * unit.seconds / 60
+
+
+def arena_summary(episodes: Sequence[EpisodeScore]) -> dict:
+    """TimeArena AS (mean score), CS (score per minute), CR (% completed), CT (mean minutes, completed)."""
+    n = len(episodes)
+    if n == 0:
+        return {"AS": None, "CS": None, "CR": None, "CT": None}
+    total_min = sum((e.minutes for e in episodes), Fraction(0))
+    done = [e for e in episodes if e.completed]
+    return {
+        "AS": Fraction(sum(e.score for e in episodes), n),
+        "CS": None if total_min == 0 else Fraction(sum(e.score for e in episodes)) / total_min,
+        "CR": Fraction(100 * len(done), n),
+        "CT": None if not done else sum((e.minutes for e in done), Fraction(0)) / len(done),
+    }
+
+
+def episode_score(result: SimResult) -> EpisodeScore:
+    """TimeArena score of a replayed plan: steps counted until the first violation."""
+    p = result.problem
+    clean = result.clean_done
+    score = progress_score(p, clean)
+    reached = max(clean.values(), default=Fraction(0))
+    return EpisodeScore(score, minutes(reached, p.time_unit), score >= 100 and len(clean) == len(p.steps))
+
+
+# ---------------------------------------------------------------------------------------- one plan
+def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None) -> dict:
+    """The metrics block of a validation report."""
+    p = result.problem
+    clean_runs = result.clean_runs
+    clean = result.clean_done
+    prog = progress(result)
+    e = multitask_efficiency(p, clean_runs, clean)
+    lb = lower_bound(p)
+    makespan = result.makespan
+    out = {
+        "makespan": makespan,
+        "success": not result.violations and len(result.done) == len(p.steps),
+        "progress": prog,
+        "steps_done": len(clean),
+        "steps_total": len(p.steps),
+        "progress_score": progress_score(p, clean),
+        "efficiency": e,
+        "lower_bound": lb.value,
+    }
+    if reference is not None:
+        e_ref = reference_efficiency(p, reference, len(clean_runs))
+        rel = relative_efficiency(e, e_ref)
+        out["reference_efficiency"] = e_ref
+        out["relative_efficiency"] = rel
+        out["multitask_score"] = multitask_score(rel, prog)
+    return out

@@ -1,0 +1,39 @@
+"""``chronoplan schema FILE [--scenario S]``: print the JSON Schema of a scenario's valid plans.
+
+Input: .chrono files/directories and a scenario name.  Output: the schema (draft 2020-12) on stdout;
+diagnostics on stderr and exit 2 on compile errors, an unknown scenario or a scenario kind without a
+schema generator.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def configure(p) -> None:
+    p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
+    p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
+    p.add_argument("--compact", action="store_true", help="print on one line")
+
+
+def run(args) -> int:
+    from chronoplan.compiler.diagnostics import render
+    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.validators.schema import SchemaUnavailable, schema_for
+
+    project, diags, sources = compile_paths(*args.paths)
+    errors = [d for d in diags if d.is_error]
+    for d in errors:
+        print(render(d, sources), file=sys.stderr)
+    if project is None or errors:
+        return 2
+    try:
+        schema = schema_for(project, args.scenario)
+    except KeyError as exc:
+        print(f"chronoplan schema: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except SchemaUnavailable as exc:
+        print(f"chronoplan schema: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(schema, indent=None if args.compact else 2, ensure_ascii=False))
+    return 0

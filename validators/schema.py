@@ -1,0 +1,116 @@
+"""JSON Schemas (draft 2020-12) of the valid plans of a scenario.
+
+Input: an ``ir.Project`` and a scenario name (or a ``ProcedureProblem``).  Output: a JSON-serialisable
+schema.  Step-level scenarios get a timed-schedule schema whose enums hold the real task names, each
+task's step numbers (with the step texts and durations in descriptions) and the agents; tool scenarios
+are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` (when installed).
+The schema constrains shape and names; timing rules are checked by ``chronoplan validate``.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class SchemaUnavailable(LookupError):
+    """No schema generator for this kind of scenario in this build."""
+
+
+def _unit_text(unit: ir.TimeUnit) -> str:
+    return "ticks" if unit.seconds is None else {"s": "seconds", "min": "minutes", "h": "hours"}[unit.label]
+
+
+def _step_line(s) -> str:
+    if s.occupancy is ir.Occupancy.CONTINUOUS:
+        occ = "continuous"
+    elif s.occupancy is ir.Occupancy.START:
+        occ = "autonomous"
+    else:
+        occ = f"autonomous after the first {_num(s.occupy_for)}"
+    extra = ", interruptible" if s.interruptible else ""
+    return f"{s.index}: {s.text} ({_num(s.duration)}, {occ}{extra})"
+
+
+def _num(x) -> str:
+    return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+
+
+def procedure_plan_schema(problem: ProcedureProblem) -> dict:
+    """Schema of ``{"schedule": [{"task", "step", "start", "duration"?, "agent"?}]}`` for one scenario."""
+    unit = _unit_text(problem.time_unit)
+    branches = []
+    for task in problem.tasks:
+        steps = problem.task_steps(task)
+        branches.append({
+            "properties": {"task": {"const": task},
+                           "step": {"enum": [s.index for s in steps],
+                                    "description": f"steps of {task} (duration in {unit}): "
+                                    + "; ".join(_step_line(s) for s in steps)}},
+        })
+    agents = list(problem.agents)
+    action = {
+        "type": "object",
+        "required": ["task", "step", "start"] + (["agent"] if len(agents) > 1 else []),
+        "properties": {
+            "task": {"enum": list(problem.tasks), "description": "the task (recipe/procedure) name"},
+            "step": {"type": "integer", "description": "the step number within the task"},
+            "start": {"type": "number", "minimum": 0,
+                      "description": f"start time in {unit} from the beginning of the plan"},
+            "duration": {"type": "number", "exclusiveMinimum": 0,
+                         "description": f"how long this action runs, in {unit}; omitted: the whole step. "
+                         "Interruptible steps may be split into several actions whose durations add up"},
+            "agent": {"enum": agents, "description": "the agent doing the action"
+                      + (" (optional: there is one agent)" if len(agents) == 1 else "")},
+        },
+        "additionalProperties": False,
+        "oneOf": branches,
+    }
+    schema = {
+        "$schema": DRAFT,
+        "$id": f"urn:chronoplan:plan:{problem.scenario}",
+        "title": f"timed plan for scenario {problem.scenario}",
+        "type": "object",
+        "required": ["schedule"],
+        "properties": {
+            "scenario": {"const": problem.scenario},
+            "schedule": {"type": "array", "minItems": len(problem.steps), "items": {"$ref": "#/$defs/action"}},
+        },
+        "additionalProperties": False,
+        "$defs": {"action": action},
+    }
+    if problem.limit is not None:
+        schema["description"] = f"every step must finish by {_num(problem.limit)} {unit}"
+    return schema
+
+
+def scenario_kind(scenario: ir.Scenario) -> str:
+    """``procedures`` | ``tools`` | ``grid``."""
+    if scenario.procedures:
+        return "procedures"
+    if scenario.apps or scenario.tools:
+        return "tools"
+    return "grid"
+
+
+def schema_for(project: ir.Project, scenario: Optional[str] = None) -> dict:
+    """The plan schema of a scenario; raises ``SchemaUnavailable`` / ``KeyError`` when there is none."""
+    scen = project.scenario(scenario)
+    kind = scenario_kind(scen)
+    if kind == "procedures":
+        return procedure_plan_schema(procedure_problem(project, scen))
+    if kind == "tools":
+        try:
+            mod = importlib.import_module("chronoplan.validators.tools_schema")
+        except ModuleNotFoundError as exc:
+            if exc.name != "chronoplan.validators.tools_schema":
+                raise
+            raise SchemaUnavailable(f"tool-call plan schemas are not available in this build "
+                                    f"(scenario {scen.name})") from None
+        return mod.tool_plan_schema(project, scen.name)
+    raise SchemaUnavailable(f"scenario {scen.name} is a grid kitchen; its plan schema is not available "
+                            "in this build")
