@@ -56,7 +56,8 @@ class Ctx:
         return self.ir.setdefault(kind, {})
 
     def scope(self, params=None) -> Scope:
-        return Scope(self.const_dims, dict(params or {}), self.used_constants)
+        broken = frozenset(self.table("constant")) - frozenset(self.const_dims)
+        return Scope(self.const_dims, dict(params or {}), self.used_constants, broken)
 
     def is_subtype(self, t: str, ancestor: str) -> bool:
         seen = set()
@@ -141,7 +142,8 @@ def check_types(ctx: Ctx) -> None:
             else:
                 ctx.types[name] = item.parent.name
     g = nx.DiGraph((k, v) for k, v in ctx.types.items() if v is not None)
-    for cycle in nx.simple_cycles(g):
+    position = {n: i for i, n in enumerate(items)}
+    for cycle in sorted(_canonical(c, position) for c in nx.simple_cycles(g)):
         node = items.get(cycle[0])
         ctx.error("E201", f"cyclic type hierarchy: {' < '.join(cycle + [cycle[0]])}",
                   node.name.span if node else None)
@@ -161,19 +163,27 @@ def check_constants(ctx: Ctx) -> None:
             if ref in items:
                 g.add_edge(name, ref)
     cyclic = set()
-    for cycle in nx.simple_cycles(g):
+    position = {n: i for i, n in enumerate(items)}
+    for cycle in sorted(_canonical(c, position) for c in nx.simple_cycles(g)):
         cyclic.update(cycle)
         ctx.error("E110", f"cyclic constant definition: {' -> '.join(cycle + [cycle[0]])}",
                   items[cycle[0]].name.span)
     order = [n for n in reversed(list(nx.topological_sort(g.subgraph(set(items) - cyclic))))]
     for name in order:
         item = items[name]
-        expr, dim = convert(item.expr, Scope(ctx.const_dims, {}, ctx.used_constants), ctx.report)
+        expr, dim = convert(item.expr, Scope(ctx.const_dims, {}, ctx.used_constants, frozenset(cyclic)),
+                            ctx.report)
         if expr is None:
             continue
         ctx.const_dims[name] = dim
         ctx.constants[name] = ir.Constant(name, expr, dim, item.span)
     ctx.used_constants.clear()
+
+
+def _canonical(cycle, position) -> list:
+    """Rotate a cycle to start at its earliest-declared member (deterministic messages)."""
+    i = min(range(len(cycle)), key=lambda k: position.get(cycle[k], 0))
+    return cycle[i:] + cycle[:i]
 
 
 def _names_in(node):
@@ -279,7 +289,7 @@ def check(modules) -> tuple:
 
 def warn_unused(ctx: Ctx) -> None:
     for name, item in ctx.table("constant").items():
-        if name not in ctx.used_constants:
+        if name not in ctx.used_constants and name in ctx.constants:
             ctx.warn("W501", f"constant '{name}' is never used", item.name.span)
     for name, d in ctx.table("resource").items():
         if name not in ctx.used_names and name not in ctx.types_used:

@@ -190,6 +190,10 @@ def _atom(ctx, rel: A.Ident, args, ptypes, span):
         t, typ = _term(ctx, a, ptypes)
         if t is None:
             return None
+        if t.kind == "value" and t.name in ctx.types:
+            ctx.error("E103", f"'{t.name}' is a type, not a parameter or object; add a parameter "
+                              f"'x: {t.name}' and use x", a.span)
+            return None
         if t.kind != "var":
             ctx.error("E101" if t.kind == "value" else "E105",
                       f"'{t.name}' is not a parameter or object" if t.kind == "value"

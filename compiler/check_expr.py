@@ -31,6 +31,7 @@ class Scope:
     constants: dict
     params: dict = field(default_factory=dict)
     used: Optional[set] = None           # collects referenced constant names
+    broken: frozenset = frozenset()      # declared constants that failed to check (already reported)
 
 
 def _err(code, msg, span) -> Diagnostic:
@@ -63,6 +64,8 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
             if scope.used is not None:
                 scope.used.add(n)
             return sympy.Symbol(n), scope.constants[n]
+        if n in scope.broken:
+            return None, None
         report(_err("E101", f"undefined name '{n}' in expression", node.ident.span))
         return None, None
     if isinstance(node, A.AttrRef):

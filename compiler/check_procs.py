@@ -109,19 +109,18 @@ def _procedure(ctx, d: A.ProcedureDecl):
         return None
     except nx.NetworkXNoCycle:
         pass
-    _check_lags(ctx, d, steps, g, by_index, consts)
+    _check_lags(ctx, d, steps, g, by_index, consts, ir.Dim.TIME in dims)
     return ir.Procedure(d.name.name, d.title, tuple(sorted(steps, key=lambda s: s.index)), tuple(local), d.span)
 
 
 def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):
     scope = ctx.scope()
     dur, dim = convert(s.duration, scope, ctx.report)
-    if dur is None:
-        return None
-    dims.setdefault(dim, s.duration.span)
+    if dur is not None:
+        dims.setdefault(dim, s.duration.span)
     occupancy, occupy_for, interruptible = ir.Occupancy.CONTINUOUS, None, False
     prereq, lags, uses, release, deadline = [], {}, [], None, None
-    ok = True
+    ok = dur is not None
 
     def time_expr(node):
         e, dm = convert(node, scope, ctx.report)
@@ -185,6 +184,8 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):
         ctx.error("E205", f"step {s.index} is autonomous and interruptible; an interruptible step must be "
                           "continuous (the agent performs it)", s.index_span)
         ok = False
+    if not ok:
+        return None
     if occupy_for is not None and _numeric(occupy_for) is not None and _numeric(dur) is not None \
             and _numeric(occupy_for) > _numeric(dur):
         ctx.error("E205", f"step {s.index} occupies its agent for longer than it lasts", s.index_span)
@@ -231,7 +232,7 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
     return ir.ResourceUse(name, tuple(needs), tuple(sets)) if ok else None
 
 
-def _check_lags(ctx, d, steps, g, by_index, consts):
+def _check_lags(ctx, d, steps, g, by_index, consts, timed):
     """E202 for max lags that a prerequisite chain makes impossible, and min lags against the order."""
     durations = {}
     for s in steps:
@@ -264,8 +265,8 @@ def _check_lags(ctx, d, steps, g, by_index, consts):
                         longest[m] = cand
             gap = longest.get(y, 0)
             if gap > hi:
-                ctx.error("E202", f"step {y} must start within {_fmt(hi)} of the end of step {x}, but the steps "
-                                  f"between them take at least {_fmt(gap)}", by_index[y].index_span)
+                ctx.error("E202", f"step {y} must start within {_fmt(hi, timed)} of the end of step {x}, but the steps "
+                                  f"between them take at least {_fmt(gap, timed)}", by_index[y].index_span)
     # deadlines against the critical path
     step_of = {s.index: s for s in steps}
     earliest = {}
@@ -277,9 +278,16 @@ def _check_lags(ctx, d, steps, g, by_index, consts):
         if st.deadline is not None:
             dlv = _numeric(st.deadline.xreplace(consts))
             if dlv is not None and earliest[n] > dlv:
-                ctx.error("E202", f"step {n} cannot end before its deadline {_fmt(dlv)}: its prerequisites "
-                                  f"end no earlier than {_fmt(earliest[n])}", by_index[n].index_span)
+                ctx.error("E202", f"step {n} cannot end before its deadline {_fmt(dlv, timed)}: its prerequisites "
+                                  f"end no earlier than {_fmt(earliest[n], timed)}", by_index[n].index_span)
 
 
-def _fmt(v) -> str:
-    return str(v)
+def _fmt(v, timed: bool = True) -> str:
+    """A value in seconds (or ticks when not ``timed``) for messages: 120 -> '2 min'."""
+    if not timed:
+        return f"{v} ticks"
+    if v % 3600 == 0 and v:
+        return f"{v // 3600} h"
+    if v % 60 == 0 and v:
+        return f"{v // 60} min"
+    return f"{v} s"

@@ -43,7 +43,12 @@ def _scenario(ctx, d):
         nonlocal ok
         out = []
         for ident in idents:
-            if ident.name not in ctx.out(table):
+            other = [k for k in ("recipe", "procedure", "map", "app", "tool", "scenario")
+                     if k != kind and ident.name in ctx.table(k)]
+            if ident.name not in ctx.out(table) and other and ident.name not in ctx.table(kind):
+                ctx.error("E103", f"'{ident.name}' is a {other[0]}, not a {kind}", ident.span)
+                ok = False
+            elif ident.name not in ctx.out(table):
                 decl_ok = ident.name in ctx.table(kind)
                 ctx.error("E401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
                           + (" (it has errors)" if decl_ok else ""), ident.span)

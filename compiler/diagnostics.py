@@ -76,7 +76,6 @@ CODES = {
     "E404": "reference plan dependency is invalid",
     # warnings
     "W501": "unused declaration",
-    "W502": "shadowed or overridden constant has a different dimension",
 }
 
 

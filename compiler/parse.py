@@ -577,6 +577,38 @@ def _expected_message(err: UnexpectedToken) -> str:
     return "expected " + " or ".join(labels) if len(labels) <= 2 else "expected one of " + ", ".join(labels)
 
 
+def keywords() -> frozenset:
+    """Every alphabetic literal of the grammar (reserved where the grammar expects it)."""
+    out = set()
+    for t in parser().terminals:
+        if t.pattern.type == "str" and t.pattern.value.isalpha():
+            out.add(t.pattern.value)
+    return frozenset(out)
+
+
+def _misused_keyword(err: UnexpectedToken):
+    """The keyword token lexed as a NAME just before the error (``step 1 "Bake." after 0``), if any."""
+    ip = getattr(err, "interactive_parser", None)
+    if ip is None:
+        return None
+    stack = [v for v in ip.parser_state.value_stack if isinstance(v, Token)]
+    if stack and stack[-1].type == "NAME" and str(stack[-1]) in keywords():
+        before = stack[-2] if len(stack) >= 2 else None
+        return stack[-1], before
+    return None
+
+
+def misused_diag(file, err, misused) -> Diagnostic:
+    tok, before = misused
+    span = Span(file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + len(tok))
+    stack = [str(v) for v in err.interactive_parser.parser_state.value_stack if isinstance(v, Token)]
+    if before is not None and before.type == "STRING" and "step" in stack:
+        msg = f"expected a step duration after the step text, found '{tok}'"
+    else:
+        msg = f"unexpected keyword '{tok}' (keywords cannot be used as names here)"
+    return Diagnostic("E001", Severity.ERROR, msg, span)
+
+
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
     if isinstance(err, UnexpectedToken) and err.token.type == "$END" or isinstance(err, UnexpectedEOF):
         lines = text.splitlines() or [""]
@@ -586,6 +618,9 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
             msg += ": " + _expected_message(err)
         return Diagnostic("E003", Severity.ERROR, msg, span)
     if isinstance(err, UnexpectedToken):
+        misused = _misused_keyword(err)
+        if misused is not None:
+            return misused_diag(file, err, misused)
         tok = err.token
         span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
                     tok.end_column or tok.column + len(str(tok)))
