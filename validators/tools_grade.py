@@ -83,6 +83,9 @@ def grade_tool_plan(project: ir.Project, scenario: Any, plan_obj: Any, fmt: Opti
         err = PlanError("T010", "unknown-name", f"no scenario {scen_name!r} in the project",
                         "name one of: " + ", ".join(getattr(project, "scenarios", {}) or ()))
         return Report(False, plan_name, scen_name, (err,), {"makespan": None, "success": False})
+    part = getattr(project, "part", None)
+    if callable(part):
+        project = part(scen.name)
     plan = read_tool_plan(plan_obj, fmt)
     g = _Grader(project, scen, plan)
     g.run()

@@ -96,7 +96,7 @@ def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = Non
     Codes: T203 wrong type, T204 not an enum member, T205 not in the format, T602 an unresolved relative
     date ("next Friday") where a date is required.
     """
-    if isinstance(value, Ref) or depth > 40:
+    if isinstance(value, Ref) or depth > 40 or ptype.kind == "any":
         return None
     kind = ptype.kind
     if kind == "list":
