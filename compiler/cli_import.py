@@ -1,0 +1,61 @@
+"""``chronoplan import FORMAT SOURCE... -o OUT``: convert benchmark data into chronoplan files.
+
+Input: a format name (see ``compiler.importers.FORMATS``), source files, an output path (a directory or a
+file, depending on the format).  Output: the files written, one line each on stdout.
+Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from chronoplan.compiler.importers import FORMATS, ImportFormatError, load_format
+
+
+def configure(p) -> None:
+    p.add_argument("format", metavar="FORMAT",
+                   help="one of: " + "; ".join(f"{f.name} ({f.help})" for f in FORMATS.values()))
+    p.add_argument("sources", nargs="+", metavar="SOURCE", help="input data files")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="output directory or file (as the format requires)")
+
+
+def _error(msg: str) -> int:
+    print(f"chronoplan import: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def write_output(files: dict, out: Path, kind: str) -> list[Path]:
+    """Write ``{name: text}`` under directory ``out`` (kind "dir") or as the single file ``out``."""
+    written = []
+    if kind == "dir":
+        if out.exists() and not out.is_dir():
+            raise ImportFormatError(f"{out}: exists and is not a directory")
+        out.mkdir(parents=True, exist_ok=True)
+        targets = [(out / name, text) for name, text in files.items()]
+    else:
+        if out.is_dir():
+            raise ImportFormatError(f"{out}: is a directory; this format writes one file")
+        if out.parent and not out.parent.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+        targets = [(out, next(iter(files.values())))]
+    for path, text in targets:
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def run(args) -> int:
+    fmt = FORMATS.get(args.format)
+    if fmt is None:
+        return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
+    try:
+        files = load_format(fmt.name).convert([Path(s) for s in args.sources])
+        written = write_output(files, Path(args.output), fmt.output)
+    except ImportFormatError as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot write {exc.filename or args.output}: {exc.strerror or exc}")
+    for path in written:
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,320 @@
+"""Recipe2Plan importer: cooking.json -> chronoplan procedures and scenarios.
+
+Input: one or more Recipe2Plan ``cooking.json`` files (a list of instances, each a list of recipes
+``{"recipe": NAME, "steps": [...]}``).  Output: ``{"recipes.chrono": ..., "instances.chrono": ...}``:
+global resources (oven with a temperature, microwave, stove, and any other object the data names), one
+procedure per distinct recipe, and per instance a scenario ``<key>`` (with the time constraints) and
+``<key>_easy`` (without them), both in seconds with one agent.  ``<key>`` joins the recipe names with
+"_" as plan.json does.
+
+Lags live on procedure steps, so a recipe with time constraints also gets a variant ``<Name>__easy``
+without them (its title is the original recipe name); the ``_easy`` scenarios list those variants.
+A recipe without time constraints is shared by both scenarios.  Names that are not valid chronoplan names
+are sanitized (the title keeps the original).  The Recipe2Plan MIT licence notice is copied into both
+files' header (from the LICENSE file beside the source when there is one).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chronoplan.compiler.importers import ImportFormatError
+from chronoplan.compiler.importers.common import Names, number, quote, read_json
+
+LICENCE = """MIT License
+
+Copyright (c) 2025 Zirui Wu
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE."""
+
+# Recipe2Plan writes "30 sec", "5 min", "1 hour"; the chronoplan unit keeps the written magnitude.
+_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\.?\s*",
+                       re.IGNORECASE)
+_UNITS = {"s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m": "min", "min": "min",
+          "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h",
+          "hours": "h"}
+STANDARD_RESOURCES = (("oven", ("temperature",)), ("microwave", ()), ("stove", ()))
+EASY_SUFFIX = "__easy"
+
+
+@dataclass(frozen=True)
+class Use:
+    obj: str
+    needs: tuple[tuple[str, str], ...]       # (property, NUMBER literal)
+    sets: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class R2PStep:
+    index: int
+    text: str
+    duration: str                            # a chronoplan quantity, e.g. "30 s"
+    autonomous: bool
+    interruptible: bool
+    after: tuple[int, ...]
+    lags: tuple[tuple[int, str], ...]        # (other step, maximum lag quantity)
+    uses: tuple[Use, ...]
+
+
+@dataclass(frozen=True)
+class R2PRecipe:
+    name: str
+    steps: tuple[R2PStep, ...]
+
+    @property
+    def has_lags(self) -> bool:
+        return any(s.lags for s in self.steps)
+
+
+@dataclass(frozen=True)
+class Instance:
+    key: str
+    recipes: tuple[str, ...]
+
+
+# ------------------------------------------------------------------------------------ reading
+def quantity(text: Any, where: str) -> str:
+    """'30 sec' -> '30 s', '5 min' -> '5 min', '1 hour' -> '1 h' (ImportFormatError otherwise)."""
+    if not isinstance(text, str):
+        raise ImportFormatError(f"{where}: expected a duration string like \"5 min\", got {_show(text)}")
+    m = _DURATION.fullmatch(text)
+    if not m:
+        raise ImportFormatError(f"{where}: cannot read the duration {text!r} (expected e.g. \"30 sec\", "
+                                f"\"5 min\" or \"1 hour\")")
+    return f"{m.group(1)} {_UNITS[m.group(2).lower()]}"
+
+
+def _show(x: Any) -> str:
+    s = repr(x)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _flag(step: dict, key: str, where: str) -> bool:
+    v = step.get(key, 0)
+    if isinstance(v, bool) or (isinstance(v, (int, float)) and v in (0, 1)):
+        return bool(v)
+    raise ImportFormatError(f"{where}: {key!r} must be 0 or 1, got {_show(v)}")
+
+
+def _int(v: Any, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise ImportFormatError(f"{where}: expected a step number, got {_show(v)}")
+    if isinstance(v, str):
+        if not v.strip().isdigit():
+            raise ImportFormatError(f"{where}: expected a step number, got {_show(v)}")
+        v = int(v.strip())
+    if v < 0 or v > 10 ** 9:
+        raise ImportFormatError(f"{where}: step number {v} out of range")
+    return v
+
+
+def _props(d: Any, where: str) -> tuple[tuple[str, str], ...]:
+    if d is None:
+        return ()
+    if not isinstance(d, dict):
+        raise ImportFormatError(f"{where}: expected an object of property values, got {_show(d)}")
+    out = []
+    for k, v in d.items():
+        try:
+            out.append((k, number(v)))
+        except (TypeError, ValueError):
+            raise ImportFormatError(f"{where}: property {k!r} must be a number, got {_show(v)}") from None
+    return tuple(out)
+
+
+def _step(s: Any, where: str) -> R2PStep:
+    if not isinstance(s, dict):
+        raise ImportFormatError(f"{where}: expected a step object, got {_show(s)}")
+    for key in ("step", "text", "time"):
+        if key not in s:
+            raise ImportFormatError(f"{where}: missing {key!r}")
+    index = _int(s["step"], f"{where}: 'step'")
+    where = f"{where} (step {index})"
+    if not isinstance(s["text"], str):
+        raise ImportFormatError(f"{where}: 'text' must be a string, got {_show(s['text'])}")
+    prereq = s.get("prequisites", s.get("prerequisites", []))
+    if not isinstance(prereq, list):
+        raise ImportFormatError(f"{where}: 'prequisites' must be a list of step numbers, got {_show(prereq)}")
+    after = tuple(_int(p, f"{where}: 'prequisites'") for p in prereq)
+    tc = s.get("time_constraint") or {}
+    if not isinstance(tc, dict):
+        raise ImportFormatError(f"{where}: 'time_constraint' must be an object, got {_show(tc)}")
+    lags = tuple((_int(k, f"{where}: 'time_constraint' key"), quantity(v, f"{where}: 'time_constraint'"))
+                 for k, v in tc.items())
+    phys = s.get("physical") or {}
+    if not isinstance(phys, dict):
+        raise ImportFormatError(f"{where}: 'physical' must be an object, got {_show(phys)}")
+    uses = []
+    for obj, arg in phys.items():
+        arg = arg or {}
+        if not isinstance(arg, dict):
+            raise ImportFormatError(f"{where}: 'physical'.{obj} must be an object, got {_show(arg)}")
+        uses.append(Use(obj, _props(arg.get("require"), f"{where}: {obj}.require"),
+                        _props(arg.get("update"), f"{where}: {obj}.update")))
+    return R2PStep(index, s["text"], quantity(s["time"], f"{where}: 'time'"), _flag(s, "parallel", where),
+                   _flag(s, "interrupt", where), after, lags, tuple(uses))
+
+
+def _recipe(r: Any, where: str) -> R2PRecipe:
+    if not isinstance(r, dict):
+        raise ImportFormatError(f"{where}: expected a recipe object {{\"recipe\", \"steps\"}}, got {_show(r)}")
+    name, steps = r.get("recipe"), r.get("steps")
+    if not isinstance(name, str) or not name.strip():
+        raise ImportFormatError(f"{where}: 'recipe' must be a non-empty string, got {_show(name)}")
+    where = f"{where} ({name})"
+    if not isinstance(steps, list) or not steps:
+        raise ImportFormatError(f"{where}: 'steps' must be a non-empty list, got {_show(steps)}")
+    parsed = tuple(_step(s, f"{where} step {i}") for i, s in enumerate(steps))
+    indices = [s.index for s in parsed]
+    for s in parsed:
+        if indices.count(s.index) > 1:
+            raise ImportFormatError(f"{where}: step {s.index} is defined twice")
+        for other in s.after + tuple(o for o, _ in s.lags):
+            if other not in indices:
+                raise ImportFormatError(f"{where}: step {s.index} refers to step {other}, which does not exist")
+    return R2PRecipe(name, parsed)
+
+
+def read_instances(paths) -> tuple[list[R2PRecipe], list[tuple[str, ...]]]:
+    """Recipes (each distinct name once, first definition) and instances (tuples of recipe names)."""
+    recipes: dict = {}
+    origin: dict = {}
+    instances = []
+    for path in paths:
+        path = Path(path)
+        data = read_json(path)
+        if not isinstance(data, list):
+            raise ImportFormatError(f"{path}: expected a list of instances (each a list of recipes), "
+                                    f"got {type(data).__name__}")
+        for i, inst in enumerate(data):
+            where = f"{path}: instance {i}"
+            if not isinstance(inst, list) or not inst:
+                raise ImportFormatError(f"{where}: expected a non-empty list of recipes, got {_show(inst)}")
+            names = []
+            for j, r in enumerate(inst):
+                rec = _recipe(r, f"{where} recipe {j}")
+                if rec.name in recipes and recipes[rec.name] != rec:
+                    raise ImportFormatError(f"{where}: recipe {rec.name!r} differs from its definition in "
+                                            f"{origin[rec.name]}")
+                recipes.setdefault(rec.name, rec)
+                origin.setdefault(rec.name, where)
+                names.append(rec.name)
+            if len(set(names)) != len(names):
+                raise ImportFormatError(f"{where}: a recipe appears twice in one instance")
+            instances.append(tuple(names))
+    if not instances:
+        raise ImportFormatError("no instances in the input")
+    return list(recipes.values()), instances
+
+
+# ------------------------------------------------------------------------------------ writing
+def _licence(paths) -> str:
+    for p in paths:
+        lic = Path(p).parent / "LICENSE"
+        try:
+            text = lic.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text:
+            return text
+    return LICENCE
+
+
+def _header(paths, what: str) -> str:
+    src = ", ".join(Path(p).name for p in paths)
+    lines = [f"Generated by `chronoplan import recipe2plan` from {src}: {what}.",
+             "Derived from the Recipe2Plan data set (WilliamZR/Recipe2Plan), under this licence:", ""]
+    lines += _licence(paths).splitlines()
+    return "\n".join(("# " + ln).rstrip() for ln in lines)
+
+
+def _step_line(s: R2PStep, lags: bool, res_names: dict, prop_names: dict) -> str:
+    parts = [f"step {s.index}", quote(s.text), s.duration]
+    if s.autonomous:
+        parts.append("autonomous")
+    if s.interruptible:
+        parts.append("interruptible")
+    if s.after:
+        parts.append("after " + ", ".join(map(str, s.after)))
+    if lags:
+        parts += [f"within {q} of {o}" for o, q in s.lags]
+    if s.uses:
+        uses = []
+        for u in s.uses:
+            txt = res_names[u.obj]
+            txt += "".join(f" needs {prop_names[(u.obj, k)]} = {v}" for k, v in u.needs)
+            txt += "".join(f" sets {prop_names[(u.obj, k)]} = {v}" for k, v in u.sets)
+            uses.append(txt)
+        parts.append("uses " + ", ".join(uses))
+    return "  " + " ".join(parts)
+
+
+def convert(sources) -> dict:
+    """cooking.json path(s) -> {"recipes.chrono": text, "instances.chrono": text}."""
+    paths = [Path(p) for p in sources]
+    recipes, instances = read_instances(paths)
+    names = Names()
+    res_names: dict = {}
+    props: dict = {}                         # object -> [property names]
+    for obj, ps in STANDARD_RESOURCES:
+        props[obj] = list(ps)
+    for r in recipes:
+        for s in r.steps:
+            for u in s.uses:
+                lst = props.setdefault(u.obj, [])
+                for k, _ in u.needs + u.sets:
+                    if k not in lst:
+                        lst.append(k)
+    for obj in props:
+        res_names[obj] = names.claim(obj, "object")
+    prop_names = {(obj, k): Names.sanitize(k, "property") for obj, ks in props.items() for k in ks}
+    proc: dict = {}                          # original recipe name -> (name, easy name)
+    for r in recipes:
+        base = names.claim(r.name, "recipe")
+        proc[r.name] = (base, names.claim(base + EASY_SUFFIX, "recipe") if r.has_lags else base)
+
+    out = [_header(paths, "resources and one procedure per recipe (a __easy variant drops its time "
+                   "constraints)"), ""]
+    for obj, ks in props.items():
+        block = " { " + " ".join(f"{prop_names[(obj, k)]} = 0" for k in ks) + " }" if ks else ""
+        out.append(f"resource {res_names[obj]} capacity 1{block}")
+    for r in recipes:
+        variants = [(proc[r.name][0], True)] + ([(proc[r.name][1], False)] if r.has_lags else [])
+        for pname, lags in variants:
+            out.append("")
+            if not lags:
+                out.append(f"# {r.name} without its time constraints (used by the _easy scenarios)")
+            out.append(f"procedure {pname} {quote(r.name)} {{")
+            out += [_step_line(s, lags, res_names, prop_names) for s in r.steps]
+            out.append("}")
+    recipes_text = "\n".join(out) + "\n"
+
+    scen = Names()
+    lines = [_header(paths, "one scenario per instance with its time constraints (<key>) and one without "
+                     "(<key>_easy), in seconds"), "", 'import "recipes.chrono"', ""]
+    for inst in instances:
+        key = scen.claim("_".join(proc[n][0] for n in inst), "instance")
+        easy = scen.claim(key + "_easy", "instance")
+        lines.append(f"scenario {key} {{ unit s  agents agent1  procedures "
+                     f"{', '.join(proc[n][0] for n in inst)} }}")
+        lines.append(f"scenario {easy} {{ unit s  agents agent1  procedures "
+                     f"{', '.join(proc[n][1] for n in inst)} }}")
+    return {"recipes.chrono": recipes_text, "instances.chrono": "\n".join(lines) + "\n"}
