@@ -151,6 +151,7 @@ class ProcState:
         self.planned: set = set()             # keys with a planned chunk (batch)
         self.suppressed: set = set()          # keys whose absence another violation explains
         self.lag_reported: set = set()
+        self._seen = 0                        # violations already looked at by ``advance(stop_on=...)``
         for s in problem.steps:
             for lag in s.lags:
                 self.lag_dependents.setdefault((s.task, lag.other), []).append((s.key, lag))
@@ -447,11 +448,16 @@ class ProcState:
                 "E614", f"the plan runs until {self.t(end)}, past the time limit {self.t(t)}",
                 f"finish every step by {self.t(t)}", index, None, t))
 
-    def advance(self, until: Optional[Fraction] = None, *, inclusive_checks: bool = True) -> None:
+    def advance(self, until: Optional[Fraction] = None, *, inclusive_checks: bool = True,
+                stop_on: frozenset = frozenset()) -> None:
         """Process queued events up to ``until`` (all when None).  Events at ``until``: ends and starts
-        always; checks only with ``inclusive_checks``."""
+        always; checks only with ``inclusive_checks``.  Stops right after an event that reported a
+        violation whose code is in ``stop_on`` (``now`` is then that event's time)."""
         q = self.queue
         while q and not self.stopped:
+            if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
+                return
+            self._seen = len(self.violations)
             t = q.peek_time()
             if until is not None and (t > until or (t == until and not inclusive_checks and
                                                     q._heap[0][1] == CHECK)):
@@ -465,6 +471,8 @@ class ProcState:
                 self.start(ev)
             else:
                 self._on_check(t, ev)
+        if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
+            return
         if until is not None and until > self.now:
             self.now = until
 

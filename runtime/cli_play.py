@@ -1,0 +1,106 @@
+"""``chronoplan play FILE [--scenario S]``: the interactive text environment in a terminal.
+
+Input: .chrono files/directories, a step-level scenario, then commands read line by line from stdin (a
+terminal or a pipe: "cook rice in pot", "wait", "wait 5"; "look" reprints the observation, "help" lists
+the commands, "quit" ends).  With several agents a line is ``agent: command`` or several such pairs
+separated by ``;``.  Output: observations and feedback on stdout; a final summary line.  Exit status:
+0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
+"""
+from __future__ import annotations
+
+import sys
+
+
+def configure(p) -> None:
+    p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
+    p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
+    p.add_argument("--show-executable", action="store_true", help="list the commands that would be accepted")
+    p.add_argument("--max-refusals", type=int, default=5, help="refusals in a row that end the episode "
+                   "(0: never; default 5)")
+    p.add_argument("--json", action="store_true", help="print the final metrics as JSON")
+
+
+def parse_line(line: str, agents) -> object:
+    """A command line -> a command string (one agent) or a dict agent -> command."""
+    if len(agents) == 1:
+        return line
+    orders = {}
+    for part in line.split(";"):
+        if ":" in part:
+            a, cmd = part.split(":", 1)
+            orders[a.strip()] = cmd.strip()
+        elif part.strip():
+            orders[agents[0]] = part.strip()
+    return orders
+
+
+def play(env, lines, out) -> int:
+    agents = env.problem.agents
+    tty = hasattr(lines, "isatty") and lines.isatty() and out.isatty()
+    print(env.reset(), file=out)
+    while not env.done:
+        if tty:
+            print("> ", end="", file=out, flush=True)
+        line = lines.readline()
+        if not line:
+            break
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        low = line.lower()
+        if low in ("quit", "exit"):
+            break
+        if low == "look":
+            print(env.observation(), file=out)
+            continue
+        if low == "help":
+            print("Commands: " + "; ".join(f"\"{t}\"" for t in env.texts.values()) + "; \"wait\", \"wait N\", "
+                  "\"look\", \"quit\"" + ("; several agents: \"agent: command; agent: command\""
+                                          if len(agents) > 1 else ""), file=out)
+            continue
+        obs, fb = env.step(parse_line(line, agents))
+        print(("OK: " if fb.ok else "Refused: ") + str(fb), file=out)
+        print(obs, file=out)
+    return 0 if env.success else 1
+
+
+def run(args) -> int:
+    import json
+
+    from chronoplan.compiler.diagnostics import render
+    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
+    from chronoplan.runtime.env import Env
+    from chronoplan.runtime.timefmt import clock
+    from chronoplan.validators.report import json_number
+
+    project, diags, sources = compile_paths(*args.paths)
+    errors = [d for d in diags if d.is_error]
+    for d in errors:
+        print(render(d, sources), file=sys.stderr)
+    if project is None or errors:
+        return 2
+    try:
+        scen = project.scenario(args.scenario)
+        if not scen.procedures:
+            print(f"chronoplan play: error: scenario {scen.name} has no procedures; play supports step-level "
+                  "scenarios", file=sys.stderr)
+            return 2
+        problem = procedure_problem(project, scen)
+    except (KeyError, InstantiationError) as exc:
+        print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    env = Env(problem, show_executable=args.show_executable,
+              max_refusals=args.max_refusals if args.max_refusals > 0 else None)
+    status = play(env, sys.stdin, sys.stdout)
+    m = env.metrics()
+    if args.json:
+        print(json.dumps({k: json_number(v) if not isinstance(v, bool) else v for k, v in m.items()}))
+    else:
+        ct = m["completion_time"]
+        print(f"{'success' if env.success else 'not finished'}: {m['steps_done']}/{m['steps_total']} steps, "
+              f"progress score {m['progress_score']}, "
+              + (f"completed at {clock(ct, problem.time_unit)}" if ct is not None else
+                 f"time {clock(m['time'], problem.time_unit)}")
+              + f", {m['refusals']} refused of {m['commands']} commands")
+    return status

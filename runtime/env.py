@@ -1,0 +1,291 @@
+"""Interactive text environment over a step-level scenario (TimeArena's closed-loop protocol).
+
+Input: a ``ProcedureProblem``; then commands, one per call: a step's text ("cook rice in pot",
+case-insensitive, whitespace-normalised; also "step 3 of Cobbler"), "wait" or "wait N"; with several
+agents a dict ``{agent: command}``.  Output: ``env.reset() -> observation``, ``env.step(command) ->
+(observation, Feedback)``; ``env.metrics()``.
+
+Protocol (runtime/procsim.py has the step semantics):
+- The clock advances in ticks: one minute when the scenario's unit has seconds, else one tick.
+- A command at time t starts the step at t.  The agent's next command comes when it is free again: after
+  the step's occupation (a continuous step of d keeps it until t+d), and at least one tick later (a
+  non-occupying step costs its agent the tick t and completes at t+d).  With several agents the clock
+  moves one tick at a time, skipping ticks in which every agent is busy.
+- A refused command (unknown text, unmet prerequisite, occupied object, property mismatch, repeat...)
+  changes nothing but still costs the tick; running steps keep running.  ``max_refusals`` refusals in a
+  row end the episode (5, as TimeArena; None: never).
+- The episode ends when every step is done (completion time = the last step's end; when nothing is left
+  to start the clock runs on to it), when the time limit passes, or when a maximum lag or a deadline can
+  no longer be met.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional, Union
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime import metrics as M
+from chronoplan.runtime import timefmt
+from chronoplan.runtime.procsim import Chunk, ProcState, step_name
+from chronoplan.runtime.violations import Violation
+
+FATAL = frozenset({"E603", "E612"})
+
+
+@dataclass(frozen=True)
+class Feedback:
+    ok: bool
+    message: str
+    time: Fraction
+    code: Optional[str] = None
+    category: Optional[str] = None
+    hint: str = ""
+    done: bool = False
+    success: bool = False
+
+    def __str__(self) -> str:
+        return self.message + (f" Hint: {self.hint}" if self.hint and not self.ok else "")
+
+
+def normalize(text: str) -> str:
+    t = re.sub(r"\s+", " ", str(text)).strip().strip("\"'`").strip()
+    return t.rstrip(".").strip().lower()
+
+
+def display_text(step, problem: ProcedureProblem) -> str:
+    """The step's text with procedure-local object names replaced by their instance names (rice -> rice_1)."""
+    text = step.text
+    for u in step.uses:
+        res = problem.resource(u.resource)
+        if res is not None and res.declared != res.name:
+            text = re.sub(rf"(?<![\w-]){re.escape(res.declared)}(?![\w-])", res.name, text)
+    return text
+
+
+class Env:
+    def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
+                 show_executable: bool = False, max_refusals: Optional[int] = 5,
+                 limit: Optional[Fraction] = None) -> None:
+        self.problem = problem
+        self.unit = problem.time_unit
+        self.tick = Fraction(tick) if tick is not None else (
+            Fraction(1) if self.unit.seconds is None else Fraction(60, self.unit.seconds))
+        self.show_executable = show_executable
+        self.max_refusals = max_refusals
+        self.limit = limit if limit is not None else problem.limit
+        self.texts = {s.key: display_text(s, problem) for s in problem.steps}
+        self._commands: dict = {}
+        for s in problem.steps:
+            for form in (self.texts[s.key], s.text, f"step {s.index} of {s.task}", f"{s.task} step {s.index}",
+                         f"{s.task}.{s.index}"):
+                keys = self._commands.setdefault(normalize(form), [])
+                if s.key not in keys:
+                    keys.append(s.key)
+        self.reset()
+
+    # ------------------------------------------------------------------ episode state
+    def reset(self) -> str:
+        self.state = ProcState(self.problem)
+        self.time = Fraction(0)
+        self.n = 0
+        self.refusals_in_row = 0
+        self.refusals = 0
+        self.done = False
+        self.success = False
+        self.end_reason = ""
+        self.log: list[Feedback] = []
+        self._wait_until = Fraction(0)
+        return self.observation()
+
+    def _t(self, x: Fraction) -> str:
+        return timefmt.clock(x, self.unit)
+
+    def _d(self, x: Fraction) -> str:
+        return timefmt.duration(x, self.unit)
+
+    def match(self, command: str) -> Optional[tuple[str, int]]:
+        keys = self._commands.get(normalize(command))
+        if not keys:
+            return None
+        st = self.state.steps
+        free = [k for k in keys if st[k].done_at is None and st[k].running is None]
+        for k in free:
+            out, _ = self.state.check_start(Chunk(-1, k[0], k[1], self.time))
+            if not out:
+                return k
+        return (free or keys)[0]
+
+    def executable(self, agent: Optional[str] = None) -> list[str]:
+        """Commands that would be accepted now (for the agent, default the first)."""
+        agent = agent or self.problem.agents[0]
+        out = []
+        for s in self.problem.steps:
+            st = self.state.steps[s.key]
+            if st.done_at is not None or st.running is not None:
+                continue
+            v, _ = self.state.check_start(Chunk(-1, s.task, s.index, self.time, None, agent))
+            if not v:
+                out.append(self.texts[s.key])
+        return out
+
+    # ------------------------------------------------------------------ observation
+    def observation(self) -> str:
+        st = self.state
+        t = self.time
+        lines = [f"Time {self._t(t)}."]
+        parts = []
+        for a in self.problem.agents:
+            busy = [r for r in st.agent_runs[a] if r.start + r.busy > t and r.busy > 0]
+            who = "You are" if len(self.problem.agents) == 1 else f"{a} is"
+            if busy:
+                r = busy[-1]
+                parts.append(f"{who} busy with \"{self.texts[r.key]}\" until {self._t(r.start + r.busy)}")
+            else:
+                parts.append(f"{who} free")
+        lines.append("; ".join(parts) + ".")
+        running = [r for r in st.running_runs(t)]
+        if running:
+            lines.append("Running: " + "; ".join(
+                f"\"{self.texts[r.key]}\" ({step_name(r.key)}) until {self._t(r.end)}" for r in running) + ".")
+        objs = []
+        for res in self.problem.resources:
+            holders = [r for r in st.holders.get(res.name, ()) if r.end > t and r.start <= t]
+            desc = (f"{res.name} in use until {self._t(min(r.end for r in holders))}" if len(holders) >= res.capacity
+                    else f"{res.name} free")
+            props = st.props.get(res.name, {})
+            if props:
+                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in props.items())
+            objs.append(desc)
+        if objs:
+            lines.append("Objects: " + "; ".join(objs) + ".")
+        done = [k for k, s in st.steps.items() if s.done_at is not None]
+        lines.append(f"Done {len(done)} of {len(self.problem.steps)} steps "
+                     f"(progress score {M.progress_score(self.problem, done)}).")
+        if self.show_executable and not self.done:
+            ex = self.executable()
+            lines.append("You can do now: " + ("; ".join(f"\"{e}\"" for e in ex) if ex else "nothing (wait)") + ".")
+        if self.done:
+            lines.append(("All steps are done. " if self.success else "The episode is over: ") +
+                         self.end_reason)
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ acting
+    def step(self, command: Union[str, dict]) -> tuple[str, Feedback]:
+        t = self.time
+        if self.done:
+            fb = Feedback(False, "The episode is over.", t, done=True, success=self.success)
+            return self.observation(), fb
+        agents = self.problem.agents
+        if isinstance(command, dict):
+            orders = [(a, command.get(a, "wait")) for a in agents]
+            unknown = [a for a in command if a not in agents]
+        else:
+            orders, unknown = [(agents[0], command)], []
+        results = [self._refuse(Violation("E103", f"there is no agent {a!r}", f"use one of: {', '.join(agents)}",
+                                          None, a, t)) for a in unknown]
+        for agent, cmd in orders:
+            results.append(self._command(agent, str(cmd) if cmd is not None else "wait", t))
+        self._advance_clock(t, results)
+        fb = results[0] if len(results) == 1 else Feedback(
+            all(r.ok for r in results), " ".join(r.message for r in results), t,
+            next((r.code for r in results if r.code), None), next((r.category for r in results if r.category), None),
+            " ".join(r.hint for r in results if r.hint))
+        if self.done:
+            fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
+                          f" The episode is over: {self.end_reason}"), t, fb.code, fb.category, fb.hint, True,
+                          self.success)
+        self.log.append(fb)
+        return self.observation(), fb
+
+    def _refuse(self, v: Violation) -> Feedback:
+        self.refusals += 1
+        self.refusals_in_row += 1
+        return Feedback(False, v.message, self.time, v.code, v.category, v.hint)
+
+    def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
+        norm = normalize(cmd)
+        m = re.fullmatch(r"wait(?: (\d+))?", norm)
+        if m:
+            self.refusals_in_row = 0
+            self._wait_until = t + self.tick * max(1, int(m.group(1) or 1))
+            return Feedback(True, "You wait." if len(self.problem.agents) == 1 else f"{agent} waits.", t)
+        key = self.match(cmd)
+        self.n += 1
+        if key is None:
+            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6)
+            hint = ("did you mean: " + "; ".join(f"\"{c}\"" for c in close)) if close else \
+                "use a step's text exactly as listed, or \"wait\""
+            return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", hint, self.n - 1,
+                                          agent, t))
+        chunk = Chunk(self.n - 1, key[0], key[1], t, None, agent)
+        out, run = self.state.start(chunk, refuse=True)
+        if out:
+            return self._refuse(out[0])
+        self.refusals_in_row = 0
+        text = self.texts[key]
+        if run.busy >= run.duration:
+            msg = f"You do \"{text}\" until {self._t(run.end)}."
+        else:
+            msg = f"\"{text}\" runs on its own until {self._t(run.end)}."
+        if len(self.problem.agents) > 1:
+            msg = f"{agent}: {msg}"
+        return Feedback(True, msg, t)
+
+    def _agent_free_at(self, agent: str, t: Fraction) -> Fraction:
+        return self.state.agent_free_at(agent, t)
+
+    def _advance_clock(self, t: Fraction, results: list) -> None:
+        new_t = max(t + self.tick, self._wait_until)
+        self._wait_until = t
+        while True:
+            frees = [self._agent_free_at(a, new_t) for a in self.problem.agents]
+            if min(frees) <= new_t:
+                break
+            new_t = min(frees)
+        st = self.state
+        before = len(st.violations)
+        remaining = [s for s in st.steps.values() if s.done_at is None]
+        if remaining and all(s.running is not None for s in remaining):
+            new_t = max(new_t, max(s.running.end for s in remaining))
+        if self.limit is not None and new_t > self.limit:
+            new_t = max(t, self.limit)
+        st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
+        fatal = [v for v in st.violations[before:] if v.code in FATAL]
+        self.time = st.now if fatal else new_t
+        if all(s.done_at is not None for s in st.steps.values()):
+            self.done, self.success = True, not fatal
+            self.end_reason = f"completed at {self._t(max(s.done_at for s in st.steps.values()))}."
+        elif fatal:
+            self.done, self.end_reason = True, fatal[0].message + "."
+        elif self.limit is not None and new_t >= self.limit:
+            self.done, self.end_reason = True, f"the time limit {self._t(self.limit)} is reached."
+        elif self.max_refusals is not None and self.refusals_in_row >= self.max_refusals:
+            self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
+
+    # ------------------------------------------------------------------ scores
+    def completion_time(self) -> Optional[Fraction]:
+        st = self.state.steps.values()
+        return max(s.done_at for s in st) if all(s.done_at is not None for s in st) else None
+
+    def metrics(self) -> dict:
+        done = {k: s.done_at for k, s in self.state.steps.items() if s.done_at is not None}
+        score = M.progress_score(self.problem, done)
+        return {"time": self.time, "success": self.success, "completion_time": self.completion_time(),
+                "progress_score": score, "steps_done": len(done), "steps_total": len(self.problem.steps),
+                "commands": len(self.log), "refusals": self.refusals, "done": self.done}
+
+    def episode_score(self) -> M.EpisodeScore:
+        done = {k: s.done_at for k, s in self.state.steps.items() if s.done_at is not None}
+        reached = max(done.values(), default=Fraction(0))
+        score = M.progress_score(self.problem, done)
+        return M.EpisodeScore(score, M.minutes(reached, self.unit), self.success)
+
+
+def _val(v) -> str:
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+    return str(v)
