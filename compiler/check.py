@@ -187,14 +187,15 @@ def _canonical(cycle, position) -> list:
 
 
 def _names_in(node):
-    if isinstance(node, A.Name):
-        yield node.ident.name
-    for attr in ("left", "right", "arg"):
-        if hasattr(node, attr):
-            yield from _names_in(getattr(node, attr))
-    if isinstance(node, A.Call):
-        for a in node.args:
-            yield from _names_in(a)
+    """Names referenced by an expression (iterative: expressions may be long chains)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, A.Name):
+            yield n.ident.name
+        stack.extend(getattr(n, a) for a in ("left", "right", "arg") if hasattr(n, a))
+        if isinstance(n, A.Call):
+            stack.extend(n.args)
 
 
 def require_type(ctx: Ctx, ident: A.Ident) -> bool:

@@ -78,6 +78,9 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
         return (None, None) if e is None else (-e, d)
     if isinstance(node, A.Call):
         return _call(node, scope, report, depth)
+    if isinstance(node, A.BinOp) and node.op in "+-" and isinstance(node.left, A.BinOp) \
+            and node.left.op in "+-":
+        return _sum_chain(node, scope, report, depth)
     if isinstance(node, A.BinOp):
         le, ld = convert(node.left, scope, report, depth + 1)
         re_, rd = convert(node.right, scope, report, depth + 1)
@@ -106,6 +109,29 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
             return le / re_, (T if (ld is T and rd is N) else N)
     report(_err("E001", "unsupported expression", getattr(node, "span", None)))
     return None, None
+
+
+def _sum_chain(node, scope, report, depth):
+    """A long left-nested chain of + and - without deep recursion (a + b - c + ...)."""
+    terms = []
+    while isinstance(node, A.BinOp) and node.op in "+-":
+        terms.append(node)
+        node = node.left
+    total, dim = convert(node, scope, report, depth + 1)
+    if total is None:
+        return None, None
+    parts = [total]
+    for b in reversed(terms):
+        e, d = convert(b.right, scope, report, depth + 1)
+        if e is None:
+            return None, None
+        if d is not dim:
+            report(_err("E106", f"unit mismatch: cannot {'add' if b.op == '+' else 'subtract'} a {d.value} "
+                                f"{'to' if b.op == '+' else 'from'} a {dim.value} (write both with a time unit, "
+                                "or neither)", b.span))
+            return None, None
+        parts.append(e if b.op == "+" else -e)
+    return sympy.Add(*parts), dim
 
 
 def _call(node: A.Call, scope: Scope, report, depth):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer_NonRecursive, v_args
 from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from chronoplan.compiler import ast as A
@@ -47,7 +47,7 @@ def _unquote(tok) -> str:
     return "".join(out)
 
 
-class _ToAST(Transformer):
+class _ToAST(Transformer_NonRecursive):
     """lark tree -> AST; no lookups and no errors."""
 
     def __init__(self, file: str):
@@ -105,6 +105,12 @@ class _ToAST(Transformer):
     @v_args(meta=True)
     def name(self, meta, c):
         return A.Name(self.id(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def name_quantity(self, meta, c):
+        # ``C min``: a unitless constant read in a unit (C * 1 min)
+        return A.BinOp("*", A.Name(self.id(c[0]), self.tsp(c[0])), A.Quantity(Fraction(1), str(c[1]), self.tsp(c[1])),
+                       self.sp(meta))
 
     @v_args(meta=True)
     def attr_ref(self, meta, c):
