@@ -1,0 +1,405 @@
+"""Optimal reference schedules for step-level scenarios with OR-tools CP-SAT.
+
+Input: a ``compiler.instantiate.ProcedureProblem``, a time limit and a worker count.  Output: ``Result``
+(status optimal|feasible|unsolvable|timeout|error, makespan, lower bound, the schedule as ``Entry``
+chunks {task, step, start, duration, agent} in the scenario's time unit, wall-clock seconds).
+
+Model (the semantics of ``runtime.procsim``), on an integer grid: every number of the problem is scaled by
+the LCM of its denominators and divided by the GCD of the results, so the grid unit is the largest one on
+which all durations, lags, releases, deadlines and the limit lie.  Optimality is over plans whose times are
+multiples of that unit.
+- A step is an interval [start, end).  An interruptible step that occupies its agent (continuous) or
+  holds a resource is cut into unit pieces of one grid unit each (pieces in order, gaps allowed), so any
+  chunking on the grid is representable; consecutive pieces on one agent are merged into one chunk in the
+  schedule.  A step longer than ``max_pieces`` units gets coarser pieces (then the model is restricted:
+  ``exact`` is False and the status is at best ``feasible``).  An interruptible step that neither occupies
+  its agent nor holds a resource only needs start + duration <= end (written as one or two chunks).
+  "Autonomous for k" steps that are also interruptible run in one chunk (a restriction, as above).
+- Agents: each occupation (a continuous piece or step, the first k units of an "autonomous for k" step) is
+  assigned one agent; NoOverlap per agent (one NoOverlap with a single agent).  Identical agents are
+  symmetry-broken by order of first use.
+- Resources: NoOverlap (capacity 1) or Cumulative over the intervals holding them.
+- Properties: a ``needs k = T`` step chooses one support, the initial value or a setter of T that completes
+  no later than its first start, and every setter of another value completes strictly before the support
+  or strictly after the step's last chunk start (a value is written when its setter completes).
+- Prerequisites: start >= end of each prerequisite; lags: min <= start(Y) - end(X) <= max; release,
+  deadline, scenario limit; objective: minimise the makespan.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
+
+STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
+MAX_HORIZON = 2 ** 40
+
+
+class SolverUnavailable(RuntimeError):
+    """OR-tools is not installed."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One chunk of the schedule (times in the scenario's unit)."""
+
+    task: str
+    step: int
+    start: Fraction
+    duration: Fraction
+    agent: str
+
+    def to_json(self) -> dict:
+        return {"task": self.task, "step": self.step, "start": json_number(self.start),
+                "duration": json_number(self.duration), "agent": self.agent}
+
+
+@dataclass(frozen=True)
+class Result:
+    status: str
+    makespan: Optional[Fraction]
+    bound: Optional[Fraction]
+    schedule: tuple[Entry, ...]
+    seconds: float
+    planner: str = "cpsat"
+    exact: bool = True                 # False: the model restricts chunking (see module docstring)
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
+
+    def plan_json(self, scenario: Optional[str] = None) -> dict:
+        """The schedule in the timed-schedule plan format."""
+        out = {"schedule": [e.to_json() for e in self.schedule]}
+        return {"scenario": scenario, **out} if scenario else out
+
+
+def json_number(x: Optional[Fraction]):
+    """An int when integral, else a float (None stays None)."""
+    if x is None:
+        return None
+    return x.numerator if x.denominator == 1 else float(x)
+
+
+# ------------------------------------------------------------------------------------ the grid
+def _numbers(problem: ProcedureProblem) -> list:
+    xs = []
+    for s in problem.steps:
+        xs += [s.duration, s.occupy_for]
+        xs += [v for lag in s.lags for v in (lag.min, lag.max) if v is not None]
+        xs += [v for v in (s.release, s.deadline) if v is not None]
+    if problem.limit is not None:
+        xs.append(problem.limit)
+    return [Fraction(x) for x in xs]
+
+
+def grid_unit(problem: ProcedureProblem) -> Fraction:
+    """The largest time unit (in the scenario's unit) of which every number of the problem is a multiple."""
+    xs = _numbers(problem)
+    scale = 1
+    for x in xs:
+        scale = scale * x.denominator // math.gcd(scale, x.denominator)
+    g = 0
+    for x in xs:
+        g = math.gcd(g, abs(int(x * scale)))
+    return Fraction(g or 1, scale)
+
+
+def trivial_bound(problem: ProcedureProblem) -> Fraction:
+    """A valid lower bound on the makespan: earliest completions along prerequisites and minimum lags,
+    and the continuous work shared among the agents."""
+    es = {s.key: s.release or Fraction(0) for s in problem.steps}
+    by_key = {s.key: s for s in problem.steps}
+    for _ in range(len(problem.steps) + 1):
+        changed = False
+        for s in problem.steps:
+            t = es[s.key]
+            for p in s.prerequisites:
+                ps = by_key.get((s.task, p))
+                if ps is not None:
+                    t = max(t, es[ps.key] + ps.duration)
+            for lag in s.lags:
+                xs = by_key.get((s.task, lag.other))
+                if xs is not None and lag.min is not None:
+                    t = max(t, es[xs.key] + xs.duration + lag.min)
+            if t != es[s.key]:
+                es[s.key], changed = t, True
+        if not changed:
+            break
+    path = max((es[s.key] + s.duration for s in problem.steps), default=Fraction(0))
+    work = sum((s.occupy_for for s in problem.steps), Fraction(0)) / max(1, len(problem.agents))
+    return max(path, work)
+
+
+# ------------------------------------------------------------------------------------ model
+@dataclass
+class _Var:
+    step: SchedStep
+    d: int                               # duration in grid units
+    start: object
+    end: object
+    pieces: list                         # [(start var, size, end var, interval)]
+    kind: str                            # "whole" | "pieces" | "stretch"
+    occ: list = field(default_factory=list)   # [(piece index or None, interval, size, start var)]
+    agent_lits: dict = field(default_factory=dict)   # occ position -> [lit per agent]
+
+
+def _uses_count(s: SchedStep) -> dict:
+    out: dict = {}
+    for u in s.uses:
+        out[u.resource] = out.get(u.resource, 0) + 1
+    return out
+
+
+class _Builder:
+    def __init__(self, cp_model, problem: ProcedureProblem, unit: Fraction, max_pieces: int) -> None:
+        self.cp = cp_model
+        self.m = cp_model.CpModel()
+        self.p = problem
+        self.unit = unit
+        self.max_pieces = max_pieces
+        self.exact = True
+        self.notes: list = []
+        self.vars: dict = {}
+
+    def g(self, x: Fraction) -> int:
+        q = Fraction(x) / self.unit
+        assert q.denominator == 1, (x, self.unit)
+        return int(q)
+
+    def horizon(self) -> int:
+        if self.p.limit is not None:
+            return self.g(self.p.limit)
+        h = max((self.g(s.release) for s in self.p.steps if s.release is not None), default=0)
+        h += sum(self.g(s.duration) for s in self.p.steps)
+        h += sum(self.g(lag.min) for s in self.p.steps for lag in s.lags if lag.min is not None and lag.min > 0)
+        return h + len(self.p.steps) + 1     # + strict property orderings
+
+    def build(self) -> None:
+        m, H = self.m, self.horizon()
+        if H > MAX_HORIZON:
+            raise ValueError(f"the time horizon ({H} grid units) is too large for CP-SAT")
+        for s in self.p.steps:
+            self.vars[s.key] = self._step(s, H)
+        self._agents()
+        self._resources()
+        self._properties()
+        for s in self.p.steps:
+            v = self.vars[s.key]
+            for pk in s.prerequisites:
+                pv = self.vars.get((s.task, pk))
+                if pv is not None:
+                    m.Add(v.start >= pv.end)
+            for lag in s.lags:
+                xv = self.vars.get((s.task, lag.other))
+                if xv is None:
+                    continue
+                if lag.min is not None:
+                    m.Add(v.start - xv.end >= self.g(lag.min))
+                if lag.max is not None:
+                    m.Add(v.start - xv.end <= self.g(lag.max))
+            if s.deadline is not None:
+                m.Add(v.end <= self.g(s.deadline))
+        self.makespan = m.NewIntVar(0, H, "makespan")
+        if self.vars:
+            m.AddMaxEquality(self.makespan, [v.end for v in self.vars.values()])
+        else:
+            m.Add(self.makespan == 0)
+        m.Minimize(self.makespan)
+
+    def _step(self, s: SchedStep, H: int) -> _Var:
+        m = self.m
+        d = self.g(s.duration)
+        lo = self.g(s.release) if s.release is not None else 0
+        name = f"{s.task}.{s.index}"
+        start = m.NewIntVar(lo, H, f"s[{name}]")
+        end = m.NewIntVar(lo, H, f"e[{name}]")
+        occupies = s.occupancy is ir.Occupancy.CONTINUOUS
+        if s.interruptible and d >= 2 and s.occupancy is ir.Occupancy.START and not s.uses:
+            m.Add(end >= start + d)
+            return _Var(s, d, start, end, [], "stretch")
+        if s.interruptible and d >= 2 and s.occupancy is ir.Occupancy.PARTIAL:
+            self.exact = False
+            self.notes.append(f"step {s.index} of {s.task} (interruptible, autonomous for k) runs in one chunk")
+        if s.interruptible and d >= 2 and (occupies or s.uses) and s.occupancy is not ir.Occupancy.PARTIAL:
+            n = d if d <= self.max_pieces else max(k for k in range(1, self.max_pieces + 1) if d % k == 0)
+            if n < d:
+                self.exact = False
+                self.notes.append(f"step {s.index} of {s.task} is cut into {n} pieces of {d // n} grid units")
+            size = d // n
+            pieces = []
+            for i in range(n):
+                ps = start if i == 0 else m.NewIntVar(lo, H, f"ps[{name}.{i}]")
+                pe = end if i == n - 1 else m.NewIntVar(lo, H, f"pe[{name}.{i}]")
+                iv = m.NewIntervalVar(ps, size, pe, f"p[{name}.{i}]")
+                if pieces:
+                    m.Add(ps >= pieces[-1][2])
+                pieces.append((ps, size, pe, iv))
+            v = _Var(s, d, start, end, pieces, "pieces")
+            if occupies:
+                v.occ = [(i, iv, size, ps) for i, (ps, size, _, iv) in enumerate(pieces)]
+            return v
+        iv = m.NewIntervalVar(start, d, end, f"i[{name}]")
+        v = _Var(s, d, start, end, [(start, d, end, iv)], "whole")
+        o = self.g(s.occupy_for)
+        if o > 0:
+            oiv = iv if o == d else m.NewFixedSizeIntervalVar(start, o, f"o[{name}]")
+            v.occ = [(None, oiv, o, start)]
+        return v
+
+    def _agents(self) -> None:
+        m, agents = self.m, self.p.agents
+        occs = [(v, pos) for v in self.vars.values() for pos in range(len(v.occ))]
+        if len(agents) == 1:
+            if occs:
+                m.AddNoOverlap([v.occ[pos][1] for v, pos in occs])
+            return
+        per_agent: list = [[] for _ in agents]
+        for j, (v, pos) in enumerate(occs):
+            _, _, size, st = v.occ[pos]
+            lits = []
+            for a in range(len(agents)):
+                lit = m.NewBoolVar(f"x[{v.step.task}.{v.step.index}.{pos}.{a}]")
+                if a > j:                        # symmetry: the j-th occupation uses one of the first j+1 agents
+                    m.Add(lit == 0)
+                per_agent[a].append(m.NewOptionalFixedSizeIntervalVar(st, size, lit, f"oa[{j}.{a}]"))
+                lits.append(lit)
+            m.AddExactlyOne(lits)
+            v.agent_lits[pos] = lits
+        for ivs in per_agent:
+            if len(ivs) > 1:
+                m.AddNoOverlap(ivs)
+
+    def _resources(self) -> None:
+        m = self.m
+        for r in self.p.resources:
+            ivs, demands = [], []
+            for v in self.vars.values():
+                k = _uses_count(v.step).get(r.name, 0)
+                for (_, _, _, iv) in (v.pieces if k else ()):
+                    ivs.append(iv)
+                    demands.append(k)
+            if sum(demands) <= r.capacity or not ivs:
+                continue
+            if r.capacity == 1 and all(dm == 1 for dm in demands):
+                m.AddNoOverlap(ivs)
+            else:
+                m.AddCumulative(ivs, demands, r.capacity)
+
+    def _properties(self) -> None:
+        m = self.m
+        setters: dict = {}
+        for v in self.vars.values():
+            for u in v.step.uses:
+                for k, val in u.sets:
+                    setters.setdefault((u.resource, k), []).append((v, val))
+        initial = {r.name: dict(r.properties) for r in self.p.resources}
+        for n in self.vars.values():
+            last_start = n.pieces[-1][0] if n.pieces else n.start
+            for u in n.step.uses:
+                for k, want in u.needs:
+                    cands = [(x, val) for x, val in setters.get((u.resource, k), []) if x is not n]
+                    support = [x for x, val in cands if val == want]
+                    conflict = [x for x, val in cands if val != want]
+                    lits = []
+                    if initial.get(u.resource, {}).get(k) == want:
+                        lit = m.NewBoolVar("init")
+                        for c in conflict:
+                            m.Add(c.end >= last_start + 1).OnlyEnforceIf(lit)
+                        lits.append(lit)
+                    for x in support:
+                        lit = m.NewBoolVar("support")
+                        m.Add(x.end <= n.start).OnlyEnforceIf(lit)
+                        for c in conflict:
+                            before = m.NewBoolVar("before")
+                            m.Add(c.end + 1 <= x.end).OnlyEnforceIf([lit, before])
+                            m.Add(c.end >= last_start + 1).OnlyEnforceIf([lit, before.Not()])
+                        lits.append(lit)
+                    if lits:
+                        m.AddExactlyOne(lits)
+                    else:
+                        m.AddBoolOr([])          # nothing ever sets the needed value: unsolvable
+
+    # -------------------------------------------------------------------- reading a solution
+    def schedule(self, solver) -> list:
+        agents = self.p.agents
+        out = []
+        for v in self.vars.values():
+            s = v.step
+            val = solver.Value
+            if v.kind == "stretch":
+                st, en = val(v.start), val(v.end)
+                if en - st == v.d:
+                    runs = [(st, v.d, agents[0])]
+                else:
+                    runs = [(st, v.d - 1, agents[0]), (en - 1, 1, agents[0])]
+            else:
+                pieces = []
+                for i, (ps, size, _, _) in enumerate(v.pieces):
+                    pos = i if v.kind == "pieces" and v.occ else (0 if v.occ else None)
+                    agent = agents[0]
+                    if pos is not None and pos in v.agent_lits:
+                        agent = agents[next(a for a, lit in enumerate(v.agent_lits[pos]) if solver.BooleanValue(lit))]
+                    pieces.append((val(ps), size, agent))
+                runs = []
+                for st, size, agent in pieces:
+                    if runs and runs[-1][2] == agent and runs[-1][0] + runs[-1][1] == st:
+                        runs[-1] = (runs[-1][0], runs[-1][1] + size, agent)
+                    else:
+                        runs.append((st, size, agent))
+            for st, size, agent in runs:
+                out.append(Entry(s.task, s.index, st * self.unit, size * self.unit, agent))
+        order = {t: i for i, t in enumerate(self.p.tasks)}
+        out.sort(key=lambda e: (e.start, order.get(e.task, 0), e.step))
+        return out
+
+
+def _cp_model():
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        raise SolverUnavailable("the cpsat planner needs OR-tools: pip install 'chronoplan[optimal]'") from None
+    return cp_model
+
+
+def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int = 2, *,
+                max_pieces: int = 32, seed: int = 0) -> Result:
+    """Minimise the makespan of ``problem``; raise SolverUnavailable when OR-tools is missing."""
+    cp_model = _cp_model()
+    t0 = time.perf_counter()
+    unit = grid_unit(problem)
+    b = _Builder(cp_model, problem, unit, max(1, max_pieces))
+    try:
+        b.build()
+    except ValueError as exc:
+        return Result("error", None, None, (), time.perf_counter() - t0, message=str(exc))
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.01, float(timeout))
+    solver.parameters.num_workers = max(1, int(workers))
+    solver.parameters.random_seed = seed
+    code = solver.Solve(b.m)
+    seconds = time.perf_counter() - t0
+    msg = "; ".join(b.notes)
+    stats = {"grid_unit": unit, "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
+    lb = trivial_bound(problem)
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        makespan = solver.Value(b.makespan) * unit
+        bound = max(lb, math.ceil(solver.BestObjectiveBound() - 1e-6) * unit) if b.exact else lb
+        status = "optimal" if code == cp_model.OPTIMAL and b.exact else "feasible"
+        if code == cp_model.OPTIMAL and b.exact:
+            bound = makespan
+        return Result(status, makespan, min(bound, makespan), tuple(b.schedule(solver)), seconds,
+                      exact=b.exact, message=msg, stats=stats)
+    if code == cp_model.INFEASIBLE:
+        if b.exact:
+            return Result("unsolvable", None, None, (), seconds, message=msg or "no plan meets every constraint",
+                          stats=stats)
+        return Result("error", None, None, (), seconds, exact=False,
+                      message=f"the restricted model has no solution ({msg})", stats=stats)
+    if code == cp_model.UNKNOWN:
+        return Result("timeout", None, lb, (), seconds, exact=b.exact, message=msg, stats=stats)
+    return Result("error", None, None, (), seconds, exact=b.exact,
+                  message=f"CP-SAT: {solver.StatusName(code)}", stats=stats)
