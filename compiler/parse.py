@@ -21,7 +21,8 @@ MAX_SOURCE_BYTES = 20_000_000
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                cache=True)
 
 
 def _num(tok) -> Fraction:
