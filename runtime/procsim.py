@@ -426,7 +426,7 @@ class ProcState:
     def _on_check(self, t: Fraction, what: tuple) -> None:
         if what[0] == "deadline":
             st = self.steps[what[1]]
-            if st.done_at is None:
+            if st.done_at is None and not (st.first_start is None and st.step.key in self.suppressed):
                 name = step_name(st.step.key)
                 state = (f"it runs until {self.t(st.running.end)}" if st.running is not None else
                          "it has not started" if st.first_start is None else "it is not complete")
