@@ -340,3 +340,36 @@ def test_household4_nine_minutes_is_refused(project):
                                Chunk(2, "household4", 3, Fraction(4))])
     assert [v.code for v in res.violations] == ["E411"]
     assert "fruit_tree" in res.violations[0].message
+
+
+def _play(p, sol):
+    env_mod = pytest.importorskip("chronoplan.runtime.env")
+    env = env_mod.Env(p)
+    env.reset()
+    by_start = {t: key for key, t in sol.starts.items()}
+    for _ in range(4 * sol.makespan + 10):
+        if env.done:
+            break
+        key = by_start.get(int(env.time))
+        _, fb = env.step(env.texts[key] if key is not None else "wait")
+        assert fb.ok, fb.message
+    return env
+
+
+@pytest.mark.parametrize("name", [f"{c}{i}" for c in CATS for i in range(1, 11)] + ["household1_2", "lab9_10_1"])
+def test_optimal_schedule_plays_in_the_interactive_environment(project, name):
+    p = procedure_problem(project, project.scenarios[name])
+    sol = solve(p)
+    env = _play(p, sol)
+    m = env.metrics()
+    assert m["success"] and m["completion_time"] == sol.makespan and m["progress_score"] == 100
+
+
+def test_interactive_environment_refuses_an_occupied_object(project):
+    env_mod = pytest.importorskip("chronoplan.runtime.env")
+    env = env_mod.Env(procedure_problem(project, project.scenarios["household4"]))
+    env.reset()
+    assert env.step("add water to watering_can")[1].ok            # minutes 0-2
+    assert env.step("water fruit_tree by watering_can")[1].ok     # minute 3, runs until 9
+    _, fb = env.step("trim fruit_tree")                           # minute 4: the tree is occupied
+    assert not fb.ok and fb.category == "resource-busy" and "fruit_tree" in fb.message
