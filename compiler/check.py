@@ -177,7 +177,6 @@ def check_constants(ctx: Ctx) -> None:
             continue
         ctx.const_dims[name] = dim
         ctx.constants[name] = ir.Constant(name, expr, dim, item.span)
-    ctx.used_constants.clear()
 
 
 def _canonical(cycle, position) -> list:
