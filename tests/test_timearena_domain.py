@@ -373,3 +373,41 @@ def test_interactive_environment_refuses_an_occupied_object(project):
     assert env.step("water fruit_tree by watering_can")[1].ok     # minute 3, runs until 9
     _, fb = env.step("trim fruit_tree")                           # minute 4: the tree is occupied
     assert not fb.ok and fb.category == "resource-busy" and "fruit_tree" in fb.message
+
+
+# ---------------------------------------------------------------------------------------------- other tools
+@pytest.mark.parametrize("cat", CATS)
+def test_cpsat_reaches_the_oracle_and_its_schedules_replay(project, cat):
+    pytest.importorskip("ortools")
+    cpsat = pytest.importorskip("chronoplan.runtime.cpsat")
+    from chronoplan.runtime.procsim import Chunk, simulate
+    for i in range(1, 11):
+        p = procedure_problem(project, project.scenarios[f"{cat}{i}"])
+        r = cpsat.solve_cpsat(p, timeout=20, workers=1)
+        assert r.status == "optimal" and r.makespan == ORACLE[(cat, 1)][i - 1], (cat, i, r.status, r.makespan)
+        chunks = [Chunk(k, e.task, e.step, e.start, e.duration, e.agent) for k, e in enumerate(r.schedule)]
+        assert simulate(p, chunks).violations == ()
+
+
+def test_validate_cli_accepts_an_optimal_plan_and_refuses_the_repository_household4(tmp_path, project):
+    pytest.importorskip("chronoplan.validators.cli_validate")
+    from chronoplan.cli import main
+    sol = solve(procedure_problem(project, project.scenarios["household4"]))
+    good = {"scenario": "household4", "schedule": [{"task": t, "step": s, "start": v}
+                                                   for (t, s), v in sorted(sol.starts.items(), key=lambda kv: kv[1])]}
+    bad = {"scenario": "household4", "schedule": [{"task": "household4", "step": 1, "start": 0},
+                                                  {"task": "household4", "step": 2, "start": 3},
+                                                  {"task": "household4", "step": 3, "start": 4}]}
+    reports = []
+    for plan in (good, bad):
+        path = tmp_path / "plan.json"
+        path.write_text(json.dumps(plan))
+        out = io.StringIO()
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            status = main(["validate", str(DOMAIN), str(path), "--format", "json"])
+        reports.append((status, json.loads(out.getvalue().strip().splitlines()[-1])))
+    (s_good, r_good), (s_bad, r_bad) = reports
+    assert s_good == 0 and r_good["valid"] and r_good["metrics"]["makespan"] == 14
+    assert s_bad == 1 and not r_bad["valid"]
+    assert [(e["code"], e["category"], e["index"], e["time"]) for e in r_bad["errors"]] == \
+        [("E411", "resource-busy", 2, 4)]
