@@ -9,7 +9,8 @@ anchors left to right.  The conventions are documented in docs/tools.md; in shor
 * weeks start on Monday (ISO 8601);
 * ``Friday`` / ``this Friday`` / ``on Friday`` / ``coming Friday``: the first Friday on or after today;
 * ``next Friday``: the Friday of the next calendar week (1 to 13 days ahead);
-* ``last Friday``: the Friday of the previous calendar week;
+* ``last Friday``: the Friday of the previous calendar week; ``Friday next week`` = ``Friday of next
+  week`` = ``next Friday``; ``Monday of last week`` = ``last Monday``; ``Friday of this week``;
 * ``next week`` = Monday of next week; ``this weekend`` = Saturday of this week (today on a Sunday);
   ``next weekend`` = Saturday of next week; ``end of the week`` = Sunday of this week;
 * ``next month`` = the 1st of next month; ``end of the month`` = its last day; ``end of next month``;
@@ -199,11 +200,13 @@ def resolve_date(phrase: str, today: Date, anchor: Optional[Date] = None) -> Opt
     m = re.fullmatch(r"(?:this |coming |this coming |upcoming |the coming )(" + _WD + r")|(" + _WD_FULL + r")", t)
     if m:
         return add_days(today, (WEEKDAYS[m.group(1) or m.group(2)] - today.weekday()) % 7)
-    m = re.fullmatch(r"(next|last) (" + _WD + r")", t)
+    m = (re.fullmatch(r"(next|last) (" + _WD + r")", t)
+         or re.fullmatch(r"(?P<wd>" + _WD + r") (?:of )?(?P<rel>next|last|this) week", t))
     if m:
+        rel, wd = (m.group("rel"), m.group("wd")) if "wd" in m.re.groupindex else (m.group(1), m.group(2))
         monday = week_monday(today)
-        week = 7 if m.group(1) == "next" else -7
-        return None if monday is None else add_days(monday, week + WEEKDAYS[m.group(2)])
+        week = {"next": 7, "last": -7, "this": 0}[rel]
+        return None if monday is None else add_days(monday, week + WEEKDAYS[wd])
     m = re.fullmatch(r"(?:the )?(?:following|next) (" + _WD + r") after that|the following (" + _WD + r")", t)
     if m:
         wd = WEEKDAYS[m.group(1) or m.group(2)]

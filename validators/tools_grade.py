@@ -118,7 +118,8 @@ class _Grader:
             if self.state[st.index].tool is not None:
                 self.check_params(st)
         self.check_dependencies()
-        if self.scen.reference:
+        unreadable = not self.plan.steps and bool(self.plan.errors)
+        if self.scen.reference and not unreadable:     # an unreadable plan is not also "missing" every step
             self.match_reference()
 
     # ------------------------------------------------------------------ names
@@ -263,6 +264,7 @@ class _Grader:
 
     def check_values(self, ref) -> None:
         by_id = {c.id: c for c in ref}
+        self.matched_ids = {s.match for s in self.state if s.match is not None}
         phrases = find_date_phrases(self.scen.query or "", self.today) if self.today else []
         quality = {}
         date_total = date_ok = 0
@@ -283,6 +285,17 @@ class _Grader:
                     continue
                 want = self.ref_vals[call.id][name]
                 got = s.bound.get(name)
+                if isinstance(want, Ref) and want.step not in self.matched_ids:
+                    continue                     # knock-on of a missing step (reported as T401)
+                if isinstance(got, Ref) and s.codes & {"T105", "T106", "T301"}:
+                    continue                     # the bad reference is reported already
+                if isinstance(want, Ref) and isinstance(got, Ref):
+                    src = next((o for o in self.plan.steps if self.state[o.index].match == want.step), None)
+                    self.err("T402", "goal", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, but the task "
+                             f"needs the {want.field or 'output'} of {src.tool}"
+                             f" (step id {src.id}, position {src.index})",
+                             f"use ${src.id}.{want.field}" if want.field else f"use ${src.id}", st.index)
+                    continue
                 if is_date:
                     if "T602" in s.codes:
                         continue

@@ -95,6 +95,8 @@ class _Parser:
             raise LiteralError(f"nesting deeper than {MAX_DEPTH}", self.i)
         self.count()
         c = self.peek()
+        if not c:
+            raise LiteralError("unexpected end of text", self.i)
         if c == "{":
             return self.dict_(depth)
         if c in "[(":
@@ -141,7 +143,7 @@ class _Parser:
 
     def strings(self) -> str:
         parts = [self.string()]
-        while self.peek() in ("'", '"') or (self.peek() in "uUrR" and self.s[self.i + 1:self.i + 2] in ("'", '"')):
+        while self.peek() in ("'", '"') or (self.peek() in ("u", "U", "r", "R") and self.s[self.i + 1:self.i + 2] in ("'", '"')):
             parts.append(self.string())
         return "".join(parts)
 
