@@ -40,6 +40,7 @@ def write_output(files: dict, out: Path, kind: str) -> list[Path]:
             out.parent.mkdir(parents=True, exist_ok=True)
         targets = [(out, next(iter(files.values())))]
     for path, text in targets:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written

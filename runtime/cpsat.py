@@ -164,6 +164,16 @@ class _Builder:
         self.exact = True
         self.notes: list = []
         self.vars: dict = {}
+        self.gaps: list = []                 # one literal per pair of consecutive pieces: a gap between them
+        self.tidy_seconds = 1.0
+
+    def hint_vars(self) -> list:
+        out = [self.makespan]
+        for v in self.vars.values():
+            out += [v.start, v.end] + [p[0] for p in v.pieces[1:]]
+            for lits in v.agent_lits.values():
+                out += lits
+        return out
 
     def g(self, x: Fraction) -> int:
         q = Fraction(x) / self.unit
@@ -237,6 +247,9 @@ class _Builder:
                 iv = m.NewIntervalVar(ps, size, pe, f"p[{name}.{i}]")
                 if pieces:
                     m.Add(ps >= pieces[-1][2])
+                    gap = m.NewBoolVar(f"gap[{name}.{i}]")
+                    m.Add(ps == pieces[-1][2]).OnlyEnforceIf(gap.Not())
+                    self.gaps.append(gap)
                 pieces.append((ps, size, pe, iv))
             v = _Var(s, d, start, end, pieces, "pieces")
             if occupies:
@@ -365,13 +378,43 @@ def _cp_model():
     return cp_model
 
 
+def _tidy(cp_model, b: "_Builder", solver, budget: float, workers: int, seed: int):
+    """Second phase: keep the optimal makespan and minimise the number of interruptions (gaps between the
+    pieces of a step), so reference plans do not split steps for no reason.  Keeps the first solution
+    (returns None) when the budget is too small or the phase finds nothing better."""
+    if budget < 0.05:
+        return None
+    best = solver.Value(b.makespan)
+    first = {v: solver.Value(v) for v in b.hint_vars()}
+    m = b.m
+    m.Add(b.makespan <= best)
+    m.ClearObjective()
+    m.Minimize(sum(b.gaps))
+    for var, value in first.items():
+        m.AddHint(var, value)
+    solver.parameters.max_time_in_seconds = min(budget, max(0.05, b.tidy_seconds))
+    solver.parameters.num_workers = max(1, int(workers))
+    solver.parameters.random_seed = seed
+    code = solver.Solve(m)
+    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return cp_model.OPTIMAL
+    for var, value in first.items():       # restore the first solution for reading
+        m.Add(var == value)
+    solver.parameters.max_time_in_seconds = max(0.05, budget)
+    return cp_model.OPTIMAL if solver.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+
 def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int = 2, *,
-                max_pieces: int = 32, seed: int = 0) -> Result:
-    """Minimise the makespan of ``problem``; raise SolverUnavailable when OR-tools is missing."""
+                max_pieces: int = 32, seed: int = 0, tidy: bool = True, tidy_seconds: float = 1.0) -> Result:
+    """Minimise the makespan of ``problem``; raise SolverUnavailable when OR-tools is missing.
+
+    With ``tidy`` a second phase (at most ``tidy_seconds``, within ``timeout``) keeps the optimum and
+    minimises how often interruptible steps are split."""
     cp_model = _cp_model()
     t0 = time.perf_counter()
     unit = grid_unit(problem)
     b = _Builder(cp_model, problem, unit, max(1, max_pieces))
+    b.tidy_seconds = tidy_seconds
     try:
         b.build()
     except ValueError as exc:
@@ -381,6 +424,8 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
     solver.parameters.num_workers = max(1, int(workers))
     solver.parameters.random_seed = seed
     code = solver.Solve(b.m)
+    if tidy and code == cp_model.OPTIMAL and b.gaps:
+        code = _tidy(cp_model, b, solver, timeout - (time.perf_counter() - t0), workers, seed) or code
     seconds = time.perf_counter() - t0
     msg = "; ".join(b.notes)
     stats = {"grid_unit": unit, "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
@@ -403,3 +448,18 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
         return Result("timeout", None, lb, (), seconds, exact=b.exact, message=msg, stats=stats)
     return Result("error", None, None, (), seconds, exact=b.exact,
                   message=f"CP-SAT: {solver.StatusName(code)}", stats=stats)
+
+
+def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, workers: int = 2) -> Result:
+    """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it."""
+    from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
+    scen = project.scenario(scenario)
+    if not scen.procedures:
+        return Result("error", None, None, (), 0.0, message=f"the cpsat planner solves step-level scenarios "
+                      f"(listing procedures); {scenario} is not one")
+    part = project.part(scenario) if hasattr(project, "part") else project
+    try:
+        problem = procedure_problem(part, scen)
+    except InstantiationError as exc:
+        return Result("error", None, None, (), 0.0, message=f"scenario {scenario} cannot be instantiated: {exc}")
+    return solve_cpsat(problem, timeout, workers)

@@ -26,7 +26,7 @@ class Format:
 
 FORMATS = {
     "recipe2plan": Format("recipe2plan", "chronoplan.compiler.importers.recipe2plan", "dir",
-                          "Recipe2Plan cooking.json -> OUT/recipes.chrono and OUT/instances.chrono"),
+                          "Recipe2Plan cooking.json -> OUT/{,easy/}{recipes,instances}.chrono"),
 }
 
 

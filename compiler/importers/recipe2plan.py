@@ -7,10 +7,11 @@ procedure per distinct recipe, and per instance a scenario ``<key>`` (with the t
 ``<key>_easy`` (without them), both in seconds with one agent.  ``<key>`` joins the recipe names with
 "_" as plan.json does.
 
-Lags live on procedure steps, so a recipe with time constraints also gets a variant ``<Name>__easy``
-without them (its title is the original recipe name); the ``_easy`` scenarios list those variants.
-A recipe without time constraints is shared by both scenarios.  Names that are not valid chronoplan names
-are sanitized (the title keeps the original).  The Recipe2Plan MIT licence notice is copied into both
+Lags live on procedure steps, so the procedures are written twice, under the same names, in two domains
+(separate namespaces): ``recipes.chrono`` + ``instances.chrono`` (domain ``recipe2plan``, scenarios
+``<key>``) and ``easy/recipes.chrono`` + ``easy/instances.chrono`` (domain ``recipe2plan_easy``, no time
+constraints, scenarios ``<key>_easy``).  Plans name the original recipes in both.  Names that are not
+valid chronoplan names are sanitized (the procedure title keeps the original).  The Recipe2Plan MIT licence notice is copied into both
 files' header (from the LICENSE file beside the source when there is one).
 """
 from __future__ import annotations
@@ -52,7 +53,8 @@ _UNITS = {"s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m":
           "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h",
           "hours": "h"}
 STANDARD_RESOURCES = (("oven", ("temperature",)), ("microwave", ()), ("stove", ()))
-EASY_SUFFIX = "__easy"
+DOMAIN = "recipe2plan"
+EASY_SUFFIX = "_easy"
 
 
 @dataclass(frozen=True)
@@ -78,16 +80,6 @@ class R2PStep:
 class R2PRecipe:
     name: str
     steps: tuple[R2PStep, ...]
-
-    @property
-    def has_lags(self) -> bool:
-        return any(s.lags for s in self.steps)
-
-
-@dataclass(frozen=True)
-class Instance:
-    key: str
-    recipes: tuple[str, ...]
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -267,54 +259,55 @@ def _step_line(s: R2PStep, lags: bool, res_names: dict, prop_names: dict) -> str
     return "  " + " ".join(parts)
 
 
-def convert(sources) -> dict:
-    """cooking.json path(s) -> {"recipes.chrono": text, "instances.chrono": text}."""
-    paths = [Path(p) for p in sources]
-    recipes, instances = read_instances(paths)
-    names = Names()
-    res_names: dict = {}
-    props: dict = {}                         # object -> [property names]
-    for obj, ps in STANDARD_RESOURCES:
-        props[obj] = list(ps)
-    for r in recipes:
-        for s in r.steps:
-            for u in s.uses:
-                lst = props.setdefault(u.obj, [])
-                for k, _ in u.needs + u.sets:
-                    if k not in lst:
-                        lst.append(k)
-    for obj in props:
-        res_names[obj] = names.claim(obj, "object")
-    prop_names = {(obj, k): Names.sanitize(k, "property") for obj, ks in props.items() for k in ks}
-    proc: dict = {}                          # original recipe name -> (name, easy name)
-    for r in recipes:
-        base = names.claim(r.name, "recipe")
-        proc[r.name] = (base, names.claim(base + EASY_SUFFIX, "recipe") if r.has_lags else base)
-
-    out = [_header(paths, "resources and one procedure per recipe (a __easy variant drops its time "
-                   "constraints)"), ""]
+def _recipes_text(paths, recipes, lags: bool, domain: str, res_names: dict, props: dict, prop_names: dict,
+                  proc: dict) -> str:
+    what = "with" if lags else "without"
+    out = [_header(paths, f"resources and one procedure per recipe, {what} its time constraints"), "",
+           f"domain {domain}", ""]
     for obj, ks in props.items():
         block = " { " + " ".join(f"{prop_names[(obj, k)]} = 0" for k in ks) + " }" if ks else ""
         out.append(f"resource {res_names[obj]} capacity 1{block}")
     for r in recipes:
-        variants = [(proc[r.name][0], True)] + ([(proc[r.name][1], False)] if r.has_lags else [])
-        for pname, lags in variants:
-            out.append("")
-            if not lags:
-                out.append(f"# {r.name} without its time constraints (used by the _easy scenarios)")
-            out.append(f"procedure {pname} {quote(r.name)} {{")
-            out += [_step_line(s, lags, res_names, prop_names) for s in r.steps]
-            out.append("}")
-    recipes_text = "\n".join(out) + "\n"
+        title = f" {quote(r.name)}" if proc[r.name] != r.name else ""
+        out += ["", f"procedure {proc[r.name]}{title} {{"]
+        out += [_step_line(s, lags, res_names, prop_names) for s in r.steps]
+        out.append("}")
+    return "\n".join(out) + "\n"
 
+
+def _instances_text(paths, instances, lags: bool, domain: str, proc: dict, suffix: str) -> str:
+    what = "with" if lags else "without"
+    lines = [_header(paths, f"one scenario per instance, {what} time constraints, in seconds"), "",
+             f"domain {domain}", 'import "recipes.chrono"', ""]
     scen = Names()
-    lines = [_header(paths, "one scenario per instance with its time constraints (<key>) and one without "
-                     "(<key>_easy), in seconds"), "", 'import "recipes.chrono"', ""]
     for inst in instances:
-        key = scen.claim("_".join(proc[n][0] for n in inst), "instance")
-        easy = scen.claim(key + "_easy", "instance")
-        lines.append(f"scenario {key} {{ unit s  agents agent1  procedures "
-                     f"{', '.join(proc[n][0] for n in inst)} }}")
-        lines.append(f"scenario {easy} {{ unit s  agents agent1  procedures "
-                     f"{', '.join(proc[n][1] for n in inst)} }}")
-    return {"recipes.chrono": recipes_text, "instances.chrono": "\n".join(lines) + "\n"}
+        key = scen.claim("_".join(proc[n] for n in inst) + suffix, "instance")
+        lines.append(f"scenario {key} {{ unit s  agents agent1  procedures {', '.join(proc[n] for n in inst)} }}")
+    return "\n".join(lines) + "\n"
+
+
+def convert(sources) -> dict:
+    """cooking.json path(s) -> {relative path: text} for OUT/{recipes,instances}.chrono (domain
+    ``recipe2plan``, scenarios ``<key>``, with time constraints) and OUT/easy/{recipes,instances}.chrono
+    (domain ``recipe2plan_easy``, the same procedure names without time constraints, scenarios
+    ``<key>_easy``)."""
+    paths = [Path(p) for p in sources]
+    recipes, instances = read_instances(paths)
+    names = Names()
+    props: dict = {obj: list(ps) for obj, ps in STANDARD_RESOURCES}
+    for r in recipes:
+        for s in r.steps:
+            for u in s.uses:
+                lst = props.setdefault(u.obj, [])
+                lst += [k for k, _ in u.needs + u.sets if k not in lst]
+    res_names = {obj: names.claim(obj, "object") for obj in props}
+    prop_names = {(obj, k): Names.sanitize(k, "property") for obj, ks in props.items() for k in ks}
+    proc = {r.name: names.claim(r.name, "recipe") for r in recipes}
+    return {
+        "recipes.chrono": _recipes_text(paths, recipes, True, DOMAIN, res_names, props, prop_names, proc),
+        "instances.chrono": _instances_text(paths, instances, True, DOMAIN, proc, ""),
+        "easy/recipes.chrono": _recipes_text(paths, recipes, False, DOMAIN + EASY_SUFFIX, res_names, props,
+                                             prop_names, proc),
+        "easy/instances.chrono": _instances_text(paths, instances, False, DOMAIN + EASY_SUFFIX, proc,
+                                                 EASY_SUFFIX),
+    }

@@ -1,0 +1,136 @@
+"""``chronoplan solve FILE [--scenario S] [--planner NAME] [--timeout SEC] [-o PLAN] [--format text|json]``.
+
+Input: a .chrono file or directory and a scenario.  Output: a reference plan from the chosen planner,
+replayed through the validator (``validators.grade``); on stdout a summary (text) or one JSON object
+{"planner", "status", "makespan", "bound", "valid", "seconds"} (--format json); with -o the plan as
+schedule JSON.  ``PLANNERS`` maps planner names to ``module:function`` entry points taking
+``(project, scenario_name, timeout, workers)`` and returning a ``runtime.cpsat.Result``-like object
+(status, makespan, bound, seconds, message, ``plan_json(scenario)``); modules load only when used.
+Exit status: 0 a valid plan was produced, 1 no plan (unsolvable, timeout, error) or an invalid plan,
+2 usage or compile error, unknown planner, or a planner whose optional dependency is missing.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Planner:
+    module: str
+    function: str
+    help: str
+    extra: str                   # the pip extra that provides its dependencies
+
+
+PLANNERS = {
+    "cpsat": Planner("chronoplan.runtime.cpsat", "solve_scenario",
+                     "makespan-optimal schedules of step-level scenarios with OR-tools CP-SAT", "optimal"),
+}
+
+
+def configure(p) -> None:
+    p.add_argument("file", metavar="FILE", help=".chrono file or directory")
+    p.add_argument("--scenario", "-s", help="scenario to solve (default: the only one)")
+    p.add_argument("--planner", default="cpsat", metavar="NAME",
+                   help="one of: " + ", ".join(f"{k} ({v.help})" for k, v in PLANNERS.items()))
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SEC", help="time limit (default 60 s)")
+    p.add_argument("--workers", type=int, default=2, help="solver threads (default 2)")
+    p.add_argument("-o", "--output", metavar="PLAN", help="write the plan (schedule JSON) to this file")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+
+
+def _error(msg: str) -> int:
+    print(f"chronoplan solve: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _number(x):
+    if x is None:
+        return None
+    return x.numerator if getattr(x, "denominator", 1) == 1 else float(x)
+
+
+def _load_planner(name: str):
+    spec = PLANNERS[name]
+    try:
+        module = importlib.import_module(spec.module)
+    except ImportError as exc:
+        raise RuntimeError(f"the {name} planner is not available ({exc}); "
+                           f"pip install 'chronoplan[{spec.extra}]'") from None
+    return getattr(module, spec.function)
+
+
+def run(args) -> int:
+    from chronoplan import compile_paths
+    from chronoplan.compiler.diagnostics import render
+    if args.planner not in PLANNERS:
+        return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")
+    if not (args.timeout > 0):
+        return _error("--timeout must be a positive number of seconds")
+    if args.workers < 1:
+        return _error("--workers must be at least 1")
+    project, diags, sources = compile_paths(args.file)
+    errors = [d for d in diags if d.is_error]
+    if project is None or errors:
+        for d in errors:
+            print(render(d, sources), file=sys.stderr)
+        return _error(f"{args.file} does not compile ({len(errors)} error{'s' * (len(errors) != 1)})")
+    if args.scenario is None and len(project.scenarios) != 1:
+        names = list(project.scenarios)
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        return _error(f"{args.file} has {len(names)} scenarios; choose one with --scenario ({shown})")
+    if args.scenario is not None and args.scenario not in project.scenarios:
+        return _error(f"no scenario named {args.scenario!r} in {args.file}")
+    scenario = project.scenario(args.scenario).name
+    try:
+        solve = _load_planner(args.planner)
+    except RuntimeError as exc:
+        return _error(str(exc))
+    from chronoplan.runtime.cpsat import SolverUnavailable
+    try:
+        result = solve(project, scenario, args.timeout, args.workers)
+    except SolverUnavailable as exc:
+        return _error(str(exc))
+    plan = result.plan_json(scenario) if result.status in ("optimal", "feasible") else None
+    valid, report = None, None
+    if plan is not None:
+        from chronoplan.validators.grade import grade
+        report = grade(project, scenario, plan, name=args.output or "<solution>")
+        valid = bool(report.valid)
+        if args.output:
+            try:
+                Path(args.output).write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
+            except OSError as exc:
+                return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+    out = {"planner": args.planner, "status": result.status, "makespan": _number(result.makespan),
+           "bound": _number(result.bound), "valid": valid, "seconds": round(result.seconds, 3)}
+    if args.format == "json":
+        print(json.dumps(out))
+    else:
+        _print_text(scenario, out, result, plan, report)
+    if result.message and args.format == "json":
+        print(f"chronoplan solve: note: {result.message}", file=sys.stderr)
+    return 0 if valid else 1
+
+
+def _print_text(scenario: str, out: dict, result, plan, report) -> None:
+    head = f"{scenario}: {out['status']}"
+    if out["makespan"] is not None:
+        head += f", makespan {out['makespan']}"
+    if out["bound"] is not None:
+        head += f" (lower bound {out['bound']})"
+    if out["valid"] is not None:
+        head += ", valid" if out["valid"] else ", INVALID"
+    print(f"{head} [{out['planner']}, {out['seconds']:.2f} s]")
+    if result.message:
+        print(f"  note: {result.message}")
+    if plan is not None:
+        for e in plan["schedule"]:
+            who = f"  {e['agent']}" if e.get("agent") else ""
+            print(f"  {e['start']:>8}  {e['task']} step {e['step']} for {e['duration']}{who}")
+    if report is not None and not report.valid:
+        print(report.to_text())
