@@ -7,7 +7,8 @@ steps with ``Fraction`` durations in the scenario's time unit, resource instance
 Resource instances: a global ``resource oven`` is one instance ``oven``.  A resource declared inside a
 procedure is local to it; when several tasks of a scenario declare the same local name and the scenario does
 not ``share`` it, the instances are suffixed ``_1``, ``_2``... in task order (TimeArena's convention);
-shared or unique names stay plain.
+shared or unique names stay plain, and a shared name is one single object of capacity 1 whatever the
+declarations say (TimeArena's resource constraint: one pot for all tasks, even where a task had two).
 """
 from __future__ import annotations
 
@@ -174,8 +175,9 @@ def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedurePr
                 inst = f"{r.name}_{seen[r.name]}"
             local_names[(t, r.name)] = inst
             if inst not in instances:
+                capacity = 1 if r.name in scenario.shared else r.capacity   # one single shared object
                 instances[inst] = ResourceInstance(
-                    inst, r.capacity, tuple((p.name, _prop_value(p.default, values, unit)) for p in r.properties),
+                    inst, capacity, tuple((p.name, _prop_value(p.default, values, unit)) for p in r.properties),
                     r.name)
     used_globals = []
     for t in tasks:

@@ -243,15 +243,8 @@ def test_combined_scenarios_use_the_readme_suffixes(project, facts, name):
                 assert [ours[(t, n)] for t in tasks if (t, n) in ours] == [n] * sum((t, n) in ours for t in tasks)
 
 
-POOL_FIRST = ("cooking2_3_constrained", "cooking4_5_constrained", "cooking5_6_constrained",
-              "cooking7_8_constrained", "cooking9_10_constrained")
-
-
 @pytest.mark.parametrize("name", [n for n, (t, c) in expected_scenarios().items() if c])
 def test_constraint_leaves_a_single_container(project, name):
-    if name in POOL_FIRST:
-        pytest.xfail("share keeps the first declaration's capacity, here a 2-instance pool "
-                     "(reported to the lead; docs/benchmarks/timearena.md)")
     p = procedure_problem(project, project.scenarios[name])
     for n in SHARED:
         r = p.resource(n)
