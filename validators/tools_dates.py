@@ -174,6 +174,15 @@ def _normalize(phrase: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the resolver
+_FIXED = {
+    "today": ("today", 0), "tonight": ("today", 0), "now": ("today", 0),
+    "tomorrow": ("today", 1), "yesterday": ("today", -1),
+    "the day after tomorrow": ("today", 2), "day after tomorrow": ("today", 2),
+    "the day before yesterday": ("today", -2), "day before yesterday": ("today", -2),
+    "the next day": ("base", 1), "next day": ("base", 1), "the following day": ("base", 1),
+    "the day after": ("base", 1), "the day before": ("base", -1), "the previous day": ("base", -1),
+    "the same day": ("base", 0), "that day": ("base", 0), "same day": ("base", 0),
+}
 def resolve_date(phrase: str, today: Date, anchor: Optional[Date] = None) -> Optional[Date]:
     """Resolve ``phrase`` relative to ``today`` (and ``anchor`` for "... later"); None if not understood."""
     if not isinstance(phrase, str) or not isinstance(today, Date) or len(phrase) > MAX_PHRASE:
@@ -185,18 +194,9 @@ def resolve_date(phrase: str, today: Date, anchor: Optional[Date] = None) -> Opt
     if iso is not None:
         return iso
     t = _normalize(phrase)
-    fixed = {
-        "today": today, "tonight": today, "now": today,
-        "tomorrow": add_days(today, 1), "yesterday": add_days(today, -1),
-        "the day after tomorrow": add_days(today, 2), "day after tomorrow": add_days(today, 2),
-        "the day before yesterday": add_days(today, -2), "day before yesterday": add_days(today, -2),
-        "the next day": add_days(base, 1), "next day": add_days(base, 1),
-        "the following day": add_days(base, 1), "the day after": add_days(base, 1),
-        "the day before": add_days(base, -1), "the previous day": add_days(base, -1),
-        "the same day": base, "that day": base, "same day": base,
-    }
-    if t in fixed:
-        return fixed[t]
+    if t in _FIXED:
+        which, offset = _FIXED[t]
+        return add_days(today if which == "today" else base, offset)
     m = re.fullmatch(r"(?:this |coming |this coming |upcoming |the coming )(" + _WD + r")|(" + _WD_FULL + r")", t)
     if m:
         return add_days(today, (WEEKDAYS[m.group(1) or m.group(2)] - today.weekday()) % 7)
@@ -286,6 +286,9 @@ def _safe_date(y: int, m: int, d: int) -> Optional[Date]:
 # ----------------------------------------------------------------------------- scanning a query
 _WORD = re.compile(r"\d{4}-\d{2}-\d{2}|[A-Za-z]+\.?|\d+(?:st|nd|rd|th)?|,")
 _SKIP_START = {",", "on", "by", "for", "until", "till", "from", "at", "starting", "and", "or", "to"}
+_START_WORDS = ({"the", "this", "next", "last", "today", "tomorrow", "yesterday", "tonight", "in", "end", "coming",
+                 "upcoming", "following", "day", "same", "that", "start", "beginning", "month", "couple",
+                 "a", "an", "fortnight"} | set(WEEKDAYS) | set(MONTHS) | set(NUMBER_WORDS) | set(_ORDINAL_WORDS))
 _SINGLE_OK = {"today", "tomorrow", "yesterday", "tonight"} | {
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 
@@ -304,7 +307,8 @@ def find_date_phrases(text: str, today: Date, max_words: int = 7) -> list[tuple[
     i = 0
     while i < len(tokens):
         hit = None
-        if tokens[i][0].lower() not in _SKIP_START:
+        first = tokens[i][0].lower().rstrip(".")
+        if first not in _SKIP_START and (first in _START_WORDS or first[:1].isdigit()):
             for j in range(min(len(tokens), i + max_words), i, -1):
                 if tokens[j - 1][0] == ",":
                     continue

@@ -106,6 +106,7 @@ class _Grader:
         for st in plan.steps:
             self.pos_of.setdefault(st.id, st.index)
         self.ref_info: dict = {}
+        self._phrases: Optional[list] = None
 
     def err(self, code: str, category: str, message: str, hint: str, index: Optional[int]) -> None:
         self.errors.append(PlanError(code, category, message, hint, index=index))
@@ -265,7 +266,6 @@ class _Grader:
     def check_values(self, ref) -> None:
         by_id = {c.id: c for c in ref}
         self.matched_ids = {s.match for s in self.state if s.match is not None}
-        phrases = find_date_phrases(self.scen.query or "", self.today) if self.today else []
         quality = {}
         date_total = date_ok = 0
         for st in self.plan.steps:
@@ -300,14 +300,17 @@ class _Grader:
                     if "T602" in s.codes:
                         continue
                     self.err("T601", "time-window", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
-                             f"but the query asks for {_fmt(want)}", self._date_hint(want, phrases), st.index)
+                             f"but the query asks for {_fmt(want)}", self._date_hint(want), st.index)
                 else:
                     self.err("T402", "goal", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
                              f"the task needs {_fmt(want)}", self._value_hint(name, want), st.index)
             quality[s.match] = Fraction(good, len(call.args)) if call.args else Fraction(1)
         self.ref_info.update(quality=quality, date_total=date_total, date_ok=date_ok)
 
-    def _date_hint(self, want: Any, phrases: list) -> str:
+    def _date_hint(self, want: Any) -> str:
+        if self._phrases is None:
+            self._phrases = find_date_phrases(self.scen.query or "", self.today) if self.today else []
+        phrases = self._phrases
         d = parse_iso_date(want) if isinstance(want, str) else None
         said = [p for p, pd in phrases if d is not None and pd == d]
         if said and self.today:
