@@ -4,9 +4,7 @@ Input: paths.  Output: scenario names on stdout; diagnostics on stderr and exit 
 """
 from __future__ import annotations
 
-import sys
-
-from chronoplan.compiler.diagnostics import render
+from chronoplan.compiler.cli_common import load_project
 
 
 def configure(p) -> None:
@@ -14,12 +12,8 @@ def configure(p) -> None:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.driver import compile_paths
-    project, diags, sources = compile_paths(*args.paths)
-    errors = [d for d in diags if d.is_error]
-    for d in errors:
-        print(render(d, sources), file=sys.stderr)
-    if project is None or errors:
+    project = load_project(args.paths)
+    if project is None:
         return 2
     for name in project.scenarios:
         print(name)

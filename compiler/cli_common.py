@@ -1,0 +1,32 @@
+"""Helpers shared by the subcommands: compile paths and report errors the same way everywhere.
+
+Input: paths from the command line.  Output: the compiled Project (or None after printing the error
+diagnostics with carets on stderr), and ``pick_scenario`` resolving ``--scenario`` with a clear message.
+"""
+from __future__ import annotations
+
+import sys
+
+from chronoplan.compiler.diagnostics import render
+
+
+def load_project(paths, stream=None):
+    """Compile ``paths``; print error diagnostics to ``stream`` (stderr); return the Project or None."""
+    from chronoplan.compiler.driver import compile_paths
+    stream = stream or sys.stderr
+    project, diags, sources = compile_paths(*paths)
+    errors = [d for d in diags if d.is_error]
+    for d in errors:
+        print(render(d, sources), file=stream)
+    if project is None or errors:
+        return None
+    return project
+
+
+def pick_scenario(project, name, prog: str):
+    """The scenario ``name`` (or the only one); print ``prog: error: ...`` and return None if there is none."""
+    try:
+        return project.scenario(name)
+    except KeyError as exc:
+        print(f"{prog}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return None
