@@ -381,6 +381,9 @@ def _read(plan: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
     if isinstance(value, dict) and isinstance(value.get("plan"), str) and found == "recipe2plan":
         value = value["plan"]
     scenario = value.get("scenario") if isinstance(value, dict) and isinstance(value.get("scenario"), str) else None
+    if found is None and isinstance(value, str):
+        return ReadPlan(None, (), (PlanError("E001", "syntax", "the plan is neither JSON nor Step(...) text",
+                        "write a JSON schedule or Step(step, recipe, duration, start) entries"),), None, value)
     if found is None:
         return ReadPlan(None, (), (PlanError("E012", "schema", "cannot tell the plan's format (expected a "
                         "\"schedule\" object, Step(...) text, per-agent action lists or tool-call steps)",
