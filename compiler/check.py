@@ -108,7 +108,7 @@ def _declare(ctx: Ctx, kind: str, ident: A.Ident, node) -> None:
     if ident.name in table:
         prev = table[ident.name]
         prev_node = prev[1] if isinstance(prev, tuple) else prev
-        ctx.error("E102", f"duplicate {kind} '{ident.name}'", ident.span,
+        ctx.error("C102", f"duplicate {kind} '{ident.name}'", ident.span,
                   f"first declared at {_where(prev_node)}")
         return
     table[ident.name] = node
@@ -121,31 +121,31 @@ def check_types(ctx: Ctx) -> None:
     items = ctx.table("type")
     for name, item in items.items():
         if name in BUILTIN_TYPES:
-            ctx.error("E102", f"type '{name}' is built in", item.name.span)
+            ctx.error("C102", f"type '{name}' is built in", item.name.span)
             continue
         ctx.types[name] = "object"
     for name, res in ctx.table("resource").items():
         if name in items or name in BUILTIN_TYPES:
-            ctx.error("E102", f"resource '{name}' has the name of a type", res.name.span,
+            ctx.error("C102", f"resource '{name}' has the name of a type", res.name.span,
                       "a resource is itself a type; declare it once, e.g. resource stove < station")
         ctx.types.setdefault(name, "object")
         if res.parent is not None:
             items_parent = res.parent.name
             if items_parent not in ctx.types and items_parent not in items:
-                ctx.error("E101", f"undefined type '{items_parent}'", res.parent.span)
+                ctx.error("C101", f"undefined type '{items_parent}'", res.parent.span)
             else:
                 ctx.types[name] = items_parent
     for name, item in items.items():
         if item.parent is not None:
             if item.parent.name not in ctx.types:
-                ctx.error("E101", f"undefined type '{item.parent.name}'", item.parent.span)
+                ctx.error("C101", f"undefined type '{item.parent.name}'", item.parent.span)
             else:
                 ctx.types[name] = item.parent.name
     g = nx.DiGraph((k, v) for k, v in ctx.types.items() if v is not None)
     position = {n: i for i, n in enumerate(items)}
     for cycle in sorted(_canonical(c, position) for c in nx.simple_cycles(g)):
         node = items.get(cycle[0])
-        ctx.error("E201", f"cyclic type hierarchy: {' < '.join(cycle + [cycle[0]])}",
+        ctx.error("C201", f"cyclic type hierarchy: {' < '.join(cycle + [cycle[0]])}",
                   node.name.span if node else None)
         for t in cycle:
             ctx.types[t] = "object"
@@ -166,7 +166,7 @@ def check_constants(ctx: Ctx) -> None:
     position = {n: i for i, n in enumerate(items)}
     for cycle in sorted(_canonical(c, position) for c in nx.simple_cycles(g)):
         cyclic.update(cycle)
-        ctx.error("E110", f"cyclic constant definition: {' -> '.join(cycle + [cycle[0]])}",
+        ctx.error("C110", f"cyclic constant definition: {' -> '.join(cycle + [cycle[0]])}",
                   items[cycle[0]].name.span)
     order = [n for n in reversed(list(nx.topological_sort(g.subgraph(set(items) - cyclic))))]
     for name in order:
@@ -199,7 +199,7 @@ def _names_in(node):
 
 def require_type(ctx: Ctx, ident: A.Ident) -> bool:
     if ident.name not in ctx.types:
-        ctx.error("E101", f"undefined type '{ident.name}'", ident.span)
+        ctx.error("C101", f"undefined type '{ident.name}'", ident.span)
         return False
     return True
 
@@ -215,22 +215,22 @@ def check_state(ctx: Ctx) -> None:
             kind = "enum"
             dup = {v for v in values if values.count(v) > 1}
             for v in dup:
-                ctx.error("E102", f"duplicate value '{v}' in attribute '{name}'", d.name.span)
+                ctx.error("C102", f"duplicate value '{v}' in attribute '{name}'", d.name.span)
         elif d.kind.name in ("number", "bool"):
             kind = d.kind.name
         else:
-            ctx.error("E105", f"attribute type must be number, bool or a list of values a | b | c, "
+            ctx.error("C105", f"attribute type must be number, bool or a list of values a | b | c, "
                               f"not '{d.kind.name}'", d.kind.span)
             continue
         default = None
         if d.default is not None:
             v, dim = literal_value(d.default)
             if kind == "enum" and not (d.default.kind == "name" and v in values):
-                ctx.error("E107", f"default '{v}' is not one of {' | '.join(values)}", d.default.span)
+                ctx.error("C107", f"default '{v}' is not one of {' | '.join(values)}", d.default.span)
             elif kind == "number" and d.default.kind != "number":
-                ctx.error("E105", "default of a number attribute must be a number", d.default.span)
+                ctx.error("C105", "default of a number attribute must be a number", d.default.span)
             elif kind == "bool" and d.default.kind != "bool":
-                ctx.error("E105", "default of a bool attribute must be true or false", d.default.span)
+                ctx.error("C105", "default of a bool attribute must be true or false", d.default.span)
             default = str(v)
         if ok:
             ctx.out("attributes")[name] = ir.Attribute(name, tuple(p.name for p in d.params), kind, values,
@@ -247,12 +247,12 @@ def check_resources(ctx: Ctx) -> None:
 
 def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:
     if capacity is not None and capacity < 1:
-        ctx.error("E109", f"capacity of '{ident.name}' must be at least 1", span)
+        ctx.error("C109", f"capacity of '{ident.name}' must be at least 1", span)
     seen = set()
     properties = []
     for p in props:
         if p.name.name in seen:
-            ctx.error("E102", f"duplicate property '{p.name.name}'", p.name.span)
+            ctx.error("C102", f"duplicate property '{p.name.name}'", p.name.span)
             continue
         seen.add(p.name.name)
         v, _ = literal_value(p.value)

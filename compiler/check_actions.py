@@ -1,8 +1,8 @@
 """Actions and processes: AST -> ``ir.Action`` / ``ir.Process`` with typed conditions and effects.
 
 Input: the checker context (types, constants, attributes, relations, resources already resolved).
-Output: IR actions/processes in the context; diagnostics for undefined names (E101), wrong arity (E104),
-type errors (E105), unit mismatches (E106) and values outside an attribute's domain (E107).
+Output: IR actions/processes in the context; diagnostics for undefined names (C101), wrong arity (C104),
+type errors (C105), unit mismatches (C106) and values outside an attribute's domain (C107).
 """
 from __future__ import annotations
 
@@ -34,11 +34,11 @@ def _params(ctx, decls):
     seen, out, ok = set(), [], True
     for p in decls:
         if p.name.name in seen:
-            ctx.error("E102", f"duplicate parameter '{p.name.name}'", p.name.span)
+            ctx.error("C102", f"duplicate parameter '{p.name.name}'", p.name.span)
             ok = False
         seen.add(p.name.name)
         if p.type.name not in ctx.types:
-            ctx.error("E101", f"undefined type '{p.type.name}'", p.type.span)
+            ctx.error("C101", f"undefined type '{p.type.name}'", p.type.span)
             ok = False
         ctx.types_used.add(p.type.name)
         out.append(ir.Param(p.name.name, p.type.name))
@@ -58,14 +58,14 @@ def _action(ctx, d: A.ActionDecl):
     for item in d.items:
         if item.kind == "duration":
             if duration is not None:
-                ctx.error("E102", "duration given twice", item.span)
+                ctx.error("C102", "duration given twice", item.span)
             duration, _ = convert(item.args[0], scope, ctx.report)
             ok &= duration is not None
         elif item.kind == "busy":
             names, k = item.args
             for n in names:
                 if n.name not in ptypes:
-                    ctx.error("E101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
+                    ctx.error("C101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
                     ok = False
                 elif ctx.is_subtype(ptypes[n.name], "agent"):
                     agents.append(n.name)
@@ -79,7 +79,7 @@ def _action(ctx, d: A.ActionDecl):
         elif item.kind == "holds":
             for n in item.args[0]:
                 if n.name not in ptypes:
-                    ctx.error("E101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
+                    ctx.error("C101", f"'{n.name}' is not a parameter of action '{d.name.name}'", n.span)
                     ok = False
                 else:
                     holds.append(n.name)
@@ -93,7 +93,7 @@ def _action(ctx, d: A.ActionDecl):
         elif item.kind == "effect":
             when, effs = item.args
             if when == "all":
-                ctx.error("E105", "effects happen 'at start' or 'at end', not 'at all'", item.span)
+                ctx.error("C105", "effects happen 'at start' or 'at end', not 'at all'", item.span)
                 ok = False
                 continue
             for e in effs:
@@ -121,15 +121,15 @@ def _term(ctx, t, ptypes):
     if isinstance(t, A.TAttr):
         obj, attr = t.obj.name, t.attr.name
         if obj not in ptypes and obj not in ctx.out("objects"):
-            ctx.error("E101", f"undefined parameter or object '{obj}'", t.obj.span)
+            ctx.error("C101", f"undefined parameter or object '{obj}'", t.obj.span)
             return None, None
         a = ctx.out("attributes").get(attr)
         if a is None:
-            ctx.error("E101", f"undefined attribute '{attr}'", t.attr.span)
+            ctx.error("C101", f"undefined attribute '{attr}'", t.attr.span)
             return None, None
         otype = ptypes.get(obj) or ctx.out("objects")[obj].type
         if a.params and not any(ctx.is_subtype(otype, p) or ctx.is_subtype(p, otype) for p in a.params[:1]):
-            ctx.error("E105", f"attribute '{attr}' applies to {a.params[0]}, not to {obj}: {otype}", t.span)
+            ctx.error("C105", f"attribute '{attr}' applies to {a.params[0]}, not to {obj}: {otype}", t.span)
             return None, None
         return ir.Term("attr", attr, obj, span=t.span), a
     if isinstance(t, A.Literal):
@@ -140,7 +140,7 @@ def _term(ctx, t, ptypes):
 
 def _check_value(ctx, attr: ir.Attribute, term: ir.Term, span):
     if attr.kind == "enum" and term.kind == "value" and term.name not in attr.values:
-        ctx.error("E107", f"'{term.name}' is not a value of attribute '{attr.name}' "
+        ctx.error("C107", f"'{term.name}' is not a value of attribute '{attr.name}' "
                           f"({' | '.join(attr.values)})", span)
         return False
     return True
@@ -179,10 +179,10 @@ def _atom(ctx, rel: A.Ident, args, ptypes, span):
     r = ctx.out("relations").get(rel.name)
     arity = len(r.params) if r else BUILTIN_RELATIONS.get(rel.name)
     if arity is None:
-        ctx.error("E101", f"undefined relation '{rel.name}'", rel.span)
+        ctx.error("C101", f"undefined relation '{rel.name}'", rel.span)
         return None
     if len(args) != arity:
-        ctx.error("E104", f"relation '{rel.name}' takes {arity} argument{'s' * (arity != 1)}, got {len(args)}",
+        ctx.error("C104", f"relation '{rel.name}' takes {arity} argument{'s' * (arity != 1)}, got {len(args)}",
                   span)
         return None
     names = []
@@ -191,17 +191,17 @@ def _atom(ctx, rel: A.Ident, args, ptypes, span):
         if t is None:
             return None
         if t.kind == "value" and t.name in ctx.types:
-            ctx.error("E103", f"'{t.name}' is a type, not a parameter or object; add a parameter "
+            ctx.error("C103", f"'{t.name}' is a type, not a parameter or object; add a parameter "
                               f"'x: {t.name}' and use x", a.span)
             return None
         if t.kind != "var":
-            ctx.error("E101" if t.kind == "value" else "E105",
+            ctx.error("C101" if t.kind == "value" else "C105",
                       f"'{t.name}' is not a parameter or object" if t.kind == "value"
                       else "relation arguments are parameters or objects", a.span)
             return None
         if r is not None and typ is not None and not (ctx.is_subtype(typ, r.params[i])
                                                       or ctx.is_subtype(r.params[i], typ)):
-            ctx.error("E105", f"argument {i + 1} of '{rel.name}' must be a {r.params[i]}, "
+            ctx.error("C105", f"argument {i + 1} of '{rel.name}' must be a {r.params[i]}, "
                               f"'{t.name}' is a {typ}", a.span)
             return None
         names.append(t.name)

@@ -2,7 +2,7 @@
 
 Input: an AST expression and a scope (constants with their dimensions, parameter names).  Output: a sympy
 expression built node by node from the tree (never from text) and its ``ir.Dim``, or diagnostics
-(E101 undefined name, E106 unit mismatch, E109 invalid number).
+(C101 undefined name, C106 unit mismatch, C109 invalid number).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def quantity_value(value, unit: str):
 def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int = 0):
     """Return (sympy expr, Dim) or (None, None) after reporting diagnostics."""
     if depth > MAX_EXPR_DEPTH:
-        report(_err("E109", "expression nested too deeply", getattr(node, "span", None)))
+        report(_err("C109", "expression nested too deeply", getattr(node, "span", None)))
         return None, None
     if isinstance(node, A.Num):
         return sympy.Rational(node.value.numerator, node.value.denominator), ir.Dim.NUMBER
@@ -66,11 +66,11 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
             return sympy.Symbol(n), scope.constants[n]
         if n in scope.broken:
             return None, None
-        report(_err("E101", f"undefined name '{n}' in expression", node.ident.span))
+        report(_err("C101", f"undefined name '{n}' in expression", node.ident.span))
         return None, None
     if isinstance(node, A.AttrRef):
         if node.obj.name not in scope.params:
-            report(_err("E101", f"undefined parameter '{node.obj.name}'", node.obj.span))
+            report(_err("C101", f"undefined parameter '{node.obj.name}'", node.obj.span))
             return None, None
         return attr_fn(node.attr.name)(sympy.Symbol(node.obj.name)), ir.Dim.NUMBER
     if isinstance(node, A.Neg):
@@ -89,25 +89,25 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
         T, N = ir.Dim.TIME, ir.Dim.NUMBER
         if node.op in "+-":
             if ld is not rd:
-                report(_err("E106", f"unit mismatch: cannot {'add' if node.op == '+' else 'subtract'} "
+                report(_err("C106", f"unit mismatch: cannot {'add' if node.op == '+' else 'subtract'} "
                                     f"a {rd.value} {'to' if node.op == '+' else 'from'} a {ld.value}"
                                     " (write both with a time unit, or neither)", node.span))
                 return None, None
             return (le + re_ if node.op == "+" else le - re_), ld
         if node.op == "*":
             if ld is T and rd is T:
-                report(_err("E106", "unit mismatch: a time multiplied by a time", node.span))
+                report(_err("C106", "unit mismatch: a time multiplied by a time", node.span))
                 return None, None
             return le * re_, (T if T in (ld, rd) else N)
         if node.op == "/":
             if re_.is_zero:
-                report(_err("E109", "division by zero", node.span))
+                report(_err("C109", "division by zero", node.span))
                 return None, None
             if ld is N and rd is T:
-                report(_err("E106", "unit mismatch: a number divided by a time", node.span))
+                report(_err("C106", "unit mismatch: a number divided by a time", node.span))
                 return None, None
             return le / re_, (T if (ld is T and rd is N) else N)
-    report(_err("E001", "unsupported expression", getattr(node, "span", None)))
+    report(_err("C001", "unsupported expression", getattr(node, "span", None)))
     return None, None
 
 
@@ -126,7 +126,7 @@ def _sum_chain(node, scope, report, depth):
         if e is None:
             return None, None
         if d is not dim:
-            report(_err("E106", f"unit mismatch: cannot {'add' if b.op == '+' else 'subtract'} a {d.value} "
+            report(_err("C106", f"unit mismatch: cannot {'add' if b.op == '+' else 'subtract'} a {d.value} "
                                 f"{'to' if b.op == '+' else 'from'} a {dim.value} (write both with a time unit, "
                                 "or neither)", b.span))
             return None, None
@@ -137,18 +137,18 @@ def _sum_chain(node, scope, report, depth):
 def _call(node: A.Call, scope: Scope, report, depth):
     f = node.func.name
     if f not in BUILTINS:
-        report(_err("E101", f"unknown function '{f}' (built-ins: {', '.join(BUILTINS)})", node.func.span))
+        report(_err("C101", f"unknown function '{f}' (built-ins: {', '.join(BUILTINS)})", node.func.span))
         return None, None
     arity = BUILTINS[f]
     if arity is not None and len(node.args) != arity:
-        report(_err("E104", f"{f}() takes {arity} argument{'s' if arity != 1 else ''}, got {len(node.args)}",
+        report(_err("C104", f"{f}() takes {arity} argument{'s' if arity != 1 else ''}, got {len(node.args)}",
                     node.span))
         return None, None
     if f == "dist":
         syms = []
         for a in node.args:
             if not isinstance(a, A.Name) or a.ident.name not in scope.params:
-                report(_err("E105", "dist() takes two parameters (agents, stations or positions)",
+                report(_err("C105", "dist() takes two parameters (agents, stations or positions)",
                             getattr(a, "span", node.span)))
                 return None, None
             syms.append(sympy.Symbol(a.ident.name))
@@ -156,11 +156,11 @@ def _call(node: A.Call, scope: Scope, report, depth):
     args = [convert(a, scope, report, depth + 1) for a in node.args]
     if any(e is None for e, _ in args) or not args:
         if not args:
-            report(_err("E104", f"{f}() needs at least one argument", node.span))
+            report(_err("C104", f"{f}() needs at least one argument", node.span))
         return None, None
     dims = {d for _, d in args}
     if len(dims) > 1:
-        report(_err("E106", f"unit mismatch in {f}(): mixes times and numbers", node.span))
+        report(_err("C106", f"unit mismatch in {f}(): mixes times and numbers", node.span))
         return None, None
     dim = dims.pop()
     exprs = [e for e, _ in args]

@@ -2,8 +2,8 @@
 
 Input: ``map`` declarations.  Output: IR maps with walls and named stations ('#' wall, '.' floor, legend
 symbols are stations named kind + counter in reading order: dispenser1, dispenser2 ...).  Diagnostics: map
-not rectangular or empty (E301), unknown symbol (E302), legend kind undefined (E101), station without a
-walkable neighbour (E304).  Also ``bfs`` distances used by the checker and the runtime.
+not rectangular or empty (C301), unknown symbol (C302), legend kind undefined (C101), station without a
+walkable neighbour (C304).  Also ``bfs`` distances used by the checker and the runtime.
 """
 from __future__ import annotations
 
@@ -62,35 +62,35 @@ def check_maps(ctx) -> None:
 def _map(ctx, d, known):
     rows = art_rows(d.art)
     if not rows:
-        ctx.error("E301", f"map '{d.name.name}' is empty", d.name.span)
+        ctx.error("C301", f"map '{d.name.name}' is empty", d.name.span)
         return None
     width = max(len(t) for _, _, t in rows)
     ok = True
     for raw_i, off, t in rows:
         if len(t) != width:
-            ctx.error("E301", f"map '{d.name.name}' is not rectangular: this row has {len(t)} cells, "
+            ctx.error("C301", f"map '{d.name.name}' is not rectangular: this row has {len(t)} cells, "
                               f"the widest has {width}", cell_span(d, raw_i, off, len(t) - 1 if t else 0))
             ok = False
     legend = {}
     for e in d.legend:
         if len(e.symbol) != 1 or e.symbol in (WALL, FLOOR) or e.symbol.isspace():
-            ctx.error("E302", f"legend symbol must be one character other than '#', '.' and space, "
+            ctx.error("C302", f"legend symbol must be one character other than '#', '.' and space, "
                               f"got {e.symbol!r}", e.span)
             ok = False
             continue
         if e.symbol in legend:
-            ctx.error("E102", f"legend symbol {e.symbol!r} defined twice", e.span)
+            ctx.error("C102", f"legend symbol {e.symbol!r} defined twice", e.span)
             ok = False
             continue
         if e.kind.name not in known:
-            ctx.error("E101", f"undefined station kind '{e.kind.name}'", e.kind.span,
+            ctx.error("C101", f"undefined station kind '{e.kind.name}'", e.kind.span,
                       "declare it as a type or resource")
             ok = False
         else:
             ctx.types_used.add(e.kind.name)
             ctx.used_names.add(e.kind.name)
         if e.arg is not None and e.arg.name not in known:
-            ctx.error("E101", f"undefined name '{e.arg.name}' in legend", e.arg.span)
+            ctx.error("C101", f"undefined name '{e.arg.name}' in legend", e.arg.span)
             ok = False
         legend[e.symbol] = e
     walls, stations, counters, cells = set(), [], {}, {}
@@ -109,7 +109,7 @@ def _map(ctx, d, known):
                                            e.arg.name if e.arg else None, x, y))
                 cells[(x, y)] = cell_span(d, raw_i, off, x)
             else:
-                ctx.error("E302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)",
+                ctx.error("C302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)",
                           cell_span(d, raw_i, off, x))
                 ok = False
     for sym, e in legend.items():
@@ -121,7 +121,7 @@ def _map(ctx, d, known):
                    tuple(stations), d.span)
     for s in stations:
         if not any(m.walkable(*n) for n in neighbours(s.x, s.y)):
-            ctx.error("E304", f"station {s.name} at ({s.x}, {s.y}) has no walkable neighbour; no agent can "
+            ctx.error("C304", f"station {s.name} at ({s.x}, {s.y}) has no walkable neighbour; no agent can "
                               "reach it", cells[(s.x, s.y)])
             ok = False
     return m if ok else None

@@ -1,8 +1,8 @@
 """Recipes and procedures: AST -> ``ir.Recipe`` / ``ir.Procedure``.
 
 Input: the checker context.  Output: IR recipes and procedures; diagnostics for unknown ingredients or
-states (E101, E107), duplicate steps (E204), unknown steps (E203), cyclic prerequisites (E201, found with
-networkx), lags or deadlines that can never be met (E202), bad occupancy (E205) and unit mixes (E106).
+states (C101, C107), duplicate steps (C204), unknown steps (C203), cyclic prerequisites (C201, found with
+networkx), lags or deadlines that can never be met (C202), bad occupancy (C205) and unit mixes (C106).
 """
 from __future__ import annotations
 
@@ -20,23 +20,23 @@ def check_recipes(ctx) -> None:
     for name, d in ctx.table("recipe").items():
         ok = True
         if d.container.name not in known:
-            ctx.error("E101", f"undefined container '{d.container.name}' (declare it as a type or object)",
+            ctx.error("C101", f"undefined container '{d.container.name}' (declare it as a type or object)",
                       d.container.span)
             ok = False
         items = []
         for ing in d.items:
             if ing.name.name not in known:
-                ctx.error("E101", f"undefined ingredient '{ing.name.name}'", ing.name.span)
+                ctx.error("C101", f"undefined ingredient '{ing.name.name}'", ing.name.span)
                 ok = False
             if ing.state is not None and ing.state.name not in states:
-                ctx.error("E107", f"'{ing.state.name}' is not a state of any attribute", ing.state.span)
+                ctx.error("C107", f"'{ing.state.name}' is not a state of any attribute", ing.state.span)
                 ok = False
             if ing.count < 1:
-                ctx.error("E109", "an ingredient count must be at least 1", ing.span)
+                ctx.error("C109", "an ingredient count must be at least 1", ing.span)
                 ok = False
             items.append(ir.Ingredient(ing.name.name, ing.state.name if ing.state else None, ing.count))
         if not d.items:
-            ctx.error("E402", f"recipe '{name}' has no ingredients", d.name.span)
+            ctx.error("C402", f"recipe '{name}' has no ingredients", d.name.span)
             ok = False
         if ok:
             ctx.out("recipes")[name] = ir.Recipe(name, d.category.name if d.category else None,
@@ -66,7 +66,7 @@ def _procedure(ctx, d: A.ProcedureDecl):
         if isinstance(item, A.LocalResource):
             for n in item.names:
                 if n.name in local_names:
-                    ctx.error("E102", f"duplicate resource '{n.name}' in procedure '{d.name.name}'", n.span)
+                    ctx.error("C102", f"duplicate resource '{n.name}' in procedure '{d.name.name}'", n.span)
                     continue
                 local_names.add(n.name)
                 local.append(ir.Resource(n.name, max(1, item.capacity or 1), (), n.span))
@@ -74,7 +74,7 @@ def _procedure(ctx, d: A.ProcedureDecl):
     by_index = {}
     for s in step_decls:
         if s.index in by_index:
-            ctx.error("E204", f"duplicate step {s.index} in procedure '{d.name.name}'", s.index_span)
+            ctx.error("C204", f"duplicate step {s.index} in procedure '{d.name.name}'", s.index_span)
         else:
             by_index[s.index] = s
     consts = {n: c.expr for n, c in ctx.constants.items()}
@@ -88,7 +88,7 @@ def _procedure(ctx, d: A.ProcedureDecl):
             steps.append(st)
     if len(dims) > 1:
         first = next(iter(dims.values()))
-        ctx.error("E106", f"procedure '{d.name.name}' mixes durations with and without time units", first,
+        ctx.error("C106", f"procedure '{d.name.name}' mixes durations with and without time units", first,
                   "write every duration with a unit (10 min), or none (scenario ticks)")
         ok = False
     for r in local:
@@ -104,7 +104,7 @@ def _procedure(ctx, d: A.ProcedureDecl):
     try:
         cycle = nx.find_cycle(g)
         nodes = [u for u, _ in cycle]
-        ctx.error("E201", f"cyclic prerequisites in procedure '{d.name.name}': "
+        ctx.error("C201", f"cyclic prerequisites in procedure '{d.name.name}': "
                           f"{' -> '.join(map(str, nodes + [nodes[0]]))}", by_index[nodes[0]].index_span)
         return None
     except nx.NetworkXNoCycle:
@@ -130,10 +130,10 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):
 
     def step_ref(idx, span):
         if idx not in by_index:
-            ctx.error("E203", f"step {s.index} refers to unknown step {idx} of '{d.name.name}'", span)
+            ctx.error("C203", f"step {s.index} refers to unknown step {idx} of '{d.name.name}'", span)
             return False
         if idx == s.index:
-            ctx.error("E201", f"step {s.index} depends on itself", span)
+            ctx.error("C201", f"step {s.index} depends on itself", span)
             return False
         return True
 
@@ -181,22 +181,22 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):
                 if use is not None:
                     uses.append(use)
     if interruptible and occupancy is not ir.Occupancy.CONTINUOUS:
-        ctx.error("E205", f"step {s.index} is autonomous and interruptible; an interruptible step must be "
+        ctx.error("C205", f"step {s.index} is autonomous and interruptible; an interruptible step must be "
                           "continuous (the agent performs it)", s.index_span)
         ok = False
     if not ok:
         return None
     if occupy_for is not None and _numeric(occupy_for) is not None and _numeric(dur) is not None \
             and _numeric(occupy_for) > _numeric(dur):
-        ctx.error("E205", f"step {s.index} occupies its agent for longer than it lasts", s.index_span)
+        ctx.error("C205", f"step {s.index} occupies its agent for longer than it lasts", s.index_span)
         ok = False
     if _numeric(dur) is not None and _numeric(dur) < 0:
-        ctx.error("E109", f"step {s.index} has a negative duration", s.duration.span)
+        ctx.error("C109", f"step {s.index} has a negative duration", s.duration.span)
         ok = False
     for idx, (lo, hi) in lags.items():
         if lo is not None and hi is not None and _numeric(lo) is not None and _numeric(hi) is not None \
                 and _numeric(lo) > _numeric(hi):
-            ctx.error("E202", f"step {s.index}: the gap after step {idx} is larger than the 'within' bound",
+            ctx.error("C202", f"step {s.index}: the gap after step {idx} is larger than the 'within' bound",
                       s.index_span)
             ok = False
     if not ok:
@@ -216,14 +216,14 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
         ctx.used_names.add(name)
         props = {p.name: p.default for p in ctx.out("resources")[name].properties}
     else:
-        ctx.error("E101", f"undefined resource '{name}'", u.resource.span)
+        ctx.error("C101", f"undefined resource '{name}'", u.resource.span)
         return None
     ok = True
     needs, sets = [], []
     for group, out in ((u.needs, needs), (u.sets, sets)):
         for pname, lit in group:
             if pname.name not in props:
-                ctx.error("E101", f"resource '{name}' has no property '{pname.name}'", pname.span,
+                ctx.error("C101", f"resource '{name}' has no property '{pname.name}'", pname.span,
                           f"declare it: resource {name} {{ {pname.name} = ... }}")
                 ok = False
                 continue
@@ -233,7 +233,7 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
 
 
 def _check_lags(ctx, d, steps, g, by_index, consts, timed):
-    """E202 for max lags that a prerequisite chain makes impossible, and min lags against the order."""
+    """C202 for max lags that a prerequisite chain makes impossible, and min lags against the order."""
     durations = {}
     for s in steps:
         v = _numeric(s.duration.xreplace(consts))
@@ -245,7 +245,7 @@ def _check_lags(ctx, d, steps, g, by_index, consts, timed):
         for lag in s.lags:
             x, y = lag.other, s.index
             if lag.min is not None and nx.has_path(g, y, x):
-                ctx.error("E202", f"step {y} must start at least a gap after step {x} ends, but step {x} "
+                ctx.error("C202", f"step {y} must start at least a gap after step {x} ends, but step {x} "
                                   f"depends on step {y}", by_index[y].index_span)
                 continue
             if lag.max is None or not nx.has_path(g, x, y):
@@ -265,7 +265,7 @@ def _check_lags(ctx, d, steps, g, by_index, consts, timed):
                         longest[m] = cand
             gap = longest.get(y, 0)
             if gap > hi:
-                ctx.error("E202", f"step {y} must start within {_fmt(hi, timed)} of the end of step {x}, but the steps "
+                ctx.error("C202", f"step {y} must start within {_fmt(hi, timed)} of the end of step {x}, but the steps "
                                   f"between them take at least {_fmt(gap, timed)}", by_index[y].index_span)
     # deadlines against the critical path
     step_of = {s.index: s for s in steps}
@@ -278,7 +278,7 @@ def _check_lags(ctx, d, steps, g, by_index, consts, timed):
         if st.deadline is not None:
             dlv = _numeric(st.deadline.xreplace(consts))
             if dlv is not None and earliest[n] > dlv:
-                ctx.error("E202", f"step {n} cannot end before its deadline {_fmt(dlv, timed)}: its prerequisites "
+                ctx.error("C202", f"step {n} cannot end before its deadline {_fmt(dlv, timed)}: its prerequisites "
                                   f"end no earlier than {_fmt(earliest[n], timed)}", by_index[n].index_span)
 
 

@@ -1,10 +1,10 @@
 """Scenarios: AST -> ``ir.Scenario``.
 
 Input: ``scenario`` declarations and the already-checked IR (maps, recipes, procedures, tools).
-Output: IR scenarios; diagnostics for unknown recipes/procedures/maps/apps/tools (E401), missing parts (E402),
-agents outside the grid (E303) or on non-walkable tiles (E305), stations no agent can reach (E304), constant
-overrides of unknown constants (E101) or another dimension (E106), invalid reference tool calls (E403) and
-reference dependencies (E404).  Step-level scenarios are instantiated once to prove their numbers evaluate.
+Output: IR scenarios; diagnostics for unknown recipes/procedures/maps/apps/tools (C401), missing parts (C402),
+agents outside the grid (C303) or on non-walkable tiles (C305), stations no agent can reach (C304), constant
+overrides of unknown constants (C101) or another dimension (C106), invalid reference tool calls (C403) and
+reference dependencies (C404).  Step-level scenarios are instantiated once to prove their numbers evaluate.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _scenario(ctx, d):
         if item.kind in LIST_ITEMS or item.kind in ("agents", "const", "profile", "reference"):
             f[item.kind].extend(item.args)
         elif f[item.kind] is not None:
-            ctx.error("E102", f"'{item.kind}' given twice in scenario '{d.name.name}'", item.span)
+            ctx.error("C102", f"'{item.kind}' given twice in scenario '{d.name.name}'", item.span)
         else:
             f[item.kind] = item.args[0]
     ok = True
@@ -46,11 +46,11 @@ def _scenario(ctx, d):
             other = [k for k in ("recipe", "procedure", "map", "app", "tool", "scenario")
                      if k != kind and ident.name in ctx.table(k)]
             if ident.name not in ctx.out(table) and other and ident.name not in ctx.table(kind):
-                ctx.error("E103", f"'{ident.name}' is a {other[0]}, not a {kind}", ident.span)
+                ctx.error("C103", f"'{ident.name}' is a {other[0]}, not a {kind}", ident.span)
                 ok = False
             elif ident.name not in ctx.out(table):
                 decl_ok = ident.name in ctx.table(kind)
-                ctx.error("E401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
+                ctx.error("C401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
                           + (" (it has errors)" if decl_ok else ""), ident.span)
                 ok = False
             else:
@@ -67,15 +67,15 @@ def _scenario(ctx, d):
     local = {r.name for p in procedures for r in ctx.out("procedures")[p].local_resources}
     for ident in f["share"]:
         if ident.name not in local:
-            ctx.error("E401", f"'{ident.name}' is not a resource declared inside the scenario's procedures",
+            ctx.error("C401", f"'{ident.name}' is not a resource declared inside the scenario's procedures",
                       ident.span)
             ok = False
     if not (orders or procedures or apps or tools or f["reference"]):
         if ok:
-            ctx.error("E402", f"scenario '{d.name.name}' has no orders, procedures or tools", d.name.span)
+            ctx.error("C402", f"scenario '{d.name.name}' has no orders, procedures or tools", d.name.span)
         return None
     if orders and f["map"] is None:
-        ctx.error("E402", f"scenario '{d.name.name}' has orders but no map", spans["orders"])
+        ctx.error("C402", f"scenario '{d.name.name}' has orders but no map", spans["orders"])
         ok = False
     unit = ir.UNIT_ALIASES[f["unit"].name] if f["unit"] is not None else None
     if unit is None:
@@ -86,7 +86,7 @@ def _scenario(ctx, d):
     for item in f["const"]:
         name = item.name.name
         if name not in ctx.constants:
-            ctx.error("E101", f"scenario overrides unknown constant '{name}'", item.name.span)
+            ctx.error("C101", f"scenario overrides unknown constant '{name}'", item.name.span)
             ok = False
             continue
         ctx.used_constants.add(name)
@@ -94,7 +94,7 @@ def _scenario(ctx, d):
         if e is None:
             ok = False
         elif dim is not ctx.constants[name].dim:
-            ctx.error("E106", f"override of '{name}' is a {dim.value}, the constant is a "
+            ctx.error("C106", f"override of '{name}' is a {dim.value}, the constant is a "
                               f"{ctx.constants[name].dim.value}", item.expr.span)
             ok = False
         else:
@@ -109,7 +109,7 @@ def _scenario(ctx, d):
     if f["structure"] is not None:
         structure = f["structure"].name
         if structure not in STRUCTURES:
-            ctx.error("E107", f"unknown plan structure '{structure}' (one of {', '.join(STRUCTURES)})",
+            ctx.error("C107", f"unknown plan structure '{structure}' (one of {', '.join(STRUCTURES)})",
                       f["structure"].span)
             ok = False
     profile = tuple((k.name, value_ir(v)) for k, v in f["profile"])
@@ -137,7 +137,7 @@ def _instantiate(ctx, s, d):
     try:
         inst.procedure_problem(project, s)
     except (inst.InstantiationError, KeyError, ZeroDivisionError) as exc:
-        code = "E106" if "tick" in str(exc) else "E109"
+        code = "C106" if "tick" in str(exc) else "C109"
         ctx.error(code, f"scenario '{s.name}' cannot be evaluated: {exc}", d.name.span,
                   "give the scenario a unit (unit min) or write the durations without units")
 
@@ -147,20 +147,20 @@ def _agents(ctx, d, items, map_name):
     m = ctx.out("maps").get(map_name) if map_name else None
     for a in items:
         if a.name.name in seen:
-            ctx.error("E102", f"duplicate agent '{a.name.name}'", a.name.span)
+            ctx.error("C102", f"duplicate agent '{a.name.name}'", a.name.span)
             ok = False
             continue
         seen.add(a.name.name)
         if a.pos is not None:
             if m is None:
-                ctx.error("E402", "agent positions need a map", a.span)
+                ctx.error("C402", "agent positions need a map", a.span)
                 ok = False
             elif not (0 <= a.pos[0] < m.width and 0 <= a.pos[1] < m.height):
-                ctx.error("E303", f"agent '{a.name.name}' starts at {a.pos}, outside the {m.width}x{m.height} "
+                ctx.error("C303", f"agent '{a.name.name}' starts at {a.pos}, outside the {m.width}x{m.height} "
                                   f"map '{m.name}'", a.span)
                 ok = False
             elif not m.walkable(*a.pos):
-                ctx.error("E305", f"agent '{a.name.name}' starts at {a.pos}, which is not a floor tile", a.span)
+                ctx.error("C305", f"agent '{a.name.name}' starts at {a.pos}, which is not a floor tile", a.span)
                 ok = False
         out.append(ir.AgentDecl(a.name.name, a.pos))
     if ok and m is not None and out and all(a.pos is not None for a in out):
@@ -169,7 +169,7 @@ def _agents(ctx, d, items, map_name):
             reach |= set(bfs(m, a.pos))
         for st in m.stations:
             if not any(n in reach for n in neighbours(st.x, st.y)):
-                ctx.error("E304", f"station {st.name} at ({st.x}, {st.y}) cannot be reached by any agent of "
+                ctx.error("C304", f"station {st.name} at ({st.x}, {st.y}) cannot be reached by any agent of "
                                   f"scenario '{d.name.name}'", d.name.span)
                 ok = False
     return tuple(out) if ok else None
@@ -179,12 +179,12 @@ def _reference(ctx, d, calls, allowed):
     ok, out, ids = True, [], set()
     for c in calls:
         if c.id in ids:
-            ctx.error("E404", f"reference step {c.id} defined twice", c.span)
+            ctx.error("C404", f"reference step {c.id} defined twice", c.span)
             ok = False
             continue
         tool = ctx.out("tools").get(c.tool.name)
         if tool is None or c.tool.name not in allowed:
-            ctx.error("E403", f"reference step {c.id} calls '{c.tool.name}', which is not a tool of the scenario",
+            ctx.error("C403", f"reference step {c.id} calls '{c.tool.name}', which is not a tool of the scenario",
                       c.tool.span)
             ok = False
             ids.add(c.id)
@@ -194,30 +194,30 @@ def _reference(ctx, d, calls, allowed):
         for k, v in c.args:
             val = value_ir(v)
             if k.name not in params:
-                ctx.error("E403", f"tool '{tool.name}' has no parameter '{k.name}'", k.span)
+                ctx.error("C403", f"tool '{tool.name}' has no parameter '{k.name}'", k.span)
                 ok = False
             elif not value_fits(params[k.name].type, val):
-                ctx.error("E403", f"argument '{k.name}' of step {c.id} does not fit {params[k.name].type}", v.span)
+                ctx.error("C403", f"argument '{k.name}' of step {c.id} does not fit {params[k.name].type}", v.span)
                 ok = False
             if val.kind == "ref":
                 ref, _field = val.value
                 if ref not in ids:
-                    ctx.error("E404", f"step {c.id} uses the output of step {ref}, which does not come before it",
+                    ctx.error("C404", f"step {c.id} uses the output of step {ref}, which does not come before it",
                               v.span)
                     ok = False
                 elif ref not in c.after:
-                    ctx.error("E404", f"step {c.id} uses the output of step {ref} without 'after {ref}'", v.span)
+                    ctx.error("C404", f"step {c.id} uses the output of step {ref} without 'after {ref}'", v.span)
                     ok = False
             args.append((k.name, val))
         given = {k.name for k, _ in c.args}
         for p in tool.params:
             if p.required and p.name not in given:
-                ctx.error("E403", f"reference step {c.id} misses required parameter '{p.name}' of '{tool.name}'",
+                ctx.error("C403", f"reference step {c.id} misses required parameter '{p.name}' of '{tool.name}'",
                           c.span)
                 ok = False
         for a in c.after:
             if a not in ids:
-                ctx.error("E404", f"reference step {c.id} comes after unknown or later step {a}", c.span)
+                ctx.error("C404", f"reference step {c.id} comes after unknown or later step {a}", c.span)
                 ok = False
         ids.add(c.id)
         out.append(ir.RefCall(c.id, tool.name, tuple(args), tuple(c.after), c.span))

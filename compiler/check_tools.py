@@ -1,9 +1,9 @@
 """Tool/API signatures: AST -> ``ir.Tool`` / ``ir.App``, plus typed values.
 
 Input: ``tool`` and ``app`` declarations.  Output: IR tools and apps; ``value_ir`` and ``value_fits`` used for
-defaults here and reference plans in ``check_scen``.  Diagnostics: unknown parameter type (E101), duplicate
-parameter (E102), a default that does not fit its type (E105), required parameter after optional ones is
-allowed (named arguments), a default on a required parameter (E105).
+defaults here and reference plans in ``check_scen``.  Diagnostics: unknown parameter type (C101), duplicate
+parameter (C102), a default that does not fit its type (C105), required parameter after optional ones is
+allowed (named arguments), a default on a required parameter (C105).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def param_type(ctx, t: A.TypeExpr):
         item = param_type(ctx, t.item)
         return None if item is None else ir.ParamType("list", (), item)
     if t.name.name not in SIMPLE_TYPES:
-        ctx.error("E101", f"unknown parameter type '{t.name.name}' (one of {', '.join(SIMPLE_TYPES)}, "
+        ctx.error("C101", f"unknown parameter type '{t.name.name}' (one of {', '.join(SIMPLE_TYPES)}, "
                           "enum(...), list[...])", t.name.span)
         return None
     return ir.ParamType(t.name.name)
@@ -93,7 +93,7 @@ def _tool(ctx, d: A.ToolDecl, app):
     seen, params, ok = set(), [], True
     for p in d.params:
         if p.name.name in seen:
-            ctx.error("E102", f"duplicate parameter '{p.name.name}' of tool '{d.name.name}'", p.name.span)
+            ctx.error("C102", f"duplicate parameter '{p.name.name}' of tool '{d.name.name}'", p.name.span)
             ok = False
             continue
         seen.add(p.name.name)
@@ -104,12 +104,12 @@ def _tool(ctx, d: A.ToolDecl, app):
         default = None
         if p.default is not None:
             if not p.optional:
-                ctx.error("E105", f"required parameter '{p.name.name}' cannot have a default; "
+                ctx.error("C105", f"required parameter '{p.name.name}' cannot have a default; "
                                   f"write '{p.name.name}?' to make it optional", p.default.span)
                 ok = False
             default = value_ir(p.default)
             if not value_fits(t, default):
-                ctx.error("E105", f"default of '{p.name.name}' does not fit its type {t}", p.default.span)
+                ctx.error("C105", f"default of '{p.name.name}' does not fit its type {t}", p.default.span)
                 ok = False
         params.append(ir.ToolParam(p.name.name, t, not p.optional, default))
     returns = []

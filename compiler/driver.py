@@ -33,12 +33,12 @@ def expand(paths) -> tuple[list, list]:
         if path.is_dir():
             found = sorted(path.rglob("*.chrono"))
             if not found:
-                diags.append(Diagnostic("E004", Severity.ERROR, f"no *.chrono files in directory {p}"))
+                diags.append(Diagnostic("C004", Severity.ERROR, f"no *.chrono files in directory {p}"))
             files.extend(found)
         elif path.is_file():
             files.append(path)
         else:
-            diags.append(Diagnostic("E004", Severity.ERROR, f"no such file or directory: {p}"))
+            diags.append(Diagnostic("C004", Severity.ERROR, f"no such file or directory: {p}"))
     return files, diags
 
 
@@ -62,7 +62,7 @@ def _load_all(files, diags, sources):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            diags.append(Diagnostic("E004", Severity.ERROR, f"cannot read {name}: {exc}"))
+            diags.append(Diagnostic("C004", Severity.ERROR, f"cannot read {name}: {exc}"))
             loaded[key] = (None, [])
             continue
         sources[name] = text
@@ -73,7 +73,7 @@ def _load_all(files, diags, sources):
             if isinstance(d, A.Import):
                 target = path.parent / d.path
                 if not target.is_file():
-                    diags.append(Diagnostic("E108", Severity.ERROR, f"import not found: {d.path}", d.span))
+                    diags.append(Diagnostic("C108", Severity.ERROR, f"import not found: {d.path}", d.span))
                 else:
                     imports.append(target.resolve())
                     queue.append(target)
@@ -144,7 +144,7 @@ def _union(projects, diags) -> ir.Project:
         for t in TABLES:
             for name, v in getattr(p, t).items():
                 if t == "scenarios" and name in tables[t]:
-                    diags.append(Diagnostic("E102", Severity.ERROR,
+                    diags.append(Diagnostic("C102", Severity.ERROR,
                                             f"scenario '{name}' is declared in two domains", v.span))
                     continue
                 tables[t].setdefault(name, v)
@@ -162,6 +162,6 @@ def compile_text(text: str, name: str = "<text>"):
         return None, diags, sources
     for d in module.decls:
         if isinstance(d, A.Import):
-            diags.append(Diagnostic("E108", Severity.ERROR, "imports need a file on disk", d.span))
+            diags.append(Diagnostic("C108", Severity.ERROR, "imports need a file on disk", d.span))
     project, errs = check([module])
     return dataclasses.replace(project, domain=_domain_of(module)), sorted(diags + errs, key=sort_key), sources

@@ -613,7 +613,7 @@ def misused_diag(file, err, misused) -> Diagnostic:
         msg = f"expected a step duration after the step text, found '{tok}'"
     else:
         msg = f"unexpected keyword '{tok}' (keywords cannot be used as names here)"
-    return Diagnostic("E001", Severity.ERROR, msg, span)
+    return Diagnostic("C001", Severity.ERROR, msg, span)
 
 
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
@@ -623,7 +623,7 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         msg = "unexpected end of input"
         if isinstance(err, UnexpectedToken):
             msg += ": " + _expected_message(err)
-        return Diagnostic("E003", Severity.ERROR, msg, span)
+        return Diagnostic("C003", Severity.ERROR, msg, span)
     if isinstance(err, UnexpectedToken):
         misused = _misused_keyword(err)
         if misused is not None:
@@ -631,32 +631,32 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         tok = err.token
         span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
                     tok.end_column or tok.column + len(str(tok)))
-        return Diagnostic("E001", Severity.ERROR, f"unexpected {_token_desc(tok)}: {_expected_message(err)}", span)
+        return Diagnostic("C001", Severity.ERROR, f"unexpected {_token_desc(tok)}: {_expected_message(err)}", span)
     if isinstance(err, UnexpectedCharacters):
         ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
         hint = ""
         if ch == '"':
             hint = " (unterminated string?)"
-        return Diagnostic("E002", Severity.ERROR, f"unexpected character {ch!r}{hint}",
+        return Diagnostic("C002", Severity.ERROR, f"unexpected character {ch!r}{hint}",
                           Span(file, err.line, err.column, err.line, err.column + 1))
-    return Diagnostic("E001", Severity.ERROR, "syntax error", Span(file, getattr(err, "line", 1) or 1,
+    return Diagnostic("C001", Severity.ERROR, "syntax error", Span(file, getattr(err, "line", 1) or 1,
                                                                   getattr(err, "column", 1) or 1))
 
 
 def parse(file: str, text: str):
     """Parse ``text`` (from ``file``) into an AST Module; return (module | None, diagnostics)."""
     if len(text) > MAX_SOURCE_BYTES:
-        return None, [Diagnostic("E004", Severity.ERROR, f"file too large ({len(text)} bytes)", Span(file, 1, 1))]
+        return None, [Diagnostic("C004", Severity.ERROR, f"file too large ({len(text)} bytes)", Span(file, 1, 1))]
     try:
         tree = parser().parse(text)
     except UnexpectedInput as err:
         return None, [_syntax_diag(file, text, err)]
     except RecursionError:
-        return None, [Diagnostic("E001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+        return None, [Diagnostic("C001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
     try:
         decls = _ToAST(file).transform(tree)
     except (RecursionError, VisitError) as exc:
         if isinstance(exc, VisitError) and not isinstance(exc.orig_exc, RecursionError):
             raise
-        return None, [Diagnostic("E001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+        return None, [Diagnostic("C001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
     return A.Module(file, tuple(decls)), []

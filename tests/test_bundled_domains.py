@@ -38,7 +38,7 @@ def test_list_prints_scenarios(capsys):
 def test_list_with_errors_exits_2(tmp_path, capsys):
     (tmp_path / "x.chrono").write_text("procedure {")
     assert main(["list", str(tmp_path)]) == 2
-    assert "error[E001]" in capsys.readouterr().err
+    assert "error[C001]" in capsys.readouterr().err
 
 
 def test_cli_usage_errors():

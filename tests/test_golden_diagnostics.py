@@ -30,7 +30,7 @@ def test_golden(path, capsys, monkeypatch):
         expected_file.write_text(err)
     assert err == expected_file.read_text()
     codes = path.stem.split("_")
-    for code in [c for c in codes if c[:1] in "EW" and c[1:].isdigit()]:
+    for code in [c for c in codes if c[:1] in "CW" and c[1:].isdigit()]:
         assert f"[{code}]" in err, f"{code} not reported for {path.name}"
     has_error = "error[" in err
     assert status == (1 if has_error else 0)
@@ -39,9 +39,9 @@ def test_golden(path, capsys, monkeypatch):
 def test_every_code_has_a_golden_case():
     covered = set()
     for p in CASES:
-        covered |= {c for c in p.stem.split("_") if c[:1] in "EW" and c[1:].isdigit()}
+        covered |= {c for c in p.stem.split("_") if c[:1] in "CW" and c[1:].isdigit()}
         covered |= {c.split("]")[0] for c in p.with_suffix(".out").read_text().split("[")[1:]}
-    missing = sorted(set(CODES) - covered - {"E004"})
+    missing = sorted(set(CODES) - covered - {"C004"})
     assert not missing, f"codes without a golden case: {missing}"
 
 
@@ -50,7 +50,7 @@ def test_missing_file_is_reported(capsys, tmp_path, monkeypatch):
     status = main(["check", "nope.chrono"])
     err = capsys.readouterr().err
     assert status == 1
-    assert "error[E004]: no such file or directory: nope.chrono" in err
+    assert "error[C004]: no such file or directory: nope.chrono" in err
 
 
 def test_unreadable_file_is_reported(capsys, tmp_path, monkeypatch):
@@ -58,7 +58,7 @@ def test_unreadable_file_is_reported(capsys, tmp_path, monkeypatch):
     (tmp_path / "bad.chrono").write_bytes(b"const A = 1 \xff\xfe")
     status = main(["check", "bad.chrono"])
     assert status == 1
-    assert "error[E004]: cannot read bad.chrono" in capsys.readouterr().err
+    assert "error[C004]: cannot read bad.chrono" in capsys.readouterr().err
 
 
 def test_all_diagnostics_of_a_file_in_one_run(capsys, tmp_path, monkeypatch):
@@ -67,5 +67,5 @@ def test_all_diagnostics_of_a_file_in_one_run(capsys, tmp_path, monkeypatch):
                    'scenario s { procedures P, Q }\n')
     status, err = run_check(capsys, monkeypatch, src)
     assert status == 1
-    for code in ("E101", "E203", "E204", "E401"):
+    for code in ("C101", "C203", "C204", "C401"):
         assert f"[{code}]" in err

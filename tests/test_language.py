@@ -35,9 +35,9 @@ def test_constants_are_exact_sympy_expressions_with_units():
 
 
 def test_unit_mismatch_and_time_times_time():
-    assert "E106" in codes("const A = 2 min + 3")
-    assert "E106" in codes("const A = 2 min * 3 s")
-    assert "E106" not in codes("const A = 2 min * 3; B = A / 2; C = A / (1 min)\n"
+    assert "C106" in codes("const A = 2 min + 3")
+    assert "C106" in codes("const A = 2 min * 3 s")
+    assert "C106" not in codes("const A = 2 min * 3; B = A / 2; C = A / (1 min)\n"
                                'procedure P { step 0 "x" A + B + C * 1 s }\nscenario s { procedures P }')
 
 
@@ -139,7 +139,7 @@ def test_load_raises_compile_error_with_all_diagnostics(tmp_path):
     f.write_text('procedure P { step 0 "x" 1 after 3 }\nscenario s { procedures P, Q }')
     with pytest.raises(chronoplan.CompileError) as exc:
         chronoplan.load(f)
-    assert {d.code for d in exc.value.diagnostics} >= {"E203", "E401"}
+    assert {d.code for d in exc.value.diagnostics} >= {"C203", "C401"}
 
 
 def test_scenario_lookup_by_name():
@@ -165,7 +165,7 @@ def test_duplicate_scenarios_across_domains_are_errors(tmp_path):
     (tmp_path / "a.chrono").write_text('domain a\nprocedure P { step 0 "x" 1 }\nscenario s { procedures P }')
     (tmp_path / "b.chrono").write_text('domain b\nprocedure P { step 0 "x" 1 }\nscenario s { procedures P }')
     _, diags, _ = chronoplan.compile_paths(tmp_path)
-    assert [d.code for d in diags if d.is_error] == ["E102"]
+    assert [d.code for d in diags if d.is_error] == ["C102"]
 
 
 def test_keywords_are_names_where_no_keyword_fits():
