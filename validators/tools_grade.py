@@ -377,7 +377,7 @@ class _Grader:
                 hallucinated += 1
                 self.err("T305", "dependency", f"step {st.index}: waits for step {j} ({self.plan.steps[j].tool}), "
                          "which the task does not require", "drop the dependency so both can run in parallel", st.index)
-        hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T303"))
+        hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T301", "T303"))
         self.ref_info.update(dep_total=len(edges), dep_ok=satisfied, dep_bad=hallucinated)
 
 
