@@ -333,12 +333,16 @@ class _Grader:
                 args = ", ".join(f"{k}={_fmt(self.ref_vals[call.id][k])}" for k, _ in call.args)
                 self.err("T401", "goal", f"no step calls {call.tool} for reference step {call.id}",
                          f"add a step {call.tool}({args})", None)
+        matched_by_tool: dict = {}
+        for o in self.plan.steps:
+            if self.state[o.index].match is not None:
+                matched_by_tool.setdefault(o.tool, []).append(o)
         for st in self.plan.steps:
             s = self.state[st.index]
             if s.tool is None or s.match is not None:
                 continue
-            twin = next((o for o in self.plan.steps if o.index != st.index and self.state[o.index].match is not None
-                         and o.tool == st.tool and _same_bound(self.state[o.index].bound, s.bound)), None)
+            twin = next((o for o in matched_by_tool.get(st.tool, ())
+                         if _same_bound(self.state[o.index].bound, s.bound)), None)
             if twin is not None:
                 self.err("T501", "repeat", f"step {st.index}: repeats step {twin.index} ({st.tool} with the same arguments)",
                          "remove the repeated step", st.index)
