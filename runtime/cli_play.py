@@ -67,18 +67,14 @@ def play(env, lines, out) -> int:
 def run(args) -> int:
     import json
 
-    from chronoplan.compiler.diagnostics import render
-    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.compiler.cli_common import load_project
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     from chronoplan.runtime.env import Env
     from chronoplan.runtime.timefmt import clock
     from chronoplan.validators.report import json_number
 
-    project, diags, sources = compile_paths(*args.paths)
-    errors = [d for d in diags if d.is_error]
-    for d in errors:
-        print(render(d, sources), file=sys.stderr)
-    if project is None or errors:
+    project = load_project(args.paths)
+    if project is None:
         return 2
     try:
         scen = project.scenario(args.scenario)

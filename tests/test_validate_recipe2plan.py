@@ -123,3 +123,25 @@ def test_relative_efficiency_of_a_slower_plan():
     assert rep.metrics["makespan"] == finish + 600
     assert rep.metrics["relative_efficiency"] == e / e_ref
     assert M.multitask_score(e / e_ref, Fraction(1)) == e / e_ref
+
+
+def test_end_to_end_through_the_importer(tmp_path, capsys):
+    """`chronoplan import recipe2plan` then `chronoplan validate` on every reference plan (matched by file
+    stem), with the plans themselves as references: all valid, relative efficiency 1."""
+    import json
+
+    from chronoplan.cli import main
+    out = tmp_path / "r2p"
+    assert main(["import", "recipe2plan", str(r2pdata.DATA / "cooking.json"), "-o", str(out)]) == 0
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    for key in KEYS:
+        (plans / f"{key}_easy.json").write_text(json.dumps(r2pdata.reference(key, False)["schedule"]))
+        if key in CONSTRAINED:
+            (plans / f"{key}.json").write_text(json.dumps(r2pdata.plans()[key]["plan_w_restriction"]))
+    capsys.readouterr()
+    status = main(["validate", str(out), str(plans), "--format", "json", "--reference", str(plans)])
+    reports = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 0 and len(reports) == 65 + 64
+    assert all(r["valid"] and r["metrics"]["relative_efficiency"] == 1 for r in reports)
+    assert {r["scenario"] for r in reports} == set(CONSTRAINED) | {k + "_easy" for k in KEYS}

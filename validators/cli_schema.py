@@ -17,15 +17,11 @@ def configure(p) -> None:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.diagnostics import render
-    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.compiler.cli_common import load_project
     from chronoplan.validators.schema import SchemaUnavailable, schema_for
 
-    project, diags, sources = compile_paths(*args.paths)
-    errors = [d for d in diags if d.is_error]
-    for d in errors:
-        print(render(d, sources), file=sys.stderr)
-    if project is None or errors:
+    project = load_project(args.paths)
+    if project is None:
         return 2
     try:
         schema = schema_for(project, args.scenario)

@@ -70,15 +70,11 @@ def _references(project, paths, scenario) -> tuple[dict, list]:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.diagnostics import render
-    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.compiler.cli_common import load_project
     from chronoplan.validators.grade import Grader, iter_sources, validate_many
 
-    project, diags, sources = compile_paths(args.file)
-    errors = [d for d in diags if d.is_error]
-    for d in errors:
-        print(render(d, sources), file=sys.stderr)
-    if project is None or errors:
+    project = load_project([args.file])
+    if project is None:
         return 2
     if args.scenario is not None and args.scenario not in project.scenarios:
         print(f"chronoplan validate: error: no scenario named {args.scenario!r} (try `chronoplan list "
