@@ -115,3 +115,18 @@ def test_scenario_tools_are_offered(project):
         assert all(c.tool in offered for c in s.reference)
         assert all(isinstance(ref_value(v), (str, int, Ref, tuple)) or v.kind == "number"
                    for c in s.reference for _, v in c.args)
+
+
+def test_list_arguments_compare_by_item_type(project):
+    s = project.scenario("shop_groceries_many_to_one")
+    plan = reference_plan(s)
+    plan["steps"][2]["args"]["items"] = ["Spinach", "firm tofu"]          # str items: words, any order
+    assert grade_tool_plan(project, s.name, plan).valid
+    plan["steps"][2]["args"]["items"] = ["tofu"]
+    assert [(e.code, e.index) for e in grade_tool_plan(project, s.name, plan).errors] == [("T402", 2)]
+    s = project.scenario("calendar_meeting_chain")
+    plan = reference_plan(s)
+    plan["steps"][1]["args"]["participants"] = ["ANA@example.com"]       # email items: case-insensitive
+    assert grade_tool_plan(project, s.name, plan).valid
+    plan["steps"][1]["args"]["participants"] = ["ana@example.org"]
+    assert [e.code for e in grade_tool_plan(project, s.name, plan).errors] == ["T402"]

@@ -71,8 +71,8 @@ def _resolve_scenario(project: Any, scenario: Any) -> tuple[Optional[ir.Scenario
     try:
         s = project.scenario(scenario)
         return s, s.name
-    except (KeyError, AttributeError, TypeError) as exc:
-        return None, str(scenario) if scenario is not None else "?" + ("" if exc else "")
+    except (KeyError, AttributeError, TypeError):
+        return None, "?" if scenario is None else str(scenario)
 
 
 def grade_tool_plan(project: ir.Project, scenario: Any, plan_obj: Any, fmt: Optional[str] = None, *,
@@ -258,6 +258,8 @@ class _Grader:
     def _same(self, s: _Step, name: str, call: ir.RefCall, ref_map: Optional[dict]) -> bool:
         param = next((p for p in s.tool.params if p.name == name), None)
         kind = param.type.kind if param else "str"
+        if kind == "list" and param.type.item is not None:
+            kind = param.type.item.kind          # list elements compare by their own type
         value = s.bound.get(name)
         if value is None and param is not None and param.default is not None:
             value = ref_value(param.default, self.today) if isinstance(param.default, ir.Value) else param.default
