@@ -13,7 +13,7 @@ from chronoplan.validators.tools_export import reference_plan, reference_plan_ar
 from chronoplan.validators.tools_grade import grade_tool_plan, offered_tools, scenario_today
 from chronoplan.validators.tools_refs import Ref
 from chronoplan.validators.tools_structure import STRUCTURES, classify
-from chronoplan.validators.tools_values import ref_value
+from chronoplan.validators.tools_values import ANY, ref_value
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "domains" / "tools"
 
@@ -113,8 +113,23 @@ def test_scenario_tools_are_offered(project):
     for s in tool_scenarios(project):
         offered = offered_tools(project, s)
         assert all(c.tool in offered for c in s.reference)
-        assert all(isinstance(ref_value(v), (str, int, Ref, tuple)) or v.kind == "number"
+        assert all(isinstance(ref_value(v), (str, int, Ref, tuple)) or v.kind == "number" or ref_value(v) is ANY
                    for c in s.reference for _, v in c.args)
+
+
+def test_wildcards_and_templates(project):
+    """`_` in a reference accepts any value; a template embedding the right output satisfies a reference."""
+    s = project.scenario("travel_paris_many_to_many")
+    plan = reference_plan(s, project)
+    assert plan["steps"][4]["args"]["title"] == "any text"
+    plan["steps"][4]["args"]["title"] = "Trip to Paris"
+    plan["steps"][5]["args"].update(subject="Your hotel", body="Booked! Confirmation: {step4.confirmation}")
+    assert grade_tool_plan(project, s.name, plan).valid
+    plan["steps"][5]["args"]["body"] = "Booked! Confirmation: {step3.booking_ref}"     # the flight's output
+    assert [(e.code, e.index) for e in grade_tool_plan(project, s.name, plan).errors] == [("T402", 5)]
+    del plan["steps"][4]["args"]["title"]
+    codes = [e.code for e in grade_tool_plan(project, s.name, plan).errors]
+    assert "T202" in codes
 
 
 def test_list_arguments_compare_by_item_type(project):

@@ -26,7 +26,7 @@ from chronoplan.validators.tools_metrics import compute_metrics
 from chronoplan.validators.tools_read import ToolPlan, read_tool_plan
 from chronoplan.validators.tools_refs import Ref
 from chronoplan.validators.tools_structure import ancestors, closure, reaches
-from chronoplan.validators.tools_values import DATE_KINDS, check_value, ref_value, same_value
+from chronoplan.validators.tools_values import ANY, DATE_KINDS, check_value, ref_value, same_value
 
 
 
@@ -38,6 +38,7 @@ class _Step:
     bound: dict = field(default_factory=dict)
     codes: set = field(default_factory=set)
     match: Optional[int] = None                # matched reference step id
+    bad_args: set = field(default_factory=set)  # parameters with a schema error (not compared again)
 
 
 def scenario_today(scen: ir.Scenario) -> Optional[_dt.date]:
@@ -174,6 +175,7 @@ class _Grader:
             v = bound.get(p.name)
             if v is None:
                 if p.required:
+                    s.bad_args.add(p.name)
                     self.err("T202", "schema", f"step {st.index}: {st.tool} needs parameter {p.name!r} ({p.type})",
                              f"add {p.name!r}: a {p.type} value", st.index)
                 continue
@@ -181,6 +183,7 @@ class _Grader:
             if problem:
                 code, msg, hint = problem
                 cat = "time-window" if code == "T602" else "schema"
+                s.bad_args.add(p.name)
                 self.err(code, cat, f"step {st.index}: {st.tool}.{p.name}: {msg}", hint, st.index)
         s.bound = {k: v for k, v in bound.items() if v is not None}
 
@@ -287,6 +290,8 @@ class _Grader:
                     continue
                 want = self.ref_vals[call.id][name]
                 got = s.bound.get(name)
+                if name in s.bad_args:
+                    continue                     # reported as a schema error already
                 if isinstance(want, Ref) and want.step not in self.matched_ids:
                     continue                     # knock-on of a missing step (reported as T401)
                 if isinstance(got, Ref) and s.codes & {"T105", "T106", "T301"}:
@@ -299,8 +304,6 @@ class _Grader:
                              f"use ${src.id}.{want.field}" if want.field else f"use ${src.id}", st.index)
                     continue
                 if is_date:
-                    if "T602" in s.codes:
-                        continue
                     self.err("T601", "time-window", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
                              f"but the query asks for {_fmt(want)}", self._date_hint(want), st.index)
                 else:
@@ -326,7 +329,9 @@ class _Grader:
                 return f"use {_fmt(want)} (the user's profile: {key})"
         if isinstance(want, Ref):
             return f"pass the output of the step that does reference step {want.step}'s job ({want})"
-        return f"use {_fmt(want)} as asked in the query"
+        if isinstance(want, str) and want.lower() in (self.scen.query or "").lower():
+            return f"use {_fmt(want)} as asked in the query"
+        return f"the task needs {_fmt(want)}"
 
     def check_missing_and_redundant(self, ref) -> None:
         matched = {s.match for s in self.state if s.match is not None}
@@ -404,6 +409,8 @@ def _same_bound(a: dict, b: dict) -> bool:
 def _fmt(v: Any) -> str:
     if v is None:
         return "missing"
+    if v is ANY:
+        return "a value"
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
     if isinstance(v, Ref):

@@ -24,6 +24,7 @@ _IATA = re.compile(r"[A-Z]{3}")
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 FORMAT_KINDS = ("date", "time", "datetime", "iata", "email")
 DATE_KINDS = ("date", "datetime", "time")
+STOP_WORDS = frozenset("a an the to for of my me and in on at with by from about".split())
 
 
 def parse_time(text: Any) -> Optional[tuple[int, int, int]]:
@@ -148,9 +149,21 @@ def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = Non
 
 
 # ----------------------------------------------------------------------------- reference values
+class _Any:
+    """The wildcard ``_`` of a reference plan: any value of the parameter's type is right."""
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+ANY = _Any()
+
+
 def ref_value(v: ir.Value, today: Optional[_dt.date] = None) -> Any:
-    """A reference ``ir.Value`` as a normalised plan value (dates as ISO text, refs as ``Ref``)."""
+    """A reference ``ir.Value`` as a normalised plan value (dates as ISO text, refs as ``Ref``, ``_`` as ANY)."""
     k, x = v.kind, v.value
+    if k == "name" and x == "_":
+        return ANY
     if k == "ref":
         step, field = (x if isinstance(x, tuple) else (x, None))
         return Ref(int(step), field)
@@ -175,11 +188,18 @@ def _words(s: str) -> list[str]:
 def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -> bool:
     """Does the plan value satisfy the reference value?  ``kind`` is the parameter type's kind.
 
-    Strings (kind ``str``): every word of the reference occurs in the plan value (case-insensitive);
+    ``ANY`` (the reference wildcard ``_``) accepts any given value.  Strings (kind ``str``): every word
+    of the reference except stop words ("the", "to", "for"...) occurs in the plan value (case-insensitive);
     dates, times, numbers, enums, IATA codes: exact; e-mail: case-insensitive; lists: same length and
     element-wise match in any order; references: ``ref_map`` maps plan step ids to reference step ids
-    (None = any step), and the fields agree when both are given.
+    (None = any step), and the fields agree when both are given; a string that embeds the right
+    reference (a template) satisfies a reference.
     """
+    if ref is ANY:
+        return plan is not None
+    if isinstance(ref, Ref) and isinstance(plan, str):
+        # a template such as "Confirmation: {step4.confirmation}" that embeds the right output
+        return any(same_value(r, ref, kind, ref_map) for _, _, r in find_refs(plan))
     if isinstance(ref, Ref) or isinstance(plan, Ref):
         if not (isinstance(ref, Ref) and isinstance(plan, Ref)):
             return False
@@ -213,8 +233,8 @@ def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -
         return a is not None and a == b
     if kind == "email":
         return plan.strip().lower() == ref.strip().lower()
-    if kind == "str":
-        want = _words(ref)
+    if kind in ("str", "any"):
+        want = [w for w in _words(ref) if w not in STOP_WORDS] or _words(ref)
         if not want:
             return plan.strip() == ref.strip()
         have = set(_words(plan))
