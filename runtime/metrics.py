@@ -101,7 +101,15 @@ def _occupation(step) -> Fraction:
 
 
 def lower_bound(problem: ProcedureProblem) -> LowerBound:
-    """A makespan no valid plan can beat."""
+    """A makespan no valid plan can beat (computed once per problem)."""
+    cached = problem.__dict__.get("_lower_bound")
+    if cached is None:
+        cached = _lower_bound(problem)
+        object.__setattr__(problem, "_lower_bound", cached)
+    return cached
+
+
+def _lower_bound(problem: ProcedureProblem) -> LowerBound:
     steps = list(problem.steps)
     es = {s.key: (s.release if s.release is not None and s.release > 0 else Fraction(0)) for s in steps}
 
