@@ -169,3 +169,31 @@ def test_play_from_a_pipe(files, capsys, monkeypatch):
                        monkeypatch=monkeypatch)
     final = json.loads(out.strip().splitlines()[-1])
     assert code == 0 and final["success"] is True and final["completion_time"] == 8
+
+
+def test_progress_bar_on_a_terminal(files, capsys, monkeypatch):
+    src, plans = files
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    fake = Tty()
+    monkeypatch.setattr("sys.stderr", fake)
+    code = main(["validate", str(src), str(plans), "--format", "json"])
+    assert code == 1 and "] 2/2" in fake.getvalue()
+    fake2 = Tty()
+    monkeypatch.setattr("sys.stderr", fake2)
+    main(["validate", str(src), str(plans), "--no-progress"])
+    assert fake2.getvalue() == ""
+
+
+def test_python_api(files):
+    import chronoplan
+    from chronoplan.validators import grade_plan, validate_many
+    src, plans = files
+    project = chronoplan.load(src)
+    reps = list(validate_many(project, [plans / "Eggs_Toast.json", ("x.json", dict(GOOD, scenario="Eggs_Toast"))]))
+    assert [r.valid for r in reps] == [True, True] and reps[1].plan == "x.json"
+    assert not grade_plan(project, "Eggs_Toast", BAD).valid
+    assert grade_plan(project, "nope", GOOD).errors[0].code == "E015"
