@@ -6,6 +6,7 @@ never worse than the heuristic reference plans of plan.json.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from fractions import Fraction
@@ -144,6 +145,31 @@ def test_agents_occupancy_capacity_and_lags(tmp_path):
     assert (two.status, two.makespan) == ("optimal", 20)       # the pot is now the bottleneck
     late = problem_of(tmp_path, text.replace("release 4 min", "release 4 min deadline 6 min"), "two", "d.chrono")
     assert solve_cpsat(late, timeout=10).status == "unsolvable"   # stir ends >= 5, gap 3: rest >= 8
+
+
+def test_interruptible_autonomous_step_is_stretched(tmp_path):
+    # The soak must start right after the fill (t=1) and the rinse right when the soak completes, but the
+    # rinse also waits for the 15-minute wait [1, 16): the soak must be spread over [1, 16) with 10 minutes
+    # of work, which only an interruptible soak allows.  Optimum 17; unsolvable when the soak is rigid.
+    # The language rejects "autonomous interruptible" (C205), but the solver and the simulator support
+    # such steps in a ProcedureProblem, so the flag is set on the instantiated problem.
+    text = """
+    procedure S {
+      step 3 "Fill." 1 min
+      step 0 "Soak." 10 min autonomous after 3 within 0 min of 3
+      step 1 "Wait." 15 min after 3
+      step 2 "Rinse." 1 min after 0, 1 within 0 min of 0
+    }
+    scenario s { unit min  procedures S }
+    """
+    rigid = problem_of(tmp_path, text)
+    assert solve_cpsat(rigid, timeout=10).status == "unsolvable"
+    p = dataclasses.replace(rigid, steps=tuple(dataclasses.replace(s, interruptible=s.index == 0)
+                                               for s in rigid.steps))
+    res = solve_valid(p)
+    assert (res.status, res.makespan) == ("optimal", 17)
+    soak = chunks(res, "S", 0)
+    assert soak[0][0] == 1 and sum(d for _, d in soak) == 10 and soak[-1][0] + soak[-1][1] == 16
 
 
 def test_grid_unit_scales_fractions(tmp_path):

@@ -175,3 +175,22 @@ def test_helpers(tmp_path):
     files = convert([_write(tmp_path, [[{"recipe": "A", "steps": [_step(0)]}]])])
     assert sorted(files) == ["easy/instances.chrono", "easy/recipes.chrono", "instances.chrono", "recipes.chrono"]
     assert files["instances.chrono"].count("\nscenario ") == 1
+
+
+@needs_data
+def test_reference_plans_are_valid_against_the_imported_scenarios(imported):
+    """plan.json's heuristic plans name the original recipes; they replay cleanly against ``<key>`` (with
+    time constraints) and ``<key>_easy`` (the same procedure names in the recipe2plan_easy domain)."""
+    from chronoplan.validators.replay import validate_plan
+    project = chronoplan.load(imported)
+    checked = 0
+    for key in r2pdata.keys():
+        for constrained in (True, False):
+            ref = r2pdata.reference(key, constrained)
+            if ref is None:
+                continue
+            name = key if constrained else key + "_easy"
+            report = validate_plan(procedure_problem(project, project.scenario(name)), dict(ref, scenario=name))
+            assert report.valid, report.to_text()
+            checked += 1
+    assert checked == 129
