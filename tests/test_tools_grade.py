@@ -1,5 +1,6 @@
 """Rule-based grading of tool plans (validators/tools_grade.py): one plan per error code, metrics, hostile input."""
 import copy
+import os
 import json
 from fractions import Fraction
 
@@ -300,3 +301,36 @@ def test_hundred_thousand_steps_is_quick(project):
     t = time.perf_counter()
     r = grade(project, plan)
     assert found(r) == [("T007", None)] and time.perf_counter() - t < 5
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(allow_nan=True),
+                     st.text(max_size=30), st.sampled_from(["$1.flight_id", "{step2.x}", "<output of step 9>",
+                                                            "next Friday", "2025-03-21", "BOS", "queryWeather"]))
+_json = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                        st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                     max_leaves=20)
+_step = st.fixed_dictionaries({"id": st.one_of(st.integers(-2, 6), _scalars),
+                               "tool": st.sampled_from(["searchFlights", "bookFlight", "queryWeather", "bookHotel",
+                                                        "ping", "x", "weather.queryWeather"]),
+                               "args": st.one_of(st.dictionaries(st.sampled_from(
+                                   ["origin", "destination", "date", "city", "flight_id", "email", "guests",
+                                    "check_in", "check_out", "unit", "zzz"]), _json, max_size=5), _json),
+                               "after": st.one_of(st.lists(st.integers(-1, 7), max_size=3), _json)})
+_action = st.one_of(st.text(max_size=60), st.builds(lambda t, a: f"{t}({a!r})",
+                                                     st.sampled_from(["queryWeather", "bookFlight", "x.y"]),
+                                                     st.dictionaries(st.text(max_size=6), _scalars, max_size=3)))
+
+
+@settings(max_examples=int(os.environ.get("TOOLS_FUZZ", 150)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(_json, st.fixed_dictionaries({"steps": st.lists(_step, max_size=6)}),
+                 st.fixed_dictionaries({"OrderSteps": st.fixed_dictionaries(
+                     {"TotalSteps": _scalars, "StepDetail": st.lists(st.fixed_dictionaries(
+                         {"StepNumber": st.one_of(st.integers(0, 6), _scalars), "Action": st.one_of(_action, _json)}),
+                         max_size=6)})})))
+def test_fuzzed_plans_always_give_reports(project, plan):
+    r = grade_tool_plan(project, "trip", plan, None)
+    json.loads(r.to_json_line())
+    assert r.valid == (not r.errors)
+    assert 0 <= r.metrics["SMAR"] <= 1 and 0 <= r.metrics["SER"] <= 1 and 0 <= r.metrics["DA"] <= 1

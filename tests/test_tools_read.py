@@ -128,3 +128,12 @@ def test_detect_and_unknown_format():
     assert detect_format(5) is None
     assert codes(read_tool_plan({"steps": []}, "schedule")) == ["T003"]
     assert read_tool_plan({"steps": []}, "auto").fmt == "tools"
+
+
+def test_positions_are_kept_for_unreadable_steps():
+    for obj in ({"steps": [None, {"tool": "a", "id": 1}, 3, {"tool": "b"}]},
+                {"OrderSteps": {"StepDetail": [None, {"Action": "a()"}, "x", {"Action": "(("}]}}):
+        plan = read_tool_plan(obj)
+        assert [s.index for s in plan.steps] == [0, 1, 2, 3]
+        assert plan.steps[0].tool is None and plan.steps[0].id < 0
+        assert len({s.id for s in plan.steps}) == 4

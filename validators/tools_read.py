@@ -36,7 +36,8 @@ STEP_KEYS = {"id", "tool", "app", "args", "after", "description", "thought"}
 
 @dataclass(frozen=True)
 class ToolStep:
-    """One plan step; ``index`` is its 0-based position, ``id`` the id written in the plan."""
+    """One plan step; ``index`` is its 0-based position (``plan.steps[k].index == k``), ``id`` the id
+    written in the plan (negative for an unreadable step)."""
 
     index: int
     id: int
@@ -184,6 +185,7 @@ def _read_design(obj: Any) -> ToolPlan:
         if not isinstance(st, dict):
             errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
                                'write each step as {"id": N, "tool": "...", "args": {...}}', i))
+            steps.append(_placeholder(i, True))
             continue
         extra = sorted(str(k) for k in st if k not in STEP_KEYS)
         if extra:
@@ -266,6 +268,7 @@ def _read_arena(obj: Any) -> ToolPlan:
         if not isinstance(st, dict):
             errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
                                'write each step as {"StepNumber": N, "Action": "Tool({...})"}', i))
+            steps.append(_placeholder(i, False))
             continue
         sid = _read_id(st.get("StepNumber"), i, errors, "StepNumber")
         action = st.get("Action")
@@ -311,6 +314,11 @@ def _read_arena(obj: Any) -> ToolPlan:
 
 
 # ----------------------------------------------------------------------------- helpers
+def _placeholder(i: int, declares_after: bool) -> ToolStep:
+    """An unreadable step keeps its position (``steps[k].index == k``) with an id no plan can name."""
+    return ToolStep(i, -(i + 1), None, None, (), (), (), (), declares_after)
+
+
 def _tname(v: Any) -> str:
     return {dict: "object", list: "list", str: "string", bool: "boolean", int: "number", float: "number",
             type(None): "null"}.get(type(v), type(v).__name__)
