@@ -1,7 +1,7 @@
 """Rule-based grading of tool plans (validators/tools_grade.py): one plan per error code, metrics, hostile input."""
 import copy
-import os
 import json
+import os
 from fractions import Fraction
 
 import pytest
@@ -290,7 +290,6 @@ def test_hostile_plans_give_reports(project, plan):
     for fmt in (None, "tools", "planningarena"):
         r = grade(project, plan, fmt)
         assert not r.valid
-    import os
     assert not os.path.exists("/tmp/pwned_by_plan")
 
 
