@@ -65,20 +65,16 @@ def _load_planner(name: str):
 
 
 def run(args) -> int:
-    from chronoplan import compile_paths
-    from chronoplan.compiler.diagnostics import render
+    from chronoplan.compiler.cli_common import load_project
     if args.planner not in PLANNERS:
         return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")
     if not (args.timeout > 0):
         return _error("--timeout must be a positive number of seconds")
     if args.workers < 1:
         return _error("--workers must be at least 1")
-    project, diags, sources = compile_paths(args.file)
-    errors = [d for d in diags if d.is_error]
-    if project is None or errors:
-        for d in errors:
-            print(render(d, sources), file=sys.stderr)
-        return _error(f"{args.file} does not compile ({len(errors)} error{'s' * (len(errors) != 1)})")
+    project = load_project([args.file])
+    if project is None:
+        return _error(f"{args.file} does not compile")
     if args.scenario is None and len(project.scenarios) != 1:
         names = list(project.scenarios)
         shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
