@@ -8,7 +8,6 @@ progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 
 from __future__ import annotations
 
 import sys
-from fractions import Fraction
 
 from chronoplan.validators.plans import FORMATS
 
