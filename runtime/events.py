@@ -32,6 +32,10 @@ class EventQueue:
         time, kind, _, _, _, event = heapq.heappop(self._heap)
         return time, kind, event
 
+    def pending(self, kind: int) -> list:
+        """The queued events of one kind (in no particular order)."""
+        return [entry[-1] for entry in self._heap if entry[1] == kind]
+
     def __len__(self) -> int:
         return len(self._heap)
 

@@ -44,24 +44,16 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
     state = ProcState(problem, first=first)
     state.suppressed.update(suppress)
     state.planned.update(suppress)
-    chunks = list(chunks)
-    latest_end = None
     for c in chunks:
         s = problem.step(c.task, c.step)
         if s is not None:
             state.planned.add(s.key)
-            d = c.duration if c.duration is not None else s.duration
-            end = c.start + d
+            end = c.start + (c.duration if c.duration is not None else s.duration)
             if state.expected_end.get(s.key) is None or end > state.expected_end[s.key]:
                 state.expected_end[s.key] = end
-            if latest_end is None or end > latest_end[0] or (end == latest_end[0] and c.index < latest_end[1]):
-                latest_end = (end, c.index)
         state.queue.push(c.start, START, c, state.agent_rank.get(c.agent, 0), c.index)
-    if problem.limit is not None and latest_end is not None and latest_end[0] > problem.limit:
-        over = min((c for c in chunks if c.start + (c.duration if c.duration is not None else
-                    (problem.step(c.task, c.step).duration if problem.step(c.task, c.step) else 0)) > problem.limit),
-                   key=lambda c: (c.start, c.index))
-        state.queue.push(problem.limit, CHECK, ("limit", over.index, latest_end[0]))
+    if problem.limit is not None:
+        state.queue.push(problem.limit, CHECK, ("limit",))
     state.advance()
     if not state.stopped:
         ends = [r.end for r in state.runs]

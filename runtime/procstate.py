@@ -340,10 +340,17 @@ class ProcState:
                     f"ended (at {self.t(xend)}); it has not started by {self.t(t)}",
                     f"start {step_name(ykey)} no later than {self.t(t)}", None, None, t))
         elif what[0] == "limit":
-            _, index, end = what
-            self.report(Violation(
-                "E614", f"the plan runs until {self.t(end)}, past the time limit {self.t(t)}",
-                f"finish every step by {self.t(t)}", index, None, t))
+            # chunks still running at the limit, or planned to start after it
+            late = [(r.start, r.index, r.end) for r in self.running_runs(t)]
+            for c in self.queue.pending(START):
+                s = self.problem.step(c.task, c.step)
+                d = c.duration if c.duration is not None else (s.duration if s is not None else 0)
+                late.append((c.start, c.index, c.start + max(d, 0)))
+            if late:
+                first = min(late)
+                self.report(Violation(
+                    "E614", f"the plan runs until {self.t(max(e for _, _, e in late))}, past the time limit "
+                    f"{self.t(t)}", f"finish every step by {self.t(t)}", first[1], None, t))
 
     def advance(self, until: Optional[Fraction] = None, *, inclusive_checks: bool = True,
                 stop_on: frozenset = frozenset()) -> None:
