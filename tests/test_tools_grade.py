@@ -300,6 +300,9 @@ def test_hundred_thousand_steps_is_quick(project):
     t = time.perf_counter()
     r = grade(project, plan)
     assert found(r) == [("T007", None)] and time.perf_counter() - t < 5
+    assert r.metrics["SMAR"] == 0 and r.metrics["SER"] == 0 and not r.metrics["checkpoints"]["garbled"]
+    r = grade(project, json.dumps(plan))                             # 8.8 MB of text: read, then refused
+    assert found(r) == [("T007", None)]
 
 
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402

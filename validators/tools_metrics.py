@@ -8,7 +8,8 @@ step), the errors and the reference bookkeeping of ``tools_grade``.  Output: a m
   plan step is matched to it; q_i = share of its reference arguments the plan step gets right);
 * ``DA`` = satisfied reference dependencies / (reference dependencies + hallucinated plan dependencies);
 * ``LPR`` = SER x DA;
-* ``SMAR`` = (5 - B_MS - B_RS - B_FP - B_FT - B_TIE) / 5, or 0 when the output is garbled (B_gc);
+* ``SMAR`` = (5 - B_MS - B_RS - B_FP - B_FT - B_TIE) / 5, or 0 when the output is garbled (B_gc) or no
+  step could be read at all;
   the checkpoints are in ``checkpoints``;
 * rates: ``missing_step_rate``, ``redundant_step_rate``, ``fictitious_param_rate``,
   ``fictitious_tool_rate``, ``time_error_rate``; micro accuracies ``FD_API``, ``PC``, ``TR``;
@@ -51,7 +52,9 @@ def compute_metrics(plan: Any, scen: Any, state: list, errors: list, ref_info: d
         "time_inference_errors": time_errors > 0,
         "garbled": garbled,
     }
-    smar = Fraction(0) if garbled else Fraction(5 - sum(v for k, v in checkpoints.items() if k != "garbled"), 5)
+    unreadable = n == 0 and bool(plan.errors)          # nothing could be read (too large, wrong shape)
+    smar = Fraction(0) if garbled or unreadable else \
+        Fraction(5 - sum(v for k, v in checkpoints.items() if k != "garbled"), 5)
     ser: Optional[Fraction] = None
     da: Optional[Fraction] = None
     if has_ref:

@@ -27,7 +27,7 @@ from chronoplan.validators.tools_literal import LiteralError, parse_call
 from chronoplan.validators.tools_refs import Ref, as_ref, refs_in
 
 MAX_STEPS = 5_000
-MAX_TEXT = 5_000_000
+MAX_TEXT = 20_000_000
 MAX_DEPTH = 40
 MAX_INT_DIGITS = 400
 FORMATS = ("tools", "planningarena")
@@ -84,7 +84,7 @@ def decode(text: Any) -> tuple[Any, Optional[PlanError]]:
     if not isinstance(text, str):
         return text, None
     if len(text) > MAX_TEXT:
-        return None, _err("T001", "syntax", f"the plan is longer than {MAX_TEXT} characters",
+        return None, _err("T007", "schema", f"the plan is longer than {MAX_TEXT} characters",
                           "submit a smaller plan")
     body = text.strip()
     fence = re.fullmatch(r"```[A-Za-z0-9_-]*\s*\n(.*?)\n?```", body, re.S)
@@ -149,7 +149,7 @@ def read_tool_plan(plan: Any, fmt: Optional[str] = None) -> ToolPlan:
     """Read a plan (JSON text or decoded object) in format ``fmt`` (None or "auto": detect)."""
     obj, error = decode(plan)
     if error is not None:
-        return ToolPlan(fmt or "tools", (), (error,), garbled=True)
+        return ToolPlan(fmt or "tools", (), (error,), garbled=error.code == "T001")
     if fmt in (None, "", "auto"):
         fmt = detect_format(obj) or "tools"
     if fmt not in FORMATS:
