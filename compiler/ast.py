@@ -105,6 +105,26 @@ class FBool:
 
 
 @dataclass(frozen=True)
+class FExists:
+    """exists(v: T where F)"""
+
+    var: Ident
+    type: Ident
+    formula: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class CountExpr:
+    """count(v: T where F): the number of objects v of type T satisfying F (an expression)."""
+
+    var: Ident
+    type: Ident
+    formula: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
 class TName:
     ident: Ident
     span: Optional[Span] = _span()
@@ -136,6 +156,17 @@ class EFact:
 @dataclass(frozen=True)
 class EDelayed:
     delay: Any
+    effects: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class EForall:
+    """forall(v: T where F): effects -- the effects for every object v satisfying F."""
+
+    var: Ident
+    type: Ident
+    formula: Any
     effects: tuple
     span: Optional[Span] = _span()
 
@@ -201,6 +232,9 @@ class RelationDecl:
     name: Ident
     params: tuple
     span: Optional[Span] = _span()
+    role: Optional[Ident] = None           # as holding | placement | containment
+    capacity: Optional[int] = None         # capacity N per T
+    per: Optional[Ident] = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +258,8 @@ class ParamDecl:
     name: Ident
     type: Ident
     span: Optional[Span] = _span()
+    new: bool = False                      # new x: T [from s]: an object created by the action
+    source: Optional[Ident] = None         # the station parameter whose legend argument is the type
 
 
 @dataclass(frozen=True)
@@ -251,6 +287,7 @@ class ProcessDecl:
     duration: Any
     effects: tuple
     span: Optional[Span] = _span()
+    scope: Any = None                      # 'when F': the instance lives (keeps its progress) while F holds
 
 
 @dataclass(frozen=True)
@@ -318,6 +355,8 @@ class LegendEntry:
     kind: Ident
     arg: Optional[Ident]
     span: Optional[Span] = _span()
+    item: Optional[Ident] = None           # 'with T': an object of type T starts on the station
+    station_name: Optional[Ident] = None   # 'as NAME': the name of the (single) station
 
 
 @dataclass(frozen=True)
@@ -326,6 +365,34 @@ class MapDecl:
     art: str
     art_span: Optional[Span]
     legend: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class AcceptItem:
+    kind: Ident
+    state: Optional[Ident]
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ContainerDecl:
+    """container T [capacity N] accepts K[@state], ..."""
+
+    name: Ident
+    capacity: Optional[int]
+    accepts: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class SurfaceDecl:
+    """surface Name(params) = op | op ...  or  surface Name(params) final"""
+
+    name: Ident
+    params: tuple
+    operators: tuple
+    final: bool
     span: Optional[Span] = _span()
 
 

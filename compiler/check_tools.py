@@ -51,8 +51,9 @@ def _valid_date(s: str) -> bool:
 
 
 def value_fits(t: ir.ParamType, v: ir.Value) -> bool:
-    """Does a declared literal value fit a parameter type?  (``ref`` values fit anything.)"""
-    if v.kind == "ref" or t.kind == "any":
+    """Does a declared literal value fit a parameter type?  (``ref`` values and the wildcard ``_`` of
+    reference plans, "any value the query does not dictate", fit anything.)"""
+    if v.kind == "ref" or t.kind == "any" or (v.kind == "name" and v.value == "_"):
         return True
     k = t.kind
     if k == "list":

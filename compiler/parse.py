@@ -486,7 +486,7 @@ class _ToAST(Transformer_NonRecursive):
     sc_agents = _sc("agents")
     sc_const = _sc("const")
     sc_limit = _sc("limit")
-    sc_profile = _sc("profile")
+    sc_profile = _sc("profile", lambda self, c: tuple(x for x in c if x is not None))
     sc_reference = _sc("reference")
 
     @v_args(meta=True)
