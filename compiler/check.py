@@ -17,12 +17,12 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.check_expr import Scope, convert, literal_value
 from chronoplan.compiler.diagnostics import Diagnostic, Severity
 
-BUILTIN_TYPES = ("agent", "object", "number", "bool", "station", "item")
+BUILTIN_TYPES = ("agent", "object", "number", "bool", "station", "item", "cell")
 DECL_KINDS = {
     A.ConstDecl: "constant", A.TypeDecl: "type", A.ObjectDecl: "object", A.AttrDecl: "attribute",
     A.RelationDecl: "relation", A.ResourceDecl: "resource", A.ActionDecl: "action", A.ProcessDecl: "process",
     A.RecipeDecl: "recipe", A.ProcedureDecl: "procedure", A.MapDecl: "map", A.ToolDecl: "tool",
-    A.AppDecl: "app", A.ScenarioDecl: "scenario",
+    A.AppDecl: "app", A.ScenarioDecl: "scenario", A.ContainerDecl: "container", A.SurfaceDecl: "surface",
 }
 
 
@@ -263,7 +263,7 @@ def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:
 # ------------------------------------------------------------------ driver
 def check(modules) -> tuple:
     """Check parsed modules; return (ir.Project, diagnostics sorted by position)."""
-    from chronoplan.compiler import check_actions, check_maps, check_procs, check_scen, check_tools
+    from chronoplan.compiler import check_actions, check_kitchen, check_maps, check_procs, check_scen, check_tools
     ctx = Ctx()
     collect(ctx, modules)
     check_types(ctx)
@@ -274,8 +274,10 @@ def check(modules) -> tuple:
     check_procs.check_recipes(ctx)
     check_procs.check_procedures(ctx)
     check_maps.check_maps(ctx)
+    check_kitchen.check_kitchen(ctx)
     check_tools.check_tools(ctx)
     check_scen.check_scenarios(ctx)
+    check_kitchen.check_kitchen_scenarios(ctx)
     warn_unused(ctx)
     project = ir.Project(
         files=tuple(m.file for m in modules),
@@ -283,7 +285,7 @@ def check(modules) -> tuple:
         attributes=ctx.out("attributes"), relations=ctx.out("relations"), resources=ctx.out("resources"),
         actions=ctx.out("actions"), processes=ctx.out("processes"), recipes=ctx.out("recipes"),
         procedures=ctx.out("procedures"), maps=ctx.out("maps"), tools=ctx.out("tools"), apps=ctx.out("apps"),
-        scenarios=ctx.out("scenarios"))
+        scenarios=ctx.out("scenarios"), containers=ctx.out("containers"), surfaces=ctx.out("surfaces"))
     return project, ctx.diags
 
 

@@ -6,6 +6,8 @@ type errors (C105), unit mismatches (C106) and values outside an attribute's dom
 """
 from __future__ import annotations
 
+import dataclasses
+
 import sympy
 
 from chronoplan.compiler import ast as A
@@ -22,12 +24,39 @@ def check_actions(ctx) -> None:
         params = _params(ctx, d.params)
         if params is None:
             continue
-        scope = ctx.scope({p.name: p.type for p in params})
+        if any(p.new for p in params):
+            ctx.error("C105", "a process cannot create objects ('new' parameters belong to actions)", d.name.span)
+            continue
+        ptypes = {p.name: p.type for p in params}
+        aggregates: list = []
+        scope = _with_aggregates(ctx, ctx.scope(ptypes), ptypes, params, aggregates)
         dur, dim = convert(d.duration, scope, ctx.report)
-        cond = _formula(ctx, d.condition, dict(scope.params))
-        effects = tuple(e for e in (_effect(ctx, x, dict(scope.params)) for x in d.effects) if e is not None)
-        if dur is not None and cond is not None:
-            ctx.out("processes")[name] = ir.Process(name, params, cond, dur, effects, d.span)
+        cond = _formula(ctx, d.condition, dict(ptypes))
+        when = None if d.scope is None else _formula(ctx, d.scope, dict(ptypes))
+        effects = tuple(e for e in (_effect(ctx, x, dict(ptypes)) for x in d.effects) if e is not None)
+        if dur is not None and cond is not None and (d.scope is None or when is not None) \
+                and len(effects) == len(d.effects):
+            full = cond if when is None else ir.And((when, cond))
+            ctx.out("processes")[name] = ir.Process(name, params, full, dur, effects, d.span, when,
+                                                    tuple(aggregates))
+
+
+def _with_aggregates(ctx, scope, ptypes, params, out: list):
+    """A scope whose count(v: T where F) expressions are checked and recorded in ``out``."""
+    def aggregate(node):
+        if node.type.name not in ctx.types:
+            ctx.error("C101", f"undefined type '{node.type.name}'", node.type.span)
+            return None
+        inner = dict(ptypes)
+        inner[node.var.name] = node.type.name
+        f = _formula(ctx, node.formula, inner)
+        if f is None:
+            return None
+        symbol = f"count_{len(out) + 1}"
+        out.append(ir.Aggregate(symbol, node.var.name, node.type.name, f))
+        args = [sympy.Symbol(p.name) for p in params] or [sympy.Integer(0)]
+        return sympy.Function(symbol)(*args)
+    return dataclasses.replace(scope, aggregate=aggregate)
 
 
 def _params(ctx, decls):
@@ -41,7 +70,19 @@ def _params(ctx, decls):
             ctx.error("C101", f"undefined type '{p.type.name}'", p.type.span)
             ok = False
         ctx.types_used.add(p.type.name)
-        out.append(ir.Param(p.name.name, p.type.name))
+        source = None
+        if p.source is not None:
+            source = p.source.name
+            earlier = {q.name.name: q.type.name for q in decls[:list(decls).index(p)]}
+            if source not in earlier:
+                ctx.error("C101", f"'{source}' is not an earlier parameter (new {p.name.name}: "
+                                  f"{p.type.name} from ...)", p.source.span)
+                ok = False
+            elif not ctx.is_subtype(earlier[source], "station"):
+                ctx.error("C105", f"'from {source}' needs a station parameter, '{source}' is a "
+                                  f"{earlier[source]}", p.source.span)
+                ok = False
+        out.append(ir.Param(p.name.name, p.type.name, bool(getattr(p, "new", False)), source))
     return tuple(out) if ok else None
 
 
@@ -50,7 +91,8 @@ def _action(ctx, d: A.ActionDecl):
     if params is None:
         return None
     ptypes = {p.name: p.type for p in params}
-    scope = ctx.scope(ptypes)
+    aggregates: list = []
+    scope = _with_aggregates(ctx, ctx.scope(ptypes), ptypes, params, aggregates)
     duration, occupancy, occupy_for = None, ir.Occupancy.START, None
     agents, holds, interruptible = [], [], False
     conditions, effects = [], []
@@ -105,7 +147,7 @@ def _action(ctx, d: A.ActionDecl):
     if not ok:
         return None
     return ir.Action(d.name.name, params, duration, occupancy, occupy_for, tuple(agents), tuple(holds),
-                     interruptible, tuple(conditions), tuple(effects), d.span)
+                     interruptible, tuple(conditions), tuple(effects), d.span, tuple(aggregates))
 
 
 def _term(ctx, t, ptypes):
@@ -158,6 +200,12 @@ def _formula(ctx, f, ptypes):
         return {"and": ir.And, "or": ir.Or}[f.op](tuple(args)) if f.op != "not" else ir.Not(args[0])
     if isinstance(f, A.FAtom):
         return _atom(ctx, f.rel, f.args, ptypes, f.span)
+    if isinstance(f, A.FExists):
+        inner = _bind(ctx, f.var, f.type, ptypes)
+        if inner is None:
+            return None
+        body = _formula(ctx, f.formula, inner)
+        return None if body is None else ir.Exists(f.var.name, f.type.name, body)
     if isinstance(f, A.FCmp):
         lt, la = _term(ctx, f.left, ptypes)
         rt, ra = _term(ctx, f.right, ptypes)
@@ -172,7 +220,22 @@ def _formula(ctx, f, ptypes):
     return None
 
 
-BUILTIN_RELATIONS = {"adjacent": 2, "at": 2}
+BUILTIN_RELATIONS = {"adjacent": 2, "at": 2, "walkable": 1, "reachable": 2, "accepts": 2}
+BUILTIN_EFFECTS = {"deliver": 1, "destroy": 1}
+
+
+def _bind(ctx, var, typ, ptypes):
+    """ptypes extended by a quantified variable (exists, forall, count); None after an error."""
+    if typ.name not in ctx.types:
+        ctx.error("C101", f"undefined type '{typ.name}'", typ.span)
+        return None
+    if var.name in ptypes:
+        ctx.error("C102", f"'{var.name}' is already a parameter or quantified variable here", var.span)
+        return None
+    ctx.types_used.add(typ.name)
+    inner = dict(ptypes)
+    inner[var.name] = typ.name
+    return inner
 
 
 def _atom(ctx, rel: A.Ident, args, ptypes, span):
@@ -217,6 +280,17 @@ def _effect(ctx, e, ptypes):
         if not _check_value(ctx, attr, value, e.value.span):
             return None
         return ir.Assign(target, value)
+    if isinstance(e, A.EFact) and e.rel.name in BUILTIN_EFFECTS and e.rel.name not in ctx.out("relations"):
+        return _builtin_effect(ctx, e, ptypes)
+    if isinstance(e, A.EForall):
+        inner = _bind(ctx, e.var, e.type, ptypes)
+        if inner is None:
+            return None
+        body = _formula(ctx, e.formula, inner)
+        effs = [_effect(ctx, x, inner) for x in e.effects]
+        if body is None or any(x is None for x in effs):
+            return None
+        return ir.Forall(e.var.name, e.type.name, body, tuple(effs))
     if isinstance(e, A.EFact):
         atom = _atom(ctx, e.rel, e.args, ptypes, e.span)
         if atom is None:
@@ -229,3 +303,23 @@ def _effect(ctx, e, ptypes):
             return None
         return ir.Delayed(delay, tuple(inner))
     return None
+
+
+def _builtin_effect(ctx, e, ptypes):
+    name = e.rel.name
+    if not e.positive:
+        ctx.error("C105", f"'{name}' is a built-in effect; it cannot be negated", e.span)
+        return None
+    if len(e.args) != BUILTIN_EFFECTS[name]:
+        ctx.error("C104", f"{name}() takes {BUILTIN_EFFECTS[name]} argument, got {len(e.args)}", e.span)
+        return None
+    args = []
+    for a in e.args:
+        t, _ = _term(ctx, a, ptypes)
+        if t is None:
+            return None
+        if t.kind != "var":
+            ctx.error("C101", f"'{t.name}' is not a parameter or object", a.span)
+            return None
+        args.append(t.name)
+    return ir.BuiltinEffect(name, tuple(args))

@@ -32,6 +32,7 @@ class Scope:
     params: dict = field(default_factory=dict)
     used: Optional[set] = None           # collects referenced constant names
     broken: frozenset = frozenset()      # declared constants that failed to check (already reported)
+    aggregate: Optional[Callable] = None  # count(v: T where F) -> sympy expression (actions and processes)
 
 
 def _err(code, msg, span) -> Diagnostic:
@@ -78,6 +79,12 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
         return (None, None) if e is None else (-e, d)
     if isinstance(node, A.Call):
         return _call(node, scope, report, depth)
+    if isinstance(node, A.CountExpr):
+        if scope.aggregate is None:
+            report(_err("C105", "count(...) is only allowed in the durations of actions and processes", node.span))
+            return None, None
+        e = scope.aggregate(node)
+        return (None, None) if e is None else (e, ir.Dim.NUMBER)
     if isinstance(node, A.BinOp) and node.op in "+-" and isinstance(node.left, A.BinOp) \
             and node.left.op in "+-":
         return _sum_chain(node, scope, report, depth)

@@ -92,6 +92,13 @@ def _map(ctx, d, known):
         if e.arg is not None and e.arg.name not in known:
             ctx.error("C101", f"undefined name '{e.arg.name}' in legend", e.arg.span)
             ok = False
+        item = getattr(e, "item", None)
+        if item is not None and item.name not in ctx.types:
+            ctx.error("C101", f"undefined type '{item.name}' after 'with'", item.span,
+                      "'with T' puts an object of type T on the station")
+            ok = False
+        elif item is not None:
+            ctx.types_used.add(item.name)
         legend[e.symbol] = e
     walls, stations, counters, cells = set(), [], {}, {}
     used_symbols = set()
@@ -104,9 +111,20 @@ def _map(ctx, d, known):
             elif ch in legend:
                 used_symbols.add(ch)
                 e = legend[ch]
-                counters[e.kind.name] = counters.get(e.kind.name, 0) + 1
-                stations.append(ir.Station(f"{e.kind.name}{counters[e.kind.name]}", e.kind.name,
-                                           e.arg.name if e.arg else None, x, y))
+                explicit = getattr(e, "station_name", None)
+                if explicit is not None:
+                    if ch in used_symbols:
+                        ctx.error("C102", f"legend symbol {ch!r} names one station ('as {explicit.name}') but "
+                                          "occurs more than once", cell_span(d, raw_i, off, x))
+                        ok = False
+                    sname = explicit.name
+                else:
+                    counters[e.kind.name] = counters.get(e.kind.name, 0) + 1
+                    sname = f"{e.kind.name}{counters[e.kind.name]}"
+                used_symbols.add(ch)
+                item = getattr(e, "item", None)
+                stations.append(ir.Station(sname, e.kind.name, e.arg.name if e.arg else None, x, y,
+                                           item.name if item is not None else None))
                 cells[(x, y)] = cell_span(d, raw_i, off, x)
             else:
                 ctx.error("C302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)",
@@ -115,6 +133,13 @@ def _map(ctx, d, known):
     for sym, e in legend.items():
         if sym not in used_symbols:
             ctx.warn("W501", f"legend symbol {sym!r} does not occur in map '{d.name.name}'", e.span)
+    names: dict = {}
+    for st in stations:
+        if st.name in names:
+            ctx.error("C102", f"two stations named '{st.name}' in map '{d.name.name}'", cells[(st.x, st.y)],
+                      f"the other is at ({names[st.name].x}, {names[st.name].y})")
+            ok = False
+        names.setdefault(st.name, st)
     if not ok:
         return None
     m = ir.GridMap(d.name.name, width, len(rows), tuple(t for _, _, t in rows), frozenset(walls),

@@ -112,7 +112,16 @@ class Const_:
     value: bool
 
 
-Formula = Any  # Atom | Compare | Not | And | Or | Const_
+@dataclass(frozen=True)
+class Exists:
+    """exists(var: type where formula)."""
+
+    var: str
+    type: str
+    formula: "Formula"
+
+
+Formula = Any  # Atom | Compare | Not | And | Or | Const_ | Exists
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,35 @@ class Delayed:
     effects: tuple["Effect", ...]
 
 
-Effect = Any  # Assign | AddFact | DelFact | Delayed
+@dataclass(frozen=True)
+class Forall:
+    """Effects applied for every object ``var`` of ``type`` satisfying ``formula`` (evaluated before any)."""
+
+    var: str
+    type: str
+    formula: "Formula"
+    effects: tuple["Effect", ...]
+
+
+@dataclass(frozen=True)
+class BuiltinEffect:
+    """A built-in effect: ``deliver(c)`` (serve container c against the current order) or ``destroy(x)``."""
+
+    name: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    """``count(var: type where formula)``: held in expressions as ``sympy.Function(symbol)(*params)``."""
+
+    symbol: str
+    var: str
+    type: str
+    formula: "Formula"
+
+
+Effect = Any  # Assign | AddFact | DelFact | Delayed | Forall | BuiltinEffect
 
 
 # ----------------------------------------------------------------------------- declarations
@@ -177,11 +214,21 @@ class Attribute:
     span: Optional[Span] = field(default=None, compare=False, hash=False)
 
 
+RELATION_ROLES = ("holding", "placement", "containment")
+
+
 @dataclass(frozen=True)
 class Relation:
+    """A relation; ``role`` gives it a built-in meaning (holding, placement, containment) and ``capacity``
+    bounds how many facts may share the argument at position ``capacity_per`` (hand size, one item per
+    station).  Capacity bounds are preconditions of actions; events (delayed effects, processes) ignore them."""
+
     name: str
     params: tuple[str, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    role: Optional[str] = None
+    capacity: Optional[int] = None
+    capacity_per: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +251,8 @@ class Resource:
 class Param:
     name: str
     type: str
+    new: bool = False              # created by the action (``new i: T``)
+    source: Optional[str] = None   # ``from s``: the type is the legend argument of station parameter s
 
 
 @dataclass(frozen=True)
@@ -231,17 +280,48 @@ class Action:
     conditions: tuple[Condition, ...]
     effects: tuple[TimedEffect, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    aggregates: tuple[Aggregate, ...] = ()
 
 
 @dataclass(frozen=True)
 class Process:
-    """Progress accumulates while ``condition`` holds; after ``duration`` units the effects fire."""
+    """Progress accumulates while ``condition`` holds; after ``duration`` units the effects fire.
+
+    ``scope`` (``when F``; part of ``condition``) is what keeps an instance alive: while the scope holds but
+    the rest of the condition does not, progress pauses; when the scope stops holding, progress is lost.
+    Without a scope, progress is only reset when the process completes."""
 
     name: str
     params: tuple[Param, ...]
     condition: Formula
     duration: sympy.Expr
     effects: tuple[Effect, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+    scope: Optional[Formula] = None
+    aggregates: tuple[Aggregate, ...] = ()
+
+
+@dataclass(frozen=True)
+class Container:
+    """``container T [capacity N] accepts K@state, ...``: what objects of type T may contain."""
+
+    name: str
+    capacity: Optional[int]
+    accepts: tuple[tuple[str, Optional[str]], ...]     # (kind, required state or None)
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A plan-level action (MoveTo, Interact ...) implemented by the first applicable operator.
+
+    Its parameters bind the first parameters of each operator, in order; the operators' other parameters
+    are found by matching their start conditions.  A ``final`` surface ends the agent's plan."""
+
+    name: str
+    params: tuple[Param, ...]
+    operators: tuple[str, ...]
+    final: bool = False
     span: Optional[Span] = field(default=None, compare=False, hash=False)
 
 
@@ -317,6 +397,7 @@ class Station:
     arg: Optional[str]
     x: int
     y: int
+    item: Optional[str] = None     # ``with T``: an object of type T starts on the station
 
 
 @dataclass(frozen=True)
@@ -443,6 +524,8 @@ class Project:
     apps: dict
     scenarios: dict
     domain: Optional[str] = None
+    containers: dict = field(default_factory=dict)
+    surfaces: dict = field(default_factory=dict)
     parts: dict = field(default_factory=dict, compare=False, repr=False)  # scenario -> its domain's Project
 
     def part(self, scenario: str) -> "Project":

@@ -162,7 +162,9 @@ class _ToAST(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def relation_decl(self, meta, c):
-        return A.RelationDecl(self.id(c[0]), self.ids(c[1:]), self.sp(meta))
+        role, cap, per = c[-3:]
+        return A.RelationDecl(self.id(c[0]), self.ids(c[1:-3]), self.sp(meta), self.id(role),
+                              None if cap is None else int(cap), self.id(per))
 
     @v_args(meta=True)
     def resource_decl(self, meta, c):
@@ -209,6 +211,10 @@ class _ToAST(Transformer_NonRecursive):
         return A.ParamDecl(self.id(c[0]), self.id(c[1]), self.sp(meta))
 
     @v_args(meta=True)
+    def new_param(self, meta, c):
+        return A.ParamDecl(self.id(c[0]), self.id(c[1]), self.sp(meta), True, self.id(c[2]))
+
+    @v_args(meta=True)
     def action_decl(self, meta, c):
         name = c[0]
         params = tuple(x for x in c[1:] if isinstance(x, A.ParamDecl))
@@ -244,8 +250,14 @@ class _ToAST(Transformer_NonRecursive):
         name = c[0]
         params = tuple(x for x in c[1:] if isinstance(x, A.ParamDecl))
         rest = [x for x in c[1:] if not isinstance(x, A.ParamDecl) and x is not None]
+        scope = None
+        if rest and isinstance(rest[0], tuple) and rest[0][:1] == ("scope",):
+            scope = rest.pop(0)[1]
         cond, dur, *effects = rest
-        return A.ProcessDecl(self.id(name), params, cond, dur, tuple(effects), self.sp(meta))
+        return A.ProcessDecl(self.id(name), params, cond, dur, tuple(effects), self.sp(meta), scope)
+
+    def process_scope(self, c):
+        return ("scope", c[0])
 
     # formulas ------------------------------------------------------------------
     @v_args(meta=True)
@@ -259,6 +271,18 @@ class _ToAST(Transformer_NonRecursive):
     @v_args(meta=True)
     def f_not(self, meta, c):
         return A.FBool("not", tuple(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def f_exists(self, meta, c):
+        return A.FExists(self.id(c[0]), self.id(c[1]), c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def count_expr(self, meta, c):
+        return A.CountExpr(self.id(c[0]), self.id(c[1]), c[2], self.sp(meta))
+
+    @v_args(meta=True)
+    def e_forall(self, meta, c):
+        return A.EForall(self.id(c[0]), self.id(c[1]), c[2], tuple(c[3:]), self.sp(meta))
 
     @v_args(meta=True)
     def f_true(self, meta, c):
@@ -375,11 +399,34 @@ class _ToAST(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def legend(self, meta, c):
-        sym, kind, arg = c
+        sym, kind, arg, item, sname = c
         s = str(sym)
         if sym.type == "STRING":
             s = _unquote(sym)
-        return A.LegendEntry(s, self.id(kind), self.id(arg), self.sp(meta))
+        return A.LegendEntry(s, self.id(kind), self.id(arg), self.sp(meta), self.id(item), self.id(sname))
+
+    # grid kitchens ----------------------------------------------------------------
+    @v_args(meta=True)
+    def container_decl(self, meta, c):
+        name, cap, *accepts = c
+        return A.ContainerDecl(self.id(name), None if cap is None else int(cap), tuple(accepts), self.sp(meta))
+
+    @v_args(meta=True)
+    def accept(self, meta, c):
+        return A.AcceptItem(self.id(c[0]), self.id(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def surface_decl(self, meta, c):
+        name = c[0]
+        params = tuple(x for x in c[1:-1] if isinstance(x, A.ParamDecl))
+        final, ops = c[-1]
+        return A.SurfaceDecl(self.id(name), params, ops, final, self.sp(meta))
+
+    def surface_ops(self, c):
+        return (False, self.ids(c))
+
+    def surface_final(self, c):
+        return (True, ())
 
     # tools ---------------------------------------------------------------------
     @v_args(meta=True)
