@@ -1,18 +1,16 @@
 """Reversible name mangling for PDDL.
 
 Input: chronoplan names (case-sensitive, any characters: task names such as ``Roast-Chicken``, agent and
-resource names, property values such as ``425`` or ``1/2``).  Output: PDDL names (case-insensitive, letters,
-digits, ``-`` and ``_``, starting with a letter) and back.
+resource names, property values such as ``425`` or ``1/2``).  Output: PDDL names (case-insensitive, ASCII
+letters, digits, ``-`` and ``_``, starting with a letter) and back.
 
-Component encoding (stateless, injective, decodable with ``decode``):
-- lowercase ASCII letters, digits and ``-`` stay as they are;
-- ``_`` becomes ``__``;
-- an uppercase ASCII letter ``C`` becomes ``_c`` (PDDL folds case, so ``Rice`` and ``rice`` must differ);
-- any other character becomes ``_`` + its decimal code point + ``_`` (``/`` -> ``_47_``).
-Composite names (``s-Roast-Chicken-3``) join a kind prefix and encoded components with ``-``; they are
-decoded through the ``NameMap`` that made them (a component may itself contain ``-``).  A name that would
-clash with a PDDL keyword, start with a non-letter or collide with another name gets a deterministic prefix
-or suffix; ``NameMap.lookup`` inverts every name it issued, case-insensitively.
+A ``NameMap`` builds each name from a kind prefix and components joined by ``-``; a component is folded to
+lowercase and every character outside ``[a-z0-9_-]`` becomes ``-`` (``slug``), so names stay readable
+(``step-roast-chicken-3``).  Folding loses information (``Rice`` / ``rice``, ``1/2`` / ``1-2``), so the map
+keeps the inverse: a name that is already taken by another key gets the first free suffix ``-2``, ``-3``...
+in the order names are requested (the exporters request them in source order, so output is
+deterministic); a name that would be a PDDL keyword or not start with a letter gets the prefix ``n-``.
+``NameMap.lookup`` returns the key of any name it issued, case-insensitively.
 """
 from __future__ import annotations
 
@@ -28,57 +26,20 @@ RESERVED = frozenset({
 })
 
 
-def encode(text: str) -> str:
-    """Encode one component (see the module docstring); the result contains no uppercase letters."""
+def slug(text) -> str:
+    """One readable component: lowercase ASCII letters, digits, ``_`` and ``-``; anything else -> ``-``."""
     out = []
     for ch in str(text):
-        if ("a" <= ch <= "z") or ("0" <= ch <= "9") or ch == "-":
-            out.append(ch)
-        elif ch == "_":
-            out.append("__")
-        elif "A" <= ch <= "Z":
-            out.append("_" + ch.lower())
-        else:
-            out.append(f"_{ord(ch)}_")
-    return "".join(out)
-
-
-def decode(code: str) -> str:
-    """Invert ``encode`` (case-insensitive input); raise ValueError on a malformed code."""
-    code = code.lower()
-    out = []
-    i, n = 0, len(code)
-    while i < n:
-        ch = code[i]
-        if ch != "_":
-            out.append(ch)
-            i += 1
-            continue
-        if i + 1 >= n:
-            raise ValueError(f"dangling '_' in {code!r}")
-        nxt = code[i + 1]
-        if nxt == "_":
-            out.append("_")
-            i += 2
-        elif "a" <= nxt <= "z":
-            out.append(nxt.upper())
-            i += 2
-        elif nxt.isdigit():
-            j = code.find("_", i + 1)
-            if j < 0:
-                raise ValueError(f"unterminated escape in {code!r}")
-            out.append(chr(int(code[i + 1:j])))
-            i = j + 1
-        else:
-            raise ValueError(f"bad escape '_{nxt}' in {code!r}")
+        c = ch.lower() if "A" <= ch <= "Z" else ch
+        out.append(c if ("a" <= c <= "z") or ("0" <= c <= "9") or c in "-_" else "-")
     return "".join(out)
 
 
 def value_code(value) -> str:
-    """A component for a property value: numbers as ``425`` / ``-5`` / ``1_47_2``, booleans true/false."""
+    """A component for a property value: booleans as true/false, numbers and strings through ``slug``."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return encode(str(value))
+    return slug(value)
 
 
 class NameMap:
@@ -94,7 +55,7 @@ class NameMap:
     def name(self, key: Hashable, prefix: Optional[str], *parts) -> str:
         if key in self._by_key:
             return self._by_key[key]
-        pieces = ([prefix] if prefix else []) + [encode(p) if not isinstance(p, int) else str(p) for p in parts]
+        pieces = ([prefix] if prefix else []) + [slug(p) for p in parts]
         base = "-".join(pieces) or "x"
         if not base[0].isalpha() or base in RESERVED:
             base = "n-" + base

@@ -3,9 +3,9 @@
 Input: ``Domain`` / ``Problem`` values built by ``compiler.pddl_temporal`` or ``compiler.pddl_classical``
 (names already mangled by ``compiler.pddl_names``).  Output: PDDL 2.1 text (``write_domain``,
 ``write_problem``): durative actions with ``at start`` / ``at end`` conditions and effects, optional
-``(<= ?duration X)`` envelopes, timed initial literals, action costs.  Numbers are exact decimals (every
+``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action costs.  Numbers are exact decimals (every
 number handed in must have a terminating decimal expansion; the exporters scale time so they are integers
-or quarters).  The same model always renders to the same bytes.
+or halves).  The same model always renders to the same bytes.
 """
 from __future__ import annotations
 
@@ -126,8 +126,10 @@ def _durative(a: DurativeAction) -> list:
     out = _comment(a.comment, "  ")
     out.append(f"  (:durative-action {a.name}")
     out.append(f"   :parameters ({_params(a.params)})")
-    op = "<=" if a.duration_le else "="
-    out.append(f"   :duration ({op} ?duration {num(a.duration)})")
+    if a.duration_le:          # both bounds: unified-planning's reader needs an interval
+        out.append(f"   :duration (and (>= ?duration 0) (<= ?duration {num(a.duration)}))")
+    else:
+        out.append(f"   :duration (= ?duration {num(a.duration)})")
     conds = [f"(at start {l.text()})" for l in a.cond_start] + [f"(at end {l.text()})" for l in a.cond_end]
     effs = [f"(at start {l.text()})" for l in a.eff_start] + [f"(at end {l.text()})" for l in a.eff_end]
     out.append(f"   :condition {_conj(conds, '    ')}")
@@ -162,7 +164,7 @@ def write_domain(d: Domain) -> str:
         for p in d.predicates:
             text = "(" + " ".join([p.name] + ([_params(p.params)] if p.params else [])) + ")"
             out.append(f"    {text}" + (f"  ; {p.comment}" if p.comment else ""))
-        out[-1] += ")"
+        out.append("  )")
     if d.functions:
         out.append("  (:functions " + " ".join(d.functions) + ")")
     for a in d.actions:

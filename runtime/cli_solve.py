@@ -29,6 +29,14 @@ class Planner:
 PLANNERS = {
     "cpsat": Planner("chronoplan.runtime.cpsat", "solve_scenario",
                      "makespan-optimal schedules of step-level scenarios with OR-tools CP-SAT", "optimal"),
+    # PDDL planners through unified-planning (runtime/planners.py, docs/planners.md)
+    "aries": Planner("chronoplan.runtime.planners", "solve_aries", "temporal PDDL export, aries", "planners"),
+    "kairos": Planner("chronoplan.runtime.planners", "solve_kairos", "temporal PDDL export, kairos", "planners"),
+    "lpg": Planner("chronoplan.runtime.planners", "solve_lpg", "temporal PDDL export, LPG-td", "planners"),
+    "fast-downward": Planner("chronoplan.runtime.planners", "solve_fast_downward",
+                             "classical PDDL export, Fast Downward, sequence rescheduled", "planners"),
+    "pyperplan": Planner("chronoplan.runtime.planners", "solve_pyperplan",
+                         "classical PDDL export, pyperplan, sequence rescheduled", "planners"),
 }
 
 

@@ -1,0 +1,139 @@
+"""Subprocess side of ``runtime.planners``: run one unified-planning engine on PDDL files.
+
+Usage: ``python -m chronoplan.runtime.planner_worker ENGINE DOMAIN PROBLEM --timeout SEC --out JSON``.
+Input: PDDL domain and problem files (read with unified-planning's PDDLReader) and an engine name
+(``aries``, ``kairos``, ``lpg``, ``fast-downward``, ``pyperplan``).  Output: one JSON object written to
+``--out``: {"status": solved|unsolvable|timeout|error, "engine", "actions": [[start, name, [args],
+duration|null], ...] (times as exact "p/q" strings), "message", "read_seconds", "solve_seconds"}.
+This process is started in its own session by ``runtime.planners``, which kills the whole process group
+afterwards (engines start helper processes, e.g. aries' ``serve``).
+
+Engine quirks handled here: kairos must be registered (``up_kairos.register()``) and runs anytime unless
+``anytime`` is False; up-lpg's plan reader rejects LPG's ``[d])`` lines, so LPG plans are read with a
+tolerant parser; pyperplan supports no action costs, so the cost metric is dropped for it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from fractions import Fraction
+
+UP_NAMES = {"aries": "aries", "kairos": "kairos", "lpg": "lpg", "fast-downward": "fast-downward",
+            "pyperplan": "pyperplan"}
+
+
+def _frac(x) -> str:
+    f = Fraction(x)
+    return f"{f.numerator}/{f.denominator}"
+
+
+def _lpg_engine():
+    """up-lpg's engine with a plan reader that accepts ``t: (a x) [d])`` lines."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from up_lpg.lpg_planner import LPGEngine
+    import unified_planning as up
+    from chronoplan.compiler.pddl_plan import parse_plan
+
+    class TolerantLPG(LPGEngine):
+        def _plan_from_file(self, problem, plan_filename, get_item_named):
+            with open(plan_filename, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            if "no solution" in text.lower():
+                return None
+            em = problem.environment.expression_manager
+            acts = []
+            for a in parse_plan(text):
+                action = get_item_named(a.name)
+                params = tuple(em.ObjectExp(get_item_named(x)) for x in a.args)
+                inst = up.plans.ActionInstance(action, params)
+                acts.append((a.start, inst, a.duration))
+            if "CONTINUOUS_TIME" in problem.kind.features:
+                return up.plans.TimeTriggeredPlan(acts)
+            return up.plans.SequentialPlan([x[1] for x in acts])
+
+    return TolerantLPG()
+
+
+def _actions(plan) -> list:
+    from unified_planning.plans import SequentialPlan, TimeTriggeredPlan
+    out = []
+    if isinstance(plan, TimeTriggeredPlan):
+        for start, ai, dur in plan.timed_actions:
+            out.append([_frac(start), ai.action.name, [str(p) for p in ai.actual_parameters],
+                        None if dur is None else _frac(dur)])
+    elif isinstance(plan, SequentialPlan):
+        for i, ai in enumerate(plan.actions):
+            out.append([_frac(i), ai.action.name, [str(p) for p in ai.actual_parameters], None])
+    else:
+        raise TypeError(f"unexpected plan kind {type(plan).__name__}")
+    return out
+
+
+def solve(engine: str, domain: str, problem: str, timeout: float) -> dict:
+    t0 = time.perf_counter()
+    import warnings
+    warnings.simplefilter("ignore")
+    import unified_planning.shortcuts as up
+    from unified_planning.engines import PlanGenerationResultStatus as S
+    from unified_planning.io import PDDLReader
+    env = up.get_environment()
+    env.credits_stream = None
+    prob = PDDLReader(env).parse_problem(domain, problem)
+    read = time.perf_counter() - t0
+    params: dict = {}
+    if engine == "kairos":
+        import up_kairos
+        up_kairos.register(env)
+        params = {"anytime": False}
+    if engine == "pyperplan":
+        prob.clear_quality_metrics()
+    left = max(0.2, timeout - (time.perf_counter() - t0))
+    t1 = time.perf_counter()
+    if engine == "lpg":
+        planner = _lpg_engine()
+        planner.skip_checks = True       # LPG-td reads timed initial literals; up-lpg does not declare them
+    else:
+        planner = up.OneshotPlanner(name=UP_NAMES[engine], params=params) if params else \
+            up.OneshotPlanner(name=UP_NAMES[engine])
+    with planner:
+        res = planner.solve(prob, timeout=left)
+    solved = time.perf_counter() - t1
+    status = {S.SOLVED_SATISFICING: "solved", S.SOLVED_OPTIMALLY: "solved",
+              S.UNSOLVABLE_PROVEN: "unsolvable", S.UNSOLVABLE_INCOMPLETELY: "unsolvable",
+              S.TIMEOUT: "timeout"}.get(res.status, "error")
+    out = {"status": status, "engine": engine, "actions": [], "message": "" if status != "error" else
+           f"{engine}: {res.status.name}", "read_seconds": round(read, 3), "solve_seconds": round(solved, 3)}
+    if res.plan is not None and status == "solved":
+        out["actions"] = _actions(res.plan)
+    elif status == "solved":
+        out["status"], out["message"] = "error", f"{engine} reported success without a plan"
+    logs = [str(m.message) for m in (res.log_messages or [])][-3:]
+    if status == "error" and logs:
+        out["message"] += ": " + " | ".join(x.strip()[:300] for x in logs)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="planner_worker")
+    ap.add_argument("engine", choices=sorted(UP_NAMES))
+    ap.add_argument("domain")
+    ap.add_argument("problem")
+    ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    try:
+        out = solve(args.engine, args.domain, args.problem, args.timeout)
+    except Exception as exc:                # report, never hang: the parent reads this file
+        out = {"status": "error", "engine": args.engine, "actions": [],
+               "message": f"{type(exc).__name__}: {str(exc)[:500]}"}
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(out, f)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

