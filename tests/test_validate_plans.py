@@ -199,3 +199,18 @@ def test_random_schedules_are_graded_deterministically(problem, entries):
     b = validate_plan(problem, {"schedule": list(reversed(entries))}).to_json()
     assert a["valid"] == b["valid"] and a["metrics"]["makespan"] == b["metrics"]["makespan"]
     assert sorted(e["code"] for e in a["errors"]) == sorted(e["code"] for e in b["errors"])
+
+
+@pytest.mark.parametrize("text", [
+    "Step(1, Soup, 00:01:00, " + " " * 200_000 + "x",
+    "Step(1, Soup, " + "1 min " * 100_000 + ")",
+    "Step(" + "1" * 500_000,
+    "```" + " " * 300_000 + "x",
+    "```json\n" + " \n" * 200_000,
+    ("Step(1, Soup, " + " " * 150 + ", 0)") * 3000,
+])
+def test_adversarial_text_is_linear(problem, text):
+    t0 = time.perf_counter()
+    rep = validate_plan(problem, text)
+    assert time.perf_counter() - t0 < 2
+    assert not rep.valid and rep.errors

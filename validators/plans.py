@@ -113,8 +113,11 @@ def _type_name(x: Any) -> str:
 
 def strip_fence(text: str) -> str:
     """Remove one surrounding Markdown code fence (```json ... ```), as LLMs often add."""
-    m = re.fullmatch(r"\s*```[\w-]*\s*\n(.*?)\n?\s*```\s*", text, re.S)
-    return m.group(1) if m else text
+    body = text.strip()
+    if body.startswith("```") and body.endswith("```") and "\n" in body:
+        inner = body[3:-3]
+        return inner.split("\n", 1)[1] if "\n" in inner else ""
+    return text
 
 
 def decode(text: str) -> tuple[list[tuple[Optional[int], Any]], Optional[PlanError]]:
@@ -299,9 +302,7 @@ def _read_r2p_list(value: list, unit: ir.TimeUnit) -> ReadPlan:
 
 
 # ------------------------------------------------------------------------------------ Recipe2Plan text
-_TIME = r"[^,()]*?"
-_ENTRY = re.compile(r"step\s*\(\s*(\d+)\s*,\s*['\"]?([^,()'\"]+?)['\"]?\s*,\s*(" + _TIME + r")\s*"
-                    r"(?:,\s*(" + _TIME + r")\s*)?\)", re.I)
+MAX_ENTRY = 200          # characters between "Step(" and ")"
 _START = re.compile(r"step\s*\(", re.I)
 _UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60, "minute": 60,
           "minutes": 60, "h": 3600, "hr": 3600, "hour": 3600, "hours": 3600}
@@ -310,6 +311,8 @@ _UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mi
 def parse_time(text: str) -> Optional[Fraction]:
     """'00:10:00', '10:00' (MM:SS), '10 min', '30 sec', '1 hour', '1.5 min', '10' (minutes) -> seconds."""
     t = text.strip().strip("'\"")
+    if len(t) > 40:
+        return None
     m = re.fullmatch(r"(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?(?::(\d+(?:\.\d+)?))?", t)
     if m:
         parts = [Fraction(p) for p in m.groups() if p is not None]
@@ -333,38 +336,39 @@ def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:
     scale = _scale(unit)
     errors: list[PlanError] = []
     actions = []
-    starts = [m.start() for m in _START.finditer(text)]
-    if len(starts) > MAX_ACTIONS:
-        return ReadPlan("recipe2plan", (), (PlanError("E013", "schema", f"the plan has {len(starts)} actions; "
+    count = sum(1 for _ in _START.finditer(text))
+    if count > MAX_ACTIONS:
+        return ReadPlan("recipe2plan", (), (PlanError("E013", "schema", f"the plan has {count} actions; "
                         f"at most {MAX_ACTIONS} are graded", "shorten the plan"),))
-    if not starts:
+    if not count:
         return ReadPlan("recipe2plan", (), (PlanError("E001", "syntax", "no Step(...) entries found",
                         "write entries like Step(3, Cobbler, 00:01:00, 00:02:00)"),))
     if scale is None:
         return ReadPlan("recipe2plan", (), (PlanError("E010", "schema", "Step(...) times are clock times, but the "
                         "scenario is measured in unitless ticks", "write a schedule in ticks"),))
-    for i, pos in enumerate(starts):
-        m = _ENTRY.match(text, pos)
-        snippet = text[pos:pos + 60].split(")")[0] + ")"
-        if m is None:
+    for i, m in enumerate(_START.finditer(text)):
+        close = text.find(")", m.end(), m.end() + MAX_ENTRY)
+        body = text[m.end():close] if close >= 0 else ""
+        snippet = text[m.start():m.start() + 60].split(")")[0] + ")"
+        parts = [p.strip() for p in body.split(",")]
+        task = parts[1].strip("'\"").strip() if len(parts) > 1 else ""
+        if close < 0 or len(parts) not in (3, 4) or not parts[0].isdigit() or not task:
             errors.append(PlanError("E010", "schema", f"entry {i}: cannot read {snippet!r}",
                                     "write Step(step, recipe, duration, start) with HH:MM:SS times", None, i))
             continue
-        step, task, a, b = m.groups()
-        dur_s, start_s = (None, a) if b is None else (a, b)
+        dur_s, start_s = (None, parts[2]) if len(parts) == 3 else (parts[2], parts[3])
         start = parse_time(start_s)
         dur = None if dur_s is None else parse_time(dur_s)
         if start is None or (dur_s is not None and dur is None):
             what = start_s if start is None else dur_s
-            errors.append(PlanError("E010", "schema", f"entry {i}: cannot read the time {what.strip()!r}",
+            errors.append(PlanError("E010", "schema", f"entry {i}: cannot read the time {what[:40]!r}",
                                     "write times as HH:MM:SS or '10 min'", None, i))
             continue
         if start > MAX_NUMBER or (dur is not None and dur > MAX_NUMBER):
             errors.append(PlanError("E011", "schema", f"entry {i}: time out of range", "use a plausible time",
                                     None, i))
             continue
-        actions.append(PlanAction(i, task.strip(), int(step), start * scale,
-                                  None if dur is None else dur * scale))
+        actions.append(PlanAction(i, task, int(parts[0]), start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, text)
 
 
