@@ -215,7 +215,7 @@ class Env:
         key = self.match(cmd)
         self.n += 1
         if key is None:
-            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6)
+            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6) if len(norm) <= 200 else []
             hint = ("did you mean: " + "; ".join(f"\"{c}\"" for c in close)) if close else \
                 "use a step's text exactly as listed, or \"wait\""
             return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", hint, self.n - 1,
