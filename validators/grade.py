@@ -113,7 +113,8 @@ class Grader:
             grader = getattr(importlib.import_module(module), func)
         except (ModuleNotFoundError, AttributeError):
             return error_report(name, scen.name, "E012", "schema", f"plans for {kind} scenarios cannot be "
-                                f"graded in this build ({module} is missing)", "install the full chronoplan")
+                                f"graded in this build ({module}.{func} is missing)",
+                                f"{kind} plans are not supported by this version of chronoplan")
         return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first)
 
 

@@ -3,7 +3,8 @@
 Input: an ``ir.Project`` and a scenario name (or a ``ProcedureProblem``).  Output: a JSON-serialisable
 schema.  Step-level scenarios get a timed-schedule schema whose enums hold the real task names, each
 task's step numbers (with the step texts and durations in descriptions) and the agents; tool scenarios
-are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` (when installed).
+are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` and grid kitchens to
+``chronoplan.validators.grid_schema.grid_plan_schema`` (when installed).
 The schema constrains shape and names; timing rules are checked by ``chronoplan validate``.
 """
 from __future__ import annotations
@@ -103,14 +104,17 @@ def schema_for(project: ir.Project, scenario: Optional[str] = None) -> dict:
     kind = scenario_kind(scen)
     if kind == "procedures":
         return procedure_plan_schema(procedure_problem(project, scen))
-    if kind == "tools":
-        try:
-            mod = importlib.import_module("chronoplan.validators.tools_schema")
-        except ModuleNotFoundError as exc:
-            if exc.name != "chronoplan.validators.tools_schema":
-                raise
-            raise SchemaUnavailable(f"tool-call plan schemas are not available in this build "
-                                    f"(scenario {scen.name})") from None
-        return mod.tool_plan_schema(project, scen.name)
-    raise SchemaUnavailable(f"scenario {scen.name} is a grid kitchen; its plan schema is not available "
-                            "in this build")
+    module, func = (("chronoplan.validators.tools_schema", "tool_plan_schema") if kind == "tools" else
+                    ("chronoplan.validators.grid_schema", "grid_plan_schema"))
+    try:
+        generator = getattr(importlib.import_module(module), func)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        generator = None
+    except AttributeError:
+        generator = None
+    if generator is None:
+        raise SchemaUnavailable(f"plan schemas for {kind} scenarios are not available in this build "
+                                f"(scenario {scen.name})")
+    return generator(project, scen.name)
