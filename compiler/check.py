@@ -7,6 +7,7 @@ one run reports everything.  The Project is built even when there are errors (er
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -242,7 +243,9 @@ def check_state(ctx: Ctx) -> None:
 
 def check_resources(ctx: Ctx) -> None:
     for name, d in ctx.table("resource").items():
-        ctx.out("resources")[name] = resource_ir(ctx, d.name, d.capacity, d.props, d.span)
+        r = resource_ir(ctx, d.name, d.capacity, d.props, d.span)
+        parent = ctx.types.get(name)
+        ctx.out("resources")[name] = r if parent in (None, "object") else dataclasses.replace(r, parent=parent)
 
 
 def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:

@@ -245,6 +245,7 @@ class Resource:
     capacity: int
     properties: tuple[Property, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    parent: Optional[str] = None   # ``resource chopping_board < station``: the resource is also a subtype
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ Input: a compiled ``ir.Project``, plan sources (files, directories, JSON Lines, 
 in-memory ``(name, value)`` pairs) and options.  Output: one ``report.Report`` per plan
 (``validate_many``) or for one plan (``grade``).  Step-level scenarios are replayed here
 (``validators.replay``); tool scenarios go to ``chronoplan.validators.tools_grade.grade_tool_plan`` and
-grid kitchens to ``chronoplan.validators.grid_grade.grade_grid_plan`` when those modules are installed.
+grid kitchens to ``chronoplan.validators.paracook_grade.grade_grid_plan`` when those modules are installed.
 Scenario matching (no ``--scenario``): the only scenario, else the plan's top-level "scenario" key, else
 the plan file's stem.
 """
@@ -108,7 +108,7 @@ class Grader:
                                     f"instantiated: {exc}", "fix the scenario")
             return validate_plan(problem, plan, first=first, name=name, fmt=fmt, reference=reference)
         module, func = (("chronoplan.validators.tools_grade", "grade_tool_plan") if kind == "tools" else
-                        ("chronoplan.validators.grid_grade", "grade_grid_plan"))
+                        ("chronoplan.validators.paracook_grade", "grade_grid_plan"))
         try:
             grader = getattr(importlib.import_module(module), func)
         except (ModuleNotFoundError, AttributeError):

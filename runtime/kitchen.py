@@ -1,0 +1,575 @@
+"""The action-level kitchen simulator: per-agent plans of surface actions on a compiled ``World``.
+
+Input: a ``kitchen_world.World`` and a plan ``{agent: [Step(index, action, args)]}`` (``args``: the plan's
+JSON fields, e.g. {"target": [3, 4]}).  Output: ``KitchenResult`` -- every ``KitchenError``, the executed
+actions per agent (``Run``), the serves, success and OCT, the final state.  ``KitchenSim`` is incremental
+(``add`` more steps, ``run(until)``) so the interactive environment shares it.
+
+Semantics (docs/benchmarks/paracook.md):
+- Agents act concurrently in continuous time; each agent's actions run back to back.  A surface action is
+  carried out by the first of its operators (declared order) whose start conditions and capacity bounds
+  hold; its duration is the operator's.  Conditions are checked at the start, ``when all`` conditions while it
+  runs, effects apply at the end (a zero-duration action starts and ends at the same instant).
+- Same instant: completions first (agents in scenario order, then world events: cooking finished, dirty
+  plates returning), then starts in scenario agent order; an agent's chain of zero-duration actions at
+  one instant runs before the next agent starts.  So of two agents grabbing one plate at t, the first
+  listed agent gets it.
+- Resources (``busy a, b`` on a station with a capacity) admit that many actions at a time; a busy station
+  is an error (resource-busy), not a wait.
+- Processes progress while their condition holds (cooking pauses when the pan leaves the stove), fire their
+  effects on completion, and lose their progress when their scope stops holding.
+- An action that cannot run is reported and skipped (no time passes); ``first=True`` stops at the first
+  error.  Finish ends an agent's plan.  OCT is the time the last order is served.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, NamedTuple, Optional
+
+from chronoplan.compiler import ir
+from chronoplan.runtime.events import END, START, EventQueue
+from chronoplan.runtime.kitchen_codes import KitchenError
+from chronoplan.runtime.kitchen_explain import explain_failure
+from chronoplan.runtime.kitchen_logic import num
+from chronoplan.runtime.kitchen_world import World
+
+MAX_NUMBER = 10 ** 12
+
+
+@dataclass(frozen=True)
+class Step:
+    """One plan action as written: position in the agent's list, action name, the other JSON fields."""
+
+    index: int
+    action: Any
+    args: Any = None
+
+
+class Run(NamedTuple):
+    """An executed action."""
+
+    agent: str
+    index: int
+    surface: str
+    operator: Optional[str]
+    start: Any
+    end: Any
+    distance: Any = 0
+
+
+@dataclass
+class KitchenResult:
+    world: World
+    errors: list
+    runs: dict
+    served: list                       # (dish, time, agent, index)
+    success: bool
+    oct: Any
+    end_time: Any
+    finished: dict
+    state: Any
+    orders_total: int
+
+
+class _Running:
+    __slots__ = ("op", "env", "index", "surface", "start", "end", "distance", "holds", "broken")
+
+    def __init__(self, op, env, index, surface, start, end, distance, holds) -> None:
+        self.op, self.env, self.index, self.surface = op, env, index, surface
+        self.start, self.end, self.distance, self.holds, self.broken = start, end, distance, holds, False
+
+
+@dataclass
+class _Inst:
+    progress: Any = 0
+    since: Any = None
+    version: int = 0
+
+
+class KitchenSim:
+    def __init__(self, world: World, *, first: bool = False) -> None:
+        self.w = world
+        self.st = world.initial_state()
+        self.q = EventQueue()
+        self.first = first
+        self.t: Any = 0
+        self.errors: list = []
+        self.runs: dict = {a: [] for a in world.agents}
+        self.plan: dict = {a: [] for a in world.agents}
+        self.cursor: dict = {a: 0 for a in world.agents}
+        self.idle: dict = {a: True for a in world.agents}     # no START pending or action running
+        self.finished: dict = {}
+        self.after_finish_reported: set = set()
+        self.running: dict = {}
+        self.holders: dict = {}
+        self.instances: dict = {}
+        self.served: list = []
+        self.stopped = False
+        self.world_rank = len(world.agents)
+        self.cur = (None, None)
+        self.containment = world.roles.get("containment")
+
+    # ------------------------------------------------------------------ plans
+    def add(self, agent: str, steps) -> None:
+        """Append steps to an agent's plan; an idle agent starts them at the current time."""
+        self.plan[agent].extend(self._prepare(step) for step in steps)
+        if self.idle[agent] and self.cursor[agent] < len(self.plan[agent]):
+            self.idle[agent] = False
+            self.q.push(self.t, START, agent, self.w.rank[agent], self.cursor[agent])
+
+    def error(self, code, message, hint="", agent=None, index=None, time=None) -> None:
+        self.errors.append(KitchenError(code, message, hint, agent, index, self.t if time is None else time))
+        if self.first:
+            self.stopped = True
+
+    # ------------------------------------------------------------------ main loop
+    def run(self, until=None) -> None:
+        """Process events up to ``until`` (inclusive; None: until nothing is left)."""
+        q = self.q
+        limit = self.w.limit
+        while q and not self.stopped:
+            t = q.peek_time()
+            if until is not None and t > until:
+                break
+            if limit is not None and t > limit:
+                self.t = limit
+                self.error("E650", f"the plan runs past the time limit {limit}", "serve every order by the limit")
+                self.stopped = True
+                break
+            t, kind, ev = q.pop()
+            self.t = t
+            if kind == START:
+                self._start(ev, t)
+            elif ev[0] == "end":
+                self._end(ev[1], t)
+            elif ev[0] == "proc":
+                self._proc_done(ev[1], ev[2], t)
+            elif ev[0] == "delay":
+                self._delayed(ev[1], ev[2], t)
+            if self.st.touched:
+                self._settle(t)
+        if until is not None and not self.stopped:
+            self.t = max(self.t, until)
+
+    def _next(self, agent: str, t) -> None:
+        self.cursor[agent] += 1
+        if self.cursor[agent] < len(self.plan[agent]) and not self.stopped:
+            self.q.push(t, START, agent, self.w.rank[agent], self.cursor[agent])
+        else:
+            self.idle[agent] = True
+
+    # ------------------------------------------------------------------ starting an action
+    def _prepare(self, step: Step) -> tuple:
+        """(index, surface | None, args | None, error | None): the action's fields checked once."""
+        surface = self.w.surfaces.get(step.action) if isinstance(step.action, str) else None
+        if surface is None:
+            known = ", ".join(self.w.surfaces)
+            return (step.index, None, None, ("E150", f"unknown action {_short(step.action)}", f"use one of: {known}"),
+                    step, None)
+        args, err = self._args(surface, step)
+        cands = None if err is not None or surface.final else self.w.candidates(surface, args, self.st)
+        return (step.index, surface, args, err, step, cands)
+
+    def _start(self, agent: str, t) -> None:
+        i = self.cursor[agent]
+        index, surface, args, err, raw, cands = self.plan[agent][i]
+        self.cur = (agent, index)
+        if agent in self.finished:
+            if agent not in self.after_finish_reported:
+                self.after_finish_reported.add(agent)
+                self.error("E256", f"{agent} declared Finish at t={_fmt(self.finished[agent])}; its actions from "
+                           f"#{index} on are ignored", "remove the actions after Finish, or Finish later", agent,
+                           index)
+            self._next(agent, t)
+            return
+        if err is not None and err[0] == "E152" and surface is not None:
+            args, err = self._args(surface, raw)
+            cands = None if err is not None else self.w.candidates(surface, args, self.st)
+        if err is not None:
+            self.error(err[0], err[1], err[2], agent, index)
+            self._next(agent, t)
+            return
+        if surface.final:
+            self.finished[agent] = t
+            self.runs[agent].append(Run(agent, index, surface.name, None, t, t, 0))
+            self._next(agent, t)
+            return
+        k = len(surface.params)
+        failures = []
+        st = self.st
+        values = (agent,) + args
+        for op in cands:
+            e0 = dict(zip(op.bound_names(k), values))
+            made = []
+            for name, typ, source in op.new:        # created before matching: conditions may test them
+                real = self.w.station_arg.get(e0.get(source)) if source else typ
+                e0[name] = st.tentative(real or typ)
+                made.append(e0[name])
+            e2 = op.solver(k).first(st, e0)
+            cap = None if e2 is None or op.cap_check is None else op.cap_check(st, e2)
+            if e2 is None or cap is not None:
+                for name in made:
+                    st.forget(name)
+                failures.append((op, e0 if e2 is None else e2, cap))
+                continue
+            busy = self._busy_resource(op, e2, t) if op.holds else None
+            if busy is not None:
+                res, other = busy
+                for name in made:
+                    st.forget(name)
+                self.error("E450", f"{surface.name} {res}: {res} is in use by {other[0]} (action #{other[1]}) "
+                           f"until t={_fmt(other[2])}", f"wait until t={_fmt(other[2])} or use another {res}",
+                           agent, index)
+                self._next(agent, t)
+                return
+            for name in made:
+                st.confirm(name)
+            self._execute(agent, index, surface, op, e2, t)
+            return
+        env = {surface.params[0].name: agent}
+        for p, v in zip(surface.params[1:], args):
+            env[p.name] = v
+        code, message, hint = explain_failure(self.w, self.st, surface, args, env, cands, failures)
+        self.error(code, message, hint, agent, index)
+        self._next(agent, t)
+
+    def _args(self, surface: ir.Surface, step: Step):
+        """(args, None) or (None, (code, message, hint))."""
+        out = []
+        fields = step.args if isinstance(step.args, dict) else {}
+        for p in surface.params[1:]:
+            if p.name not in fields:
+                return None, ("E010", f"{surface.name} needs \"{p.name}\" ({_kind_text(p.type)})",
+                              f"write {{\"action\": \"{surface.name}\", \"{p.name}\": ...}}")
+            v = fields[p.name]
+            if p.type == "cell":
+                cell = _cell(v)
+                if cell is None:
+                    return None, ("E010", f"{surface.name} target must be [x, y] (two integers), got {_short(v)}",
+                                  "write the cell as [x, y]")
+                out.append(cell)
+            elif p.type == "number":
+                x = _number(v)
+                if x is None:
+                    return None, ("E010", f"{surface.name} {p.name} must be a number, got {_short(v)}",
+                                  "write a number")
+                if isinstance(x, str):
+                    return None, ("E011", f"{surface.name} {p.name} {_short(v)} is not a finite number of at most "
+                                  "10^12", "use a plausible number")
+                out.append(x)
+            else:
+                if not isinstance(v, str):
+                    return None, ("E010", f"{surface.name} {p.name} must be a name (string), got {_short(v)}",
+                                  "write the station's name, e.g. \"stove1\"")
+                if v not in self.st.otype:
+                    return None, ("E152", f"unknown {_kind_text(p.type)} {_short(v)}", _closest(v, self.w, p.type))
+                out.append(v)
+        return tuple(out), None
+
+    def _busy_resource(self, op, env, t):
+        for name in op.holds:
+            obj = env.get(name)
+            cap = self.w.resource_capacity(self.st, obj)
+            if cap is None:
+                continue
+            users = [u for u in self.holders.get(obj, ()) if u[2] > t]
+            if len(users) >= cap:
+                return obj, users[0]
+        return None
+
+    def _execute(self, agent, i, surface, op, env, t) -> None:
+        st = self.st
+        d = op.duration(st, env)
+        if d == math.inf:
+            self.error("E250", f"{surface.name}: the target cannot be reached", "pick a reachable floor tile",
+                       agent, i)
+            self._next(agent, t)
+            return
+        if d < 0:
+            self.error("E550", f"{surface.name}: duration {_fmt(d)} is negative", "use a duration of at least 0",
+                       agent, i)
+            self._next(agent, t)
+            return
+        distance = op.distance(st, env) if op.distance is not None else 0
+        if op.start_apply is not None:
+            op.start_apply(st, env, t, self)
+        end = t + d
+        if end.__class__ is not int:
+            end = num(end)
+        if d == 0 and op.all_test is None:
+            if op.end_test is not None and not op.end_test(st, env):
+                self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent, i)
+            elif op.end_apply is not None:
+                op.end_apply(st, env, t, self)
+            self.runs[agent].append(Run(agent, i, surface.name, op.name, t, t, distance))
+            self._next(agent, t)
+            return
+        holds = tuple(env[n] for n in op.holds if self.w.resource_capacity(st, env.get(n)) is not None)
+        for obj in holds:
+            self.holders.setdefault(obj, []).append((agent, i, end))
+        self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
+        self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
+
+    # ------------------------------------------------------------------ completions and events
+    def _end(self, agent: str, t) -> None:
+        r = self.running.pop(agent)
+        self.cur = (agent, r.index)
+        for obj in r.holds:
+            self.holders[obj] = [u for u in self.holders.get(obj, ()) if not (u[0] == agent and u[1] == r.index)]
+        st = self.st
+        if not r.broken and r.op.all_test is not None and not r.op.all_test(st, r.env):
+            self._broken(agent, r, t)
+        if not r.broken:
+            if r.op.end_test is not None and not r.op.end_test(st, r.env):
+                self.error("E258", f"{r.surface}: the end condition of {r.op.name} does not hold at t={_fmt(t)}",
+                           "", agent, r.index)
+            elif r.op.end_apply is not None:
+                r.op.end_apply(st, r.env, t, self)
+        self.runs[agent].append(Run(agent, r.index, r.surface, r.op.name, r.start, t, r.distance))
+        self._next(agent, t)
+
+    def _broken(self, agent, r: _Running, t) -> None:
+        r.broken = True
+        from chronoplan.runtime.kitchen_logic import show_formula
+        conds = [c.formula for c in r.op.action.conditions if c.when is ir.When.ALL]
+        text = " and ".join(show_formula(c, r.env) for c in conds)
+        self.error("E258", f"{r.surface} ({r.op.name}): {text} stopped holding at t={_fmt(t)} (the action "
+                   f"started at t={_fmt(r.start)})", "leave the objects in place until the action ends", agent,
+                   r.index, t)
+
+    def _delayed(self, body, env, t) -> None:
+        st = self.st
+        if any(isinstance(v, str) and v not in st.otype for v in env.values()):
+            return                                   # an object of the event no longer exists
+        self.cur = (None, None)
+        body(st, env, t, self)
+
+    # hooks called by effects ----------------------------------------------------------------
+    def delayed(self, time, body, env) -> None:
+        self.q.push(num(time), END, ("delay", body, env), self.world_rank, -1)
+
+    def destroy(self, obj, t) -> None:
+        self.st.destroy(obj)
+
+    def deliver(self, container, t) -> None:
+        from chronoplan.runtime.kitchen_explain import match_dish, describe_contents
+        st = self.st
+        agent, index = self.cur
+        contents = [tup[0] for tup in st.rels[self.containment].by(1, container)] if self.containment else []
+        k = len(self.served)
+        orders = self.w.orders
+        if k >= len(orders):
+            self.error("E752", f"{container} served at t={_fmt(t)}, but all {len(orders)} orders were already "
+                       "served", "serve exactly the ordered dishes", agent, index)
+        elif not match_dish(self.w, st, container, contents, orders[k]):
+            self.error("E750", f"wrong dish for order {k + 1} ({orders[k].name} = {orders[k].describe()}): "
+                       f"{container} holds {describe_contents(self.w, st, container, contents)}",
+                       "serve the orders in sequence, each plate holding exactly its recipe", agent, index)
+        else:
+            self.served.append((orders[k].name, t, agent, index))
+        for obj in contents:
+            st.destroy(obj)
+
+    # ------------------------------------------------------------------ processes
+    def _settle(self, t) -> None:
+        touched = self.st.drain()
+        if not touched:
+            return
+        if self.running:
+            objs = {x for _, tup in touched for x in tup}
+            for agent, r in list(self.running.items()):
+                if r.op.all_test is not None and not r.broken and objs.intersection(
+                        v for v in r.env.values() if isinstance(v, (str, tuple))):
+                    if not r.op.all_test(self.st, r.env):
+                        self._broken(agent, r, t)
+        names = {n for n, _ in touched}
+        for proc in self.w.procs:
+            if names.isdisjoint(proc.deps) and "destroy" not in names:
+                continue
+            self._update_proc(proc, touched, t)
+
+    def _update_proc(self, proc, touched, t) -> None:
+        st = self.st
+        if proc.triggers is not None:
+            found = set()
+            rels = st.rels
+            members = st.members
+            for name, tup in touched:
+                for pos, link, j, vtype in proc.triggers.get(name, ()):
+                    x = tup[0] if pos is None else tup[pos]
+                    if link is None:
+                        found.add((j, x))
+                    elif vtype is None or x in members.get(vtype, ()):
+                        for other in rels[link[0]].by(link[1], x):
+                            found.add((j, other[link[2]]))
+                if name == "destroy":
+                    found.update((j, tup[0]) for j in range(len(proc.params)))
+            keys = set()
+            for j, x in found:
+                if st.isa(x, proc.types[j]) or (name == "destroy" and not isinstance(x, tuple)):
+                    if len(proc.params) == 1:
+                        keys.add((x,))
+                    else:
+                        for e in proc.binders[j].all(st, {proc.params[j]: x}):
+                            keys.add(tuple(e.get(p) for p in proc.params))
+            if any(n == "destroy" for n, _ in touched):
+                gone = {tup[0] for n, tup in touched if n == "destroy"}
+                keys.update(key for (pn, key) in self.instances if pn == proc.name and gone.intersection(key))
+            for key in (sorted(keys, key=str) if len(keys) > 1 else keys):
+                if None not in key:
+                    self._reeval(proc, key, t)
+            return
+        objs = set()
+        for n, tup in touched:
+            if n in proc.deps or n == "destroy":
+                objs.update(x for x in tup if isinstance(x, str))
+        frontier = set(objs)
+        for _ in range(proc.depth):
+            nxt = set()
+            for o in frontier:
+                nxt |= st.related(o, proc.deps)
+            nxt -= objs
+            objs |= nxt
+            frontier = nxt
+        keys = set()
+        single = len(proc.params) == 1
+        for j, typ in enumerate(proc.types):
+            for o in objs:
+                if st.isa(o, typ):
+                    if single:
+                        keys.add((o,))
+                    else:
+                        for e in proc.binders[j].all(st, {proc.params[j]: o}):
+                            keys.add(tuple(e.get(p) for p in proc.params))
+        for (name, key) in list(self.instances):
+            if name == proc.name and objs.intersection(key):
+                keys.add(key)
+        for key in sorted(keys, key=str):
+            if None not in key:
+                self._reeval(proc, key, t)
+
+    def _reeval(self, proc, key, t) -> None:
+        st = self.st
+        env = dict(zip(proc.params, key))
+        ik = (proc.name, key)
+        inst = self.instances.get(ik)
+        alive = all(o in st.otype for o in key if isinstance(o, str)) and (
+            proc.scope is None or proc.scope(st, env))
+        if inst is not None and inst.since is not None:
+            inst.progress = num(inst.progress + (t - inst.since))
+            inst.since = t
+        if not alive:
+            if inst is not None:
+                del self.instances[ik]
+            return
+        active = proc.cond(st, env)
+        if inst is None:
+            if not active:
+                return
+            inst = self.instances[ik] = _Inst()
+        inst.version += 1
+        if active:
+            need = proc.duration(st, env)
+            inst.since = t
+            done_at = num(t + max(0, need - inst.progress))
+            self.q.push(done_at, END, ("proc", ik, inst.version), self.world_rank, -1)
+        else:
+            inst.since = None
+
+    def _proc_done(self, ik, version, t) -> None:
+        inst = self.instances.get(ik)
+        if inst is None or inst.version != version:
+            return
+        proc = next(p for p in self.w.procs if p.name == ik[0])
+        env = dict(zip(proc.params, ik[1]))
+        del self.instances[ik]
+        self.cur = (None, None)
+        proc.apply(self.st, env, t, self)
+
+    def progress(self) -> dict:
+        """Running process instances: (process, binding) -> (progress so far, running?)."""
+        out = {}
+        for ik, inst in self.instances.items():
+            p = inst.progress + ((self.t - inst.since) if inst.since is not None else 0)
+            out[ik] = (num(p), inst.since is not None)
+        return out
+
+    # ------------------------------------------------------------------ the result
+    def result(self) -> KitchenResult:
+        total = len(self.w.orders)
+        errors = list(self.errors)
+        end_time = max([r.end for rs in self.runs.values() for r in rs] + [0])
+        if len(self.served) < total and not (self.first and errors):
+            missing = [d.name for d in self.w.orders[len(self.served):]]
+            errors.append(KitchenError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
+                                       "serve every order, in sequence", None, None, end_time))
+        success = not errors and len(self.served) == total
+        oct_ = self.served[-1][1] if success and self.served else (0 if success else None)
+        return KitchenResult(self.w, errors, self.runs, list(self.served), success, oct_, end_time,
+                             dict(self.finished), self.st, total)
+
+
+def simulate(world: World, plan: dict, *, first: bool = False) -> KitchenResult:
+    """Execute a whole plan ``{agent: [Step, ...]}`` (agents missing from the scenario must be filtered out)."""
+    sim = KitchenSim(world, first=first)
+    for agent, steps in plan.items():
+        sim.add(agent, steps)
+    sim.run()
+    return sim.result()
+
+
+# ------------------------------------------------------------------ argument helpers
+def _fmt(x) -> str:
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+    return str(x)
+
+
+def _short(v, n: int = 40) -> str:
+    s = repr(v)
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def _kind_text(t: str) -> str:
+    return {"cell": "a cell [x, y]", "number": "a number"}.get(t, f"a {t}")
+
+
+def _int(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v if abs(v) <= MAX_NUMBER else None
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer() and abs(v) <= MAX_NUMBER:
+        return int(v)
+    return None
+
+
+def _cell(v):
+    if isinstance(v, dict) and set(v) >= {"x", "y"}:
+        v = [v["x"], v["y"]]
+    if isinstance(v, (list, tuple)) and len(v) == 2:
+        x, y = _int(v[0]), _int(v[1])
+        if x is not None and y is not None:
+            return (x, y)
+    return None
+
+
+def _number(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v if abs(v) <= MAX_NUMBER else "range"
+    if isinstance(v, float):
+        if not math.isfinite(v) or abs(v) > MAX_NUMBER:
+            return "range"
+        return num(Fraction(repr(v)))
+    return None
+
+
+def _closest(name: str, world: World, typ: str) -> str:
+    import difflib
+    names = [s.name for s in world.map.stations]
+    near = difflib.get_close_matches(name, names, n=3)
+    return ("did you mean " + " or ".join(near) + "?") if near else f"the map's stations: {', '.join(names[:12])}"

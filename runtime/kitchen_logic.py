@@ -1,0 +1,576 @@
+"""Compile IR formulas, effects and expressions into closures over a kitchen ``State``.
+
+Input: IR formulas/effects/expressions, the variables in scope (name -> type) and a ``Statics`` bundle (grid,
+containers, state attributes, constants).  Output: closures called as ``f(st, env)`` where ``env`` maps
+variable names to objects, cells or numbers:
+- ``test(f)``: a formula whose variables are all bound -> bool;
+- ``Solver``: a conjunction with some variables unbound -> the first binding (``first``) or all of them
+  (``all``), found through the relation indexes (conjuncts reordered: bound tests first, then index lookups,
+  then enumeration by type);
+- ``explain``: the declared-order search used for error messages (the deepest conjunct reached);
+- ``effects``: a list of effects -> ``apply(st, env, t, hooks)``;
+- ``expression``: a sympy expression (constants substituted) -> number (int or Fraction, exact).
+Built-in relations: adjacent, at, walkable, reachable, accepts; built-in effects: deliver, destroy.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+import sympy
+
+from chronoplan.compiler import ir
+
+BUILTIN_ATOMS = ("adjacent", "at", "walkable", "reachable", "accepts")
+MAX_ENUMERATION = 10_000
+
+
+class CompileFailure(ValueError):
+    """The IR cannot be turned into closures for this scenario (a construct the runtime cannot execute)."""
+
+
+def num(x) -> Any:
+    """An exact number: int when integral, else Fraction."""
+    if isinstance(x, Fraction):
+        return x.numerator if x.denominator == 1 else x
+    return x
+
+
+class Statics:
+    """What closures need besides the state: the grid, containers, state attributes and positions."""
+
+    def __init__(self, grid, containers: dict, state_attrs: dict, ancestors: dict, relations: dict) -> None:
+        self.grid = grid
+        self.containers = containers          # type -> ((kind, attr | None, value | None), ...), capacity
+        self.state_attrs = state_attrs        # state value -> [(attr name, attr param type)]
+        self.ancestors = ancestors
+        self.relations = relations            # name -> arity
+
+    def cell_of(self, st, o):
+        if isinstance(o, tuple):
+            return o
+        p = st.pos.get(o)
+        if p is not None:
+            return p
+        return self.grid.station_cell.get(o)
+
+    def adjacent(self, st, x, y) -> bool:
+        if y in self.grid.station_cell and x in st.pos:
+            return self.grid.is_adjacent(st.pos[x], y)
+        a, b = self.cell_of(st, x), self.cell_of(st, y)
+        return a is not None and b is not None and abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1
+
+    def distance(self, st, x, y):
+        a = self.cell_of(st, x)
+        if a is None:
+            return None
+        if not isinstance(y, tuple) and y in self.grid.station_cell:
+            return self.grid.dist_to_station(a, y)
+        b = self.cell_of(st, y)
+        return None if b is None else self.grid.dist(a, b)
+
+    def container_spec(self, st, c):
+        typ = st.otype.get(c)
+        for t in self.ancestors.get(typ, ()):
+            spec = self.containers.get(t)
+            if spec is not None:
+                return spec
+        return None
+
+    def accepts(self, st, c, i) -> bool:
+        spec = self.container_spec(st, c)
+        if spec is None or i not in st.otype:
+            return False
+        for kind, attr, value in spec[0]:
+            if st.isa(i, kind) and (attr is None or st.get(attr, i) == value):
+                return True
+        return False
+
+
+# ------------------------------------------------------------------------------ formulas
+def conjuncts(f) -> list:
+    if f is None:
+        return []
+    if isinstance(f, ir.And):
+        out = []
+        for a in f.args:
+            out.extend(conjuncts(a))
+        return out
+    if isinstance(f, ir.Const_) and f.value:
+        return []
+    return [f]
+
+
+def free_vars(f, vars: dict) -> set:
+    """Variables of ``vars`` occurring free in formula ``f``."""
+    if isinstance(f, ir.Atom):
+        return {a for a in f.args if a in vars}
+    if isinstance(f, ir.Compare):
+        out = set()
+        for t in (f.left, f.right):
+            if t.kind == "var" and t.name in vars:
+                out.add(t.name)
+            elif t.kind == "attr" and t.arg in vars:
+                out.add(t.arg)
+        return out
+    if isinstance(f, ir.Not):
+        return free_vars(f.arg, vars)
+    if isinstance(f, (ir.And, ir.Or)):
+        out = set()
+        for a in f.args:
+            out |= free_vars(a, vars)
+        return out
+    if isinstance(f, ir.Exists):
+        inner = dict(vars)
+        inner[f.var] = f.type
+        return free_vars(f.formula, inner) - {f.var}
+    return set()
+
+
+def literal(v: str, attr: Optional[ir.Attribute] = None):
+    """A literal term's value (bool for bool attributes, number for numeric ones, else the name)."""
+    if attr is not None and attr.kind == "bool" or v in ("true", "false", "True", "False"):
+        if v in ("true", "True"):
+            return True
+        if v in ("false", "False"):
+            return False
+    try:
+        return num(Fraction(v))
+    except (ValueError, ZeroDivisionError):
+        return v
+
+
+def _getter(name: str, vars: dict) -> Callable:
+    if name in vars:
+        return lambda st, env: env[name]
+    return lambda st, env: name
+
+
+class Compiler:
+    def __init__(self, statics: Statics, attributes: dict) -> None:
+        self.s = statics
+        self.attributes = attributes
+
+    # tests ---------------------------------------------------------------------------
+    def test(self, f, vars: dict) -> Callable:
+        s = self.s
+        if isinstance(f, ir.Const_):
+            v = f.value
+            return lambda st, env: v
+        if isinstance(f, ir.Atom):
+            gets = [_getter(a, vars) for a in f.args]
+            name = f.relation
+            if name not in s.relations and name in BUILTIN_ATOMS:
+                return self._builtin(name, gets, f.args, vars)
+            if len(gets) == 2:
+                g0, g1 = gets
+                return lambda st, env: (g0(st, env), g1(st, env)) in st.rels[name].facts
+            return lambda st, env: tuple(g(st, env) for g in gets) in st.rels[name].facts
+        if isinstance(f, ir.Compare):
+            return self._compare(f, vars)
+        if isinstance(f, ir.Not):
+            inner = self.test(f.arg, vars)
+            return lambda st, env: not inner(st, env)
+        if isinstance(f, ir.And):
+            parts = [self.test(a, vars) for a in f.args]
+            return lambda st, env: all(p(st, env) for p in parts)
+        if isinstance(f, ir.Or):
+            parts = [self.test(a, vars) for a in f.args]
+            return lambda st, env: any(p(st, env) for p in parts)
+        if isinstance(f, ir.Exists):
+            inner = dict(vars)
+            inner[f.var] = f.type
+            solver = Solver(self, conjuncts(f.formula), frozenset(vars), inner)
+            first = solver.first
+            return lambda st, env: first(st, env) is not None
+        raise CompileFailure(f"cannot execute formula {f!r}")
+
+    def _builtin(self, name: str, gets: list, args=(), vars=None) -> Callable:
+        s = self.s
+        if name == "adjacent" and len(args) == 2 and all(a in (vars or {}) for a in args) and \
+                "agent" in s.ancestors.get(vars[args[0]], ()) and "station" in s.ancestors.get(vars[args[1]], ()):
+            a, b = args
+            adjsets = s.grid._adjset
+            return lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())
+        if name == "adjacent" and len(gets) == 2:
+            g0, g1 = gets
+            return lambda st, env: s.adjacent(st, g0(st, env), g1(st, env))
+        if name == "at" and len(gets) == 2:
+            g0, g1 = gets
+
+            def at(st, env):
+                a, c = g0(st, env), g1(st, env)
+                return st.pos.get(a) == c if isinstance(c, tuple) else s.adjacent(st, a, c)
+            return at
+        if name == "walkable" and len(gets) == 1:
+            g0 = gets[0]
+            return lambda st, env: s.grid.walkable(g0(st, env))
+        if name == "reachable" and len(gets) == 2:
+            g0, g1 = gets
+            return lambda st, env: s.distance(st, g0(st, env), g1(st, env)) is not None
+        if name == "accepts" and len(gets) == 2:
+            g0, g1 = gets
+            return lambda st, env: s.accepts(st, g0(st, env), g1(st, env))
+        raise CompileFailure(f"built-in relation {name} with {len(gets)} arguments")
+
+    def term(self, t: ir.Term, vars: dict, other: Optional[ir.Term] = None) -> Callable:
+        if t.kind == "var":
+            return _getter(t.name, vars)
+        if t.kind == "attr":
+            attr, og = t.name, _getter(t.arg, vars)
+            return lambda st, env: st.get(attr, og(st, env))
+        a = self.attributes.get(other.name) if other is not None and other.kind == "attr" else None
+        v = literal(t.name, a)
+        return lambda st, env: v
+
+    def _compare(self, f: ir.Compare, vars: dict) -> Callable:
+        left, right = self.term(f.left, vars, f.right), self.term(f.right, vars, f.left)
+        op = f.op
+        if op == "==":
+            return lambda st, env: left(st, env) == right(st, env)
+        if op == "!=":
+            return lambda st, env: left(st, env) != right(st, env)
+
+        def cmp(st, env):
+            a, b = left(st, env), right(st, env)
+            try:
+                return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
+            except TypeError:
+                return False
+        return cmp
+
+    # effects ---------------------------------------------------------------------------
+    def effects(self, effects, vars: dict, delay_of: Callable) -> Callable:
+        """Compile effects; ``apply(st, env, t, hooks)`` with hooks.delayed / hooks.deliver / hooks.destroy."""
+        dels, adds, assigns, foralls, builtins, delayed = [], [], [], [], [], []
+        for e in effects:
+            if isinstance(e, ir.DelFact):
+                dels.append(self._fact(e.atom, vars))
+            elif isinstance(e, ir.AddFact):
+                adds.append(self._fact(e.atom, vars))
+            elif isinstance(e, ir.Assign):
+                og = _getter(e.target.arg, vars)
+                a = self.attributes.get(e.target.name)
+                vg = self.term(e.value, vars, e.target) if e.value.kind != "value" else \
+                    (lambda v: (lambda st, env: v))(literal(e.value.name, a))
+                assigns.append((e.target.name, og, vg))
+            elif isinstance(e, ir.Forall):
+                inner = dict(vars)
+                inner[e.var] = e.type
+                solver = Solver(self, conjuncts(e.formula), frozenset(vars), inner)
+                foralls.append((solver, self.effects(e.effects, inner, delay_of)))
+            elif isinstance(e, ir.BuiltinEffect):
+                builtins.append((e.name, [_getter(a, vars) for a in e.args]))
+            elif isinstance(e, ir.Delayed):
+                delayed.append((delay_of(e.delay, vars), self.effects(e.effects, vars, delay_of)))
+            else:
+                raise CompileFailure(f"cannot execute effect {e!r}")
+
+        def apply(st, env, t, hooks):
+            sols = [(solver.all(st, env), body) for solver, body in foralls]
+            ground_dels = [(rel, f(st, env)) for rel, f in dels]
+            ground_adds = [(rel, f(st, env)) for rel, f in adds]
+            values = [(name, og(st, env), vg(st, env)) for name, og, vg in assigns]
+            for rel, tup in ground_dels:
+                if rel == "at":
+                    continue
+                st.remove(rel, tup)
+            for rel, tup in ground_adds:
+                if rel == "at":
+                    if st.pos.get(tup[0]) != tup[1]:
+                        st.pos[tup[0]] = tup[1]
+                        st.touched.append(("at", (tup[0],)))
+                else:
+                    st.add(rel, tup)
+            for name, obj, value in values:
+                st.set(name, obj, value)
+            for envs, body in sols:
+                for e2 in envs:
+                    body(st, e2, t, hooks)
+            for name, gets in builtins:
+                args = [g(st, env) for g in gets]
+                if name == "deliver":
+                    hooks.deliver(args[0], t)
+                elif name == "destroy":
+                    hooks.destroy(args[0], t)
+            for delay, body in delayed:
+                hooks.delayed(t + delay(st, env), body, dict(env))
+        if not (foralls or builtins or delayed or assigns):
+            def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
+                for rel, f in dels:
+                    if rel != "at":
+                        st.remove(rel, f(st, env))
+                for rel, f in adds:
+                    tup = f(st, env)
+                    if rel == "at":
+                        if st.pos.get(tup[0]) != tup[1]:
+                            st.pos[tup[0]] = tup[1]
+                            st.touched.append(("at", (tup[0],)))
+                    else:
+                        st.add(rel, tup)
+            return apply_facts
+        return apply
+
+    def _fact(self, atom: ir.Atom, vars: dict):
+        gets = [_getter(a, vars) for a in atom.args]
+        if len(gets) == 2:
+            g0, g1 = gets
+            return atom.relation, (lambda st, env: (g0(st, env), g1(st, env)))
+        return atom.relation, (lambda st, env: tuple(g(st, env) for g in gets))
+
+    # expressions ----------------------------------------------------------------------
+    def expression(self, expr, vars: dict, aggregates: dict) -> Callable:
+        """A sympy expression (constants already substituted) -> f(st, env) -> exact number."""
+        return _expr(self, sympy.sympify(expr), vars, aggregates)
+
+
+def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
+    if e.is_Integer:
+        v = int(e)
+        return lambda st, env: v
+    if e.is_Rational:
+        v = num(Fraction(int(e.p), int(e.q)))
+        return lambda st, env: v
+    if e.is_Symbol:
+        name = e.name
+        if name not in vars:
+            raise CompileFailure(f"unresolved name {name} in an expression")
+        return lambda st, env: env[name]
+    if e.is_Add:
+        parts = [_expr(c, a, vars, aggregates) for a in e.args]
+        return lambda st, env: num(sum(p(st, env) for p in parts))
+    if e.is_Mul:
+        parts = [_expr(c, a, vars, aggregates) for a in e.args]
+
+        def mul(st, env):
+            out = 1
+            for p in parts:
+                out = out * p(st, env)
+            return num(out)
+        return mul
+    if e.is_Pow:
+        base = _expr(c, e.args[0], vars, aggregates)
+        ex = e.args[1]
+        if not ex.is_Integer:
+            raise CompileFailure(f"non-integer power in {e}")
+        n = int(ex)
+        return lambda st, env: num(Fraction(base(st, env)) ** n)
+    if isinstance(e, sympy.ceiling):
+        inner = _expr(c, e.args[0], vars, aggregates)
+        return lambda st, env: math.ceil(inner(st, env))
+    if isinstance(e, sympy.floor):
+        inner = _expr(c, e.args[0], vars, aggregates)
+        return lambda st, env: math.floor(inner(st, env))
+    if isinstance(e, (sympy.Max, sympy.Min)):
+        parts = [_expr(c, a, vars, aggregates) for a in e.args]
+        f = max if isinstance(e, sympy.Max) else min
+        return lambda st, env: f(p(st, env) for p in parts)
+    if isinstance(e, sympy.core.function.AppliedUndef):
+        fname = e.func.__name__
+        if fname == "dist":
+            a, b = [str(x) for x in e.args]
+            ga, gb = _getter(a, vars), _getter(b, vars)
+            s = c.s
+
+            def dist(st, env):
+                d = s.distance(st, ga(st, env), gb(st, env))
+                return math.inf if d is None else d
+            return dist
+        if fname in aggregates:
+            agg = aggregates[fname]
+            inner = dict(vars)
+            inner[agg.var] = agg.type
+            solver = Solver(c, conjuncts(agg.formula), frozenset(vars), inner)
+            var = agg.var
+            return lambda st, env: len({x[var] for x in solver.all(st, env)})
+        if fname.startswith("attr_"):
+            attr = fname[5:]
+            og = _getter(str(e.args[0]), vars)
+            return lambda st, env: st.get(attr, og(st, env))
+    raise CompileFailure(f"cannot evaluate expression {e}")
+
+
+# ------------------------------------------------------------------------------ matching
+class Solver:
+    """Bindings of the unbound variables of a conjunction (first one, or all), via the relation indexes."""
+
+    def __init__(self, c: Compiler, parts: list, bound: frozenset, vars: dict) -> None:
+        self.c = c
+        self.parts = parts
+        self.vars = vars
+        self.bound = bound
+        steps = self._plan(parts, set(bound), vars)
+        self.first = _chain_first(steps)
+        self._all_steps = steps
+
+    def all(self, st, env) -> list:
+        out: list = []
+        _collect(self._all_steps, 0, st, env, out)
+        return out
+
+    def _plan(self, parts, bound: set, vars: dict) -> list:
+        c = self.c
+        remaining = list(parts)
+        steps = []
+        while remaining:
+            pick = next((p for p in remaining if free_vars(p, vars) <= bound), None)
+            if pick is not None:
+                steps.append(("test", c.test(pick, vars)))
+                remaining.remove(pick)
+                continue
+            pick = next((p for p in remaining if isinstance(p, ir.Atom) and p.relation in c.s.relations), None)
+            if pick is not None:
+                steps.append(("gen", _atom_gen(pick, vars, bound)))
+                bound |= {a for a in pick.args if a in vars}
+                remaining.remove(pick)
+                continue
+            var = sorted(free_vars(remaining[0], vars) - bound)[0]
+            steps.append(("gen", _type_gen(var, vars[var])))
+            bound.add(var)
+        for var in vars:                     # parameters no condition mentions: any object of their type
+            if var not in bound:
+                steps.append(("gen", _type_gen(var, vars[var])))
+                bound.add(var)
+        return steps
+
+
+def _type_ok(typ: str):
+    if typ in ("object",):
+        return None
+    return typ
+
+
+def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
+    name = atom.relation
+    args = atom.args
+    known = [(i, a) for i, a in enumerate(args) if a not in vars or a in bound]
+    unknown = [(i, a, _type_ok(vars[a])) for i, a in enumerate(args) if a in vars and a not in bound]
+    key = known[0] if known else None
+    rest = known[1:]
+
+    def gen(st, env):
+        rel = st.rels[name]
+        if key is None:
+            tuples = rel.facts
+        else:
+            i, a = key
+            tuples = rel.by(i, env[a] if a in vars else a)
+        out = []
+        for tup in tuples:
+            ok = True
+            for i, a in rest:
+                if tup[i] != (env[a] if a in vars else a):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            e2 = dict(env)
+            for i, a, typ in unknown:
+                v = tup[i]
+                if a in e2 and e2[a] != v or (typ is not None and not st.isa(v, typ)):
+                    ok = False
+                    break
+                e2[a] = v
+            if ok:
+                out.append(e2)
+        return out
+    return gen
+
+
+def _type_gen(var: str, typ: str) -> Callable:
+    if typ in ("cell", "number", "bool"):
+        raise CompileFailure(f"variable {var}: {typ} cannot be enumerated; bind it with a relation")
+
+    def gen(st, env):
+        out = []
+        for o in list(st.members.get(typ, {}))[:MAX_ENUMERATION]:
+            e2 = dict(env)
+            e2[var] = o
+            out.append(e2)
+        return out
+    return gen
+
+
+def _chain_first(steps: list) -> Callable:
+    def make(i):
+        if i == len(steps):
+            return lambda st, env: env
+        nxt = make(i + 1)
+        kind, f = steps[i]
+        if kind == "test":
+            return lambda st, env: nxt(st, env) if f(st, env) else None
+
+        def run(st, env):
+            for e2 in f(st, env):
+                r = nxt(st, e2)
+                if r is not None:
+                    return r
+            return None
+        return run
+    return make(0)
+
+
+def _collect(steps, i, st, env, out) -> None:
+    if i == len(steps):
+        out.append(env)
+        return
+    kind, f = steps[i]
+    if kind == "test":
+        if f(st, env):
+            _collect(steps, i + 1, st, env, out)
+        return
+    for e2 in f(st, env):
+        _collect(steps, i + 1, st, e2, out)
+
+
+# ------------------------------------------------------------------------------ explanations
+def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, Optional[Any], dict]:
+    """Search the conjuncts in declared order; return (depth reached, the conjunct that failed there or None
+    when every conjunct held, the binding at that point)."""
+    best = [-1, None, env]
+
+    def go(i, e):
+        if i > best[0]:
+            best[0], best[1], best[2] = i, (parts[i] if i < len(parts) else None), e
+        if i == len(parts):
+            return True
+        p = parts[i]
+        unbound = sorted(free_vars(p, vars) - set(e))
+        if not unbound:
+            return c.test(p, vars)(st, e) and go(i + 1, e)
+        if isinstance(p, ir.Atom) and p.relation in c.s.relations:
+            cands = _atom_gen(p, vars, set(e))(st, e)
+        else:
+            cands = [e]
+            for v in unbound:
+                cands = [x for e1 in cands for x in _type_gen(v, vars[v])(st, e1)][:MAX_ENUMERATION]
+            cands = [x for x in cands if c.test(p, vars)(st, x)]
+        return any(go(i + 1, e2) for e2 in cands)
+    go(0, dict(env))
+    return best[0], best[1], best[2]
+
+
+def show_formula(f, env: dict) -> str:
+    """A formula with bound variables replaced by their values (for messages)."""
+    def v(name):
+        x = env.get(name, name)
+        return f"[{x[0]}, {x[1]}]" if isinstance(x, tuple) else str(x)
+    if isinstance(f, ir.Atom):
+        return f"{f.relation}({', '.join(v(a) for a in f.args)})"
+    if isinstance(f, ir.Compare):
+        def t(x):
+            return f"{v(x.arg)}.{x.name}" if x.kind == "attr" else (v(x.name) if x.kind == "var" else x.name)
+        return f"{t(f.left)} {f.op} {t(f.right)}"
+    if isinstance(f, ir.Not):
+        return f"not {show_formula(f.arg, env)}"
+    if isinstance(f, ir.And):
+        return " and ".join(show_formula(a, env) for a in f.args)
+    if isinstance(f, ir.Or):
+        return "(" + " or ".join(show_formula(a, env) for a in f.args) + ")"
+    if isinstance(f, ir.Exists):
+        inner = {k: x for k, x in env.items() if k != f.var}
+        return f"exists({f.var}: {f.type} where {show_formula(f.formula, inner)})"
+    if isinstance(f, ir.Const_):
+        return "true" if f.value else "false"
+    return str(f)

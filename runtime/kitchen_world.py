@@ -1,0 +1,418 @@
+"""A kitchen scenario compiled once into closures and index structures (``World``).
+
+Input: a checked ``ir.Project`` and the name of a scenario with orders on a map.  Output: ``World`` --
+the grid (walkable cells, station neighbourhoods, cached distances), the type hierarchy, compiled operators
+(``Op``: start-condition solver per number of surface-bound parameters, duration, effects, capacity checks,
+held resources), compiled surfaces (candidate operators per argument types), compiled processes
+(``Proc``), the orders (``Dish``) and ``initial_state()``.  Constants are the scenario's (overrides
+applied); numbers are exact.  Raises ``CompileFailure`` for constructs the runtime cannot execute.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from sympy.core.function import AppliedUndef
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import constant_values, unit_factor
+from chronoplan.runtime.kitchen_geo import Grid
+from chronoplan.runtime.kitchen_logic import (BUILTIN_ATOMS, CompileFailure, Compiler, Solver, Statics,
+                                              conjuncts, literal)
+from chronoplan.runtime.kitchen_state import State
+
+__all__ = ["World", "Op", "Proc", "Dish", "CompileFailure", "compile_world"]
+
+
+@dataclass
+class Op:
+    name: str
+    action: ir.Action
+    vars: dict
+    start_parts: list
+    duration: Callable
+    distance: Optional[Callable]
+    all_test: Optional[Callable]
+    end_test: Optional[Callable]
+    start_apply: Optional[Callable]
+    end_apply: Optional[Callable]
+    caps: list
+    holds: tuple
+    new: tuple                                 # (param, type, source param | None)
+    world: Any = field(repr=False, default=None)
+    _solvers: dict = field(default_factory=dict, repr=False)
+    _names: dict = field(default_factory=dict, repr=False)
+    cap_check: Optional[Callable] = None
+
+    def bound_names(self, k: int) -> tuple:
+        names = self._names.get(k)
+        if names is None:
+            names = self._names[k] = tuple(p.name for p in self.action.params[:k])
+        return names
+
+    def solver(self, k: int) -> Solver:
+        s = self._solvers.get(k)
+        if s is None:
+            bound = frozenset([p.name for p in self.action.params[:k]] + [p for p, _, _ in self.new])
+            s = self._solvers[k] = Solver(self.world.compiler, self.start_parts, bound, self.vars)
+        return s
+
+
+@dataclass
+class Proc:
+    name: str
+    process: ir.Process
+    params: tuple
+    types: tuple
+    scope: Optional[Callable]
+    cond: Callable
+    duration: Callable
+    apply: Callable
+    deps: frozenset
+    depth: int
+    binders: list                              # per parameter position: Solver over the scope, that param bound
+    triggers: Optional[dict] = None            # change name -> [(pos, link, j)]; None: search the neighbourhood
+
+
+@dataclass(frozen=True)
+class Dish:
+    name: str
+    container: str
+    items: tuple                               # ((kind, attr | None, value | None, count), ...)
+
+    def describe(self) -> str:
+        return ", ".join((f"{n} x " if n > 1 else "") + k + (f"@{v}" if attr else "") for k, attr, v, n in self.items)
+
+
+def compile_world(project: ir.Project, scenario: str) -> "World":
+    return World(project, scenario)
+
+
+class World:
+    def __init__(self, project: ir.Project, scenario: str) -> None:
+        p = project.part(scenario)
+        self.project = p
+        self.scenario = p.scenario(scenario)
+        s = self.scenario
+        if s.map is None or not s.orders and not p.surfaces:
+            raise CompileFailure(f"scenario {s.name} is not a grid kitchen (no map or orders)")
+        if not p.surfaces:
+            raise CompileFailure(f"the domain of scenario {s.name} declares no surface actions (MoveTo, ...)")
+        self.map = p.maps[s.map]
+        self.grid = Grid(self.map)
+        self.unit = s.time_unit
+        self.consts = constant_values(p, s)
+        self.consts.update(unit_factor(s.time_unit))
+        self.agents = tuple(a.name for a in s.agents)
+        self.rank = {a: i for i, a in enumerate(self.agents)}
+        self.start_pos = {a.name: a.pos for a in s.agents}
+        self.ancestors = self._ancestors(p)
+        self.relations = {n: len(r.params) for n, r in p.relations.items()}
+        self.roles = {r.role: r.name for r in p.relations.values() if r.role}
+        self.attr_defaults = {n: self._default(a) for n, a in p.attributes.items()}
+        self.station_arg = {st.name: st.arg for st in self.map.stations}
+        self.resource_cap = {n: r.capacity for n, r in p.resources.items()}
+        self.statics = Statics(self.grid, self._containers(p), {}, self.ancestors, self.relations)
+        self.compiler = Compiler(self.statics, p.attributes)
+        self.ops = {n: self._op(a) for n, a in p.actions.items()}
+        self.surfaces = p.surfaces
+        self.procs = [self._proc(pr) for pr in p.processes.values()]
+        self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
+        self.limit = None
+        if s.limit is not None:
+            self.limit = self._number(s.limit)
+        self._cands: dict = {}
+        self._rescap: dict = {}
+
+    # ------------------------------------------------------------------ types and values
+    @staticmethod
+    def _ancestors(p: ir.Project) -> dict:
+        parent = {"object": None, "agent": "object", "item": "object", "station": "object", "cell": "object",
+                  "number": "object", "bool": "object"}
+        for n, t in p.types.items():
+            parent[n] = t.parent or "object"
+        for n, r in p.resources.items():
+            parent[n] = r.parent or parent.get(n) or "object"
+        out = {}
+        for t in parent:
+            chain, cur = [], t
+            while cur is not None and cur not in chain:
+                chain.append(cur)
+                cur = parent.get(cur)
+            if "object" not in chain:
+                chain.append("object")
+            out[t] = tuple(chain)
+        return out
+
+    def _default(self, a: ir.Attribute):
+        if a.default is None:
+            return None
+        return literal(a.default, a)
+
+    def _number(self, expr):
+        f = self.compiler.expression(expr.xreplace(self.consts), {}, {})
+        return f(None, {})
+
+    def isa_type(self, t: str, ancestor: str) -> bool:
+        return ancestor in self.ancestors.get(t, (t, "object"))
+
+    def state_attr(self, kind: str, value: Optional[str]):
+        """The enum attribute of ``kind`` whose domain holds ``value`` (None: the first enum attribute, whose
+        default is then the required value); (None, None) when ``kind`` has none."""
+        for a in self.project.attributes.values():
+            if a.kind != "enum" or not a.params or not self.isa_type(kind, a.params[0]):
+                continue
+            if value is None:
+                return a.name, literal(a.default, a) if a.default is not None else None
+            if value in a.values:
+                return a.name, value
+        return None, None
+
+    def _containers(self, p: ir.Project) -> dict:
+        out = {}
+        for name, c in p.containers.items():
+            accepts = []
+            for kind, state in c.accepts:
+                attr, value = self.state_attr(kind, state) if state is not None else (None, None)
+                accepts.append((kind, attr, value))
+            out[name] = (tuple(accepts), c.capacity)
+        return out
+
+    def _dish(self, r: ir.Recipe) -> Dish:
+        items = []
+        for ing in r.items:
+            attr, value = self.state_attr(ing.name, ing.state)
+            items.append((ing.name, attr, value, ing.count))
+        return Dish(r.name, r.container, tuple(items))
+
+    # ------------------------------------------------------------------ operators
+    def _delay(self, expr, vars):
+        return self.compiler.expression(expr.xreplace(self.consts), vars, {})
+
+    def _op(self, a: ir.Action) -> Op:
+        c = self.compiler
+        vars = {p.name: p.type for p in a.params}
+        aggs = {g.symbol: g for g in a.aggregates}
+        start_parts, all_parts, end_parts = [], [], []
+        for cond in a.conditions:
+            {ir.When.START: start_parts, ir.When.ALL: all_parts, ir.When.END: end_parts}[cond.when].extend(
+                conjuncts(cond.formula))
+        dur = a.duration.xreplace(self.consts)
+        duration = c.expression(dur, vars, aggs)
+        distance = None
+        dists = sorted((f for f in dur.atoms(AppliedUndef) if f.func.__name__ == "dist"), key=str)
+        if dists:
+            distance = c.expression(dists[0], vars, aggs)
+        starts = [e.effect for e in a.effects if e.when is ir.When.START]
+        ends = [e.effect for e in a.effects if e.when is ir.When.END]
+        op = Op(a.name, a, vars, start_parts, duration, distance,
+                c.test(ir.And(tuple(all_parts)), vars) if all_parts else None,
+                c.test(ir.And(tuple(end_parts)), vars) if end_parts else None,
+                c.effects(starts, vars, self._delay) if starts else None,
+                c.effects(ends, vars, self._delay) if ends else None,
+                self._caps(a, starts + ends, vars), tuple(a.holds),
+                tuple((p.name, p.type, p.source) for p in a.params if p.new), self)
+        if op.caps:
+            op.cap_check = lambda st, env, op=op: self.check_caps(op, st, env)
+        return op
+
+    def _caps(self, a: ir.Action, effects, vars) -> list:
+        """Capacity checks of an action's direct effects: (relation, position, capacity | None, adds, dels)."""
+        from chronoplan.runtime.kitchen_logic import _getter
+        out = []
+        for r in self.project.relations.values():
+            containment = r.role == "containment"
+            if r.capacity is None and not containment:
+                continue
+            pos = r.capacity_per if r.capacity is not None else 1
+            adds = [e.atom for e in effects if isinstance(e, ir.AddFact) and e.atom.relation == r.name]
+            dels = [e.atom for e in effects if isinstance(e, ir.DelFact) and e.atom.relation == r.name]
+            if not adds:
+                continue
+            if containment and r.capacity is None and not any(c[1] for c in self.statics.containers.values()):
+                continue
+            g = lambda atom: tuple(_getter(x, vars) for x in atom.args)   # noqa: E731
+            out.append((r.name, pos, r.capacity, r.role, [g(x) for x in adds], [g(x) for x in dels]))
+        return out
+
+    def check_caps(self, op: Op, st: State, env: dict):
+        """None, or (relation, key object, capacity, role) of the first capacity the action would exceed."""
+        for name, pos, cap, role, adds, dels in op.caps:
+            rel = st.rels[name]
+            facts = rel.facts
+            if len(adds) == 1 and not dels and cap is not None:        # the common case: one new fact
+                tup = tuple([g(st, env) for g in adds[0]])
+                key = tup[pos]
+                if tup not in facts and len(rel.by(pos, key)) + 1 > cap:
+                    return name, key, cap, role
+                continue
+            added = list(dict.fromkeys(tuple([g(st, env) for g in gs]) for gs in adds))
+            removed = list(dict.fromkeys(tuple([g(st, env) for g in gs]) for gs in dels))
+            for tup in added:
+                key = tup[pos]
+                limit = cap
+                if role == "containment" and limit is None:
+                    spec = self.statics.container_spec(st, key)
+                    limit = spec[1] if spec else None
+                if limit is None:
+                    continue
+                n = len(rel.by(pos, key))
+                n += sum(1 for x in added if x[pos] == key and x not in facts)
+                n -= sum(1 for x in removed if x[pos] == key and x in facts)
+                if n > limit:
+                    return name, key, limit, role
+        return None
+
+    def candidates(self, surface: ir.Surface, args: tuple, st: State) -> list:
+        """Operators of ``surface`` whose bound parameter types fit the argument objects (declared order)."""
+        otype = st.otype
+        key = (surface.name,) + tuple([otype.get(x, "cell" if isinstance(x, tuple) else "number") for x in args])
+        out = self._cands.get(key)
+        if out is None:
+            out = []
+            for name in surface.operators:
+                op = self.ops[name]
+                if all(self.isa_type(t, p.type) for t, p in zip(key[1:], op.action.params[1:])):
+                    out.append(op)
+            self._cands[key] = out
+        return out
+
+    def resource_capacity(self, st: State, obj) -> Optional[int]:
+        typ = st.otype.get(obj)
+        cap = self._rescap.get(typ, 0)
+        if cap == 0:
+            cap = None
+            for t in self.ancestors.get(typ, ()):
+                if t in self.resource_cap:
+                    cap = self.resource_cap[t]
+                    break
+            self._rescap[typ] = cap
+        return cap
+
+    # ------------------------------------------------------------------ processes
+    def _proc(self, pr: ir.Process) -> Proc:
+        c = self.compiler
+        vars = {p.name: p.type for p in pr.params}
+        aggs = {g.symbol: g for g in pr.aggregates}
+        scope = c.test(pr.scope, vars) if pr.scope is not None else None
+        deps = set()
+        _deps(pr.condition, deps)
+        for g in pr.aggregates:
+            _deps(g.formula, deps)
+        depth = max([1, _nesting(pr.condition)] + [_nesting(g.formula) + 1 for g in pr.aggregates])
+        base = conjuncts(pr.scope if pr.scope is not None else pr.condition)
+        binders = []
+        for p in pr.params:
+            binders.append(Solver(c, base, frozenset([p.name]), vars))
+        formulas = [pr.condition] + [ir.Exists(g.var, g.type, g.formula) for g in pr.aggregates]
+        return Proc(pr.name, pr, tuple(p.name for p in pr.params), tuple(p.type for p in pr.params), scope,
+                    c.test(pr.condition, vars), c.expression(pr.duration.xreplace(self.consts), vars, aggs),
+                    c.effects(pr.effects, vars, self._delay), frozenset(deps), depth, binders,
+                    _triggers(formulas, [p.name for p in pr.params], set(self.relations)))
+
+    # ------------------------------------------------------------------ the initial state
+    def initial_state(self) -> State:
+        st = State(self.ancestors, self.relations, self.attr_defaults)
+        for a in self.agents:
+            st.add_object(a, "agent")
+            st.pos[a] = self.start_pos[a]
+        for name, o in self.project.objects.items():
+            st.add_object(name, o.type)
+        for s in self.map.stations:
+            st.add_object(s.name, s.kind)
+        placement = self.roles.get("placement")
+        for s in self.map.stations:
+            if s.item is not None:
+                if placement is None:
+                    raise CompileFailure("stations start with items ('with') but no relation is declared "
+                                         "'as placement'")
+                st.add(placement, (st.new_object(s.item), s.name))
+        st.drain()
+        return st
+
+
+def _deps(f, out: set) -> None:
+    if isinstance(f, ir.Atom):
+        out.add(f.relation)
+    elif isinstance(f, ir.Compare):
+        for t in (f.left, f.right):
+            if t.kind == "attr":
+                out.add(t.name)
+    elif isinstance(f, (ir.And, ir.Or)):
+        for a in f.args:
+            _deps(a, out)
+    elif isinstance(f, ir.Not):
+        _deps(f.arg, out)
+    elif isinstance(f, ir.Exists):
+        _deps(f.formula, out)
+
+
+def _nesting(f) -> int:
+    if isinstance(f, ir.Exists):
+        return 1 + _nesting(f.formula)
+    if isinstance(f, (ir.And, ir.Or)):
+        return max([0] + [_nesting(a) for a in f.args])
+    if isinstance(f, ir.Not):
+        return _nesting(f.arg)
+    return 0
+
+
+BUILTINS = BUILTIN_ATOMS
+
+
+def _triggers(formulas, params: list, relations: set):
+    """Which parameter values a change can affect: {relation or attribute: [(pos, link, j, vtype)]} where a
+    changed fact's (or attribute's, pos None) object at ``pos`` is parameter j (link None) or is a quantified
+    variable of type vtype joined to parameter j by ``link = (relation, var position, param position)``.  None when the formulas nest
+    quantifiers or use a quantified variable without such a join (the simulator then searches neighbours)."""
+    out: dict = {}
+    pindex = {p: j for j, p in enumerate(params)}
+
+    qtypes: dict = {}
+
+    def links_of(parts, var):
+        found = []
+        for a in parts:
+            if isinstance(a, ir.Atom) and a.relation in relations and var in a.args:
+                for k, x in enumerate(a.args):
+                    if x in pindex:
+                        found.append((a.relation, a.args.index(var), k, pindex[x]))
+        return found
+
+    def visit(parts, qvar):
+        for f in parts:
+            if isinstance(f, ir.Exists):
+                if qvar is not None:
+                    return False
+                inner = conjuncts(f.formula)
+                qtypes[f.var] = f.type
+                if not links_of(inner, f.var):
+                    return False
+                if not visit(inner, f.var):
+                    return False
+            elif isinstance(f, ir.Not):
+                if not visit([f.arg], qvar):
+                    return False
+            elif isinstance(f, (ir.And, ir.Or)):
+                if not visit(list(f.args), qvar):
+                    return False
+            else:
+                names = []
+                if isinstance(f, ir.Atom):
+                    if f.relation not in relations:
+                        continue
+                    names = [(f.relation, k, x) for k, x in enumerate(f.args)]
+                elif isinstance(f, ir.Compare):
+                    names = [(t.name, None, t.arg) for t in (f.left, f.right) if t.kind == "attr"]
+                for name, pos, x in names:
+                    if x in pindex:
+                        out.setdefault(name, []).append((pos, None, pindex[x], None))
+                    elif x == qvar:
+                        for rel, vpos, ppos, j in links_of(parts, qvar):
+                            out.setdefault(name, []).append((pos, (rel, vpos, ppos), j, qtypes.get(qvar)))
+        return True
+
+    for f in formulas:
+        if not visit(conjuncts(f), None):
+            return None
+    return {k: list(dict.fromkeys(v)) for k, v in out.items()}

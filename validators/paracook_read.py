@@ -1,0 +1,117 @@
+"""ParaCook plan reader: plan text or decoded JSON -> per-agent lists of surface actions.
+
+Input: a plan as text (JSON, possibly in a Markdown fence) or a decoded value.  ParaCook's format is
+``{"plan": {"agent1": [{"action": "MoveTo", "target": [x, y]}, {"action": "Interact", "target": "stove1"},
+{"action": "Wait", "duration": 3}, {"action": "Finish"}], ...}}``; without a "plan" key the whole object is
+the plan (keys such as "reasoning", "CoT", "graph", "time_dict" and "scenario" are then ignored, and they
+are always allowed beside "plan").  Output: ``CookPlan`` -- ``steps`` {agent: [kitchen.Step]} keeping
+each action's position in its list, the schema errors found (E001/E002/E010/E011/E012/E013 as
+``report.PlanError``; an ill-shaped entry is dropped, its index kept by the others) and the top-level
+"scenario" key.  Never raises on bad input.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from chronoplan.runtime.kitchen import Step
+from chronoplan.validators.plans import decode
+from chronoplan.validators.report import PlanError
+
+MAX_ACTIONS = 100_000
+META_KEYS = ("reasoning", "CoT", "cot", "graph", "time_dict", "scenario", "thought", "thoughts")
+
+
+@dataclass(frozen=True)
+class CookPlan:
+    steps: dict = field(default_factory=dict)
+    errors: tuple = ()
+    scenario: Optional[str] = None
+
+    @property
+    def fatal(self) -> bool:
+        return any(e.code in ("E001", "E002", "E012", "E013") for e in self.errors)
+
+
+def _short(x: Any, n: int = 50) -> str:
+    try:
+        s = json.dumps(x, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        s = repr(type(x))
+    return s if len(s) <= n else s[:n] + "..."
+
+
+def _bad_number(x: Any) -> bool:
+    return isinstance(x, float) and not math.isfinite(x)
+
+
+def read_cook_plan(plan: Any) -> CookPlan:
+    """Normalize one ParaCook plan (text or decoded JSON)."""
+    try:
+        return _read(plan)
+    except RecursionError:
+        return CookPlan({}, (PlanError("E001", "syntax", "the plan is nested too deeply", "flatten it"),))
+
+
+def _read(plan: Any) -> CookPlan:
+    value = plan
+    if isinstance(plan, (bytes, bytearray)):
+        plan = plan.decode("utf-8", "replace")
+    if isinstance(plan, str):
+        values, err = decode(plan)
+        if err is not None:
+            return CookPlan({}, (err,))
+        if len(values) != 1:
+            return CookPlan({}, (PlanError("E010", "schema", f"the text holds {len(values)} JSON values; "
+                                "grade them one by one", "one plan per file"),))
+        value = values[0][1]
+    scenario = value.get("scenario") if isinstance(value, dict) and isinstance(value.get("scenario"), str) else None
+    if not isinstance(value, dict):
+        return CookPlan({}, (PlanError("E012", "schema", f"expected a JSON object of per-agent action lists, "
+                                       f"got {_short(value)}", "write {\"plan\": {\"agent1\": [...]}}"),), scenario)
+    if "plan" in value:
+        body = value["plan"]
+        if not isinstance(body, dict):
+            return CookPlan({}, (PlanError("E010", "schema", f"$.plan: expected an object of per-agent action "
+                                           f"lists, got {_short(body)}", "write {\"plan\": {\"agent1\": [...]}}"),),
+                            scenario)
+        base = "$.plan"
+    else:
+        body = {k: v for k, v in value.items() if k not in META_KEYS}
+        base = "$"
+    total = sum(len(v) for v in body.values() if isinstance(v, list))
+    if total > MAX_ACTIONS:
+        return CookPlan({}, (PlanError("E013", "schema", f"the plan has {total} actions; at most {MAX_ACTIONS} "
+                                       "are graded", "shorten the plan"),), scenario)
+    errors, steps = [], {}
+    for agent, actions in body.items():
+        path = f"{base}.{agent}"
+        if not isinstance(actions, list):
+            errors.append(PlanError("E010", "schema", f"{path}: expected a list of actions, got {_short(actions)}",
+                                    "give each agent a list of {\"action\": ...} objects", str(agent)))
+            continue
+        out = []
+        for i, a in enumerate(actions):
+            if not isinstance(a, dict):
+                errors.append(PlanError("E010", "schema", f"{path}[{i}]: expected an object like {{\"action\": "
+                                        f"\"MoveTo\", \"target\": [x, y]}}, got {_short(a)}", "", str(agent), i))
+                continue
+            name = a.get("action")
+            if not isinstance(name, str):
+                errors.append(PlanError("E010", "schema", f"{path}[{i}]: \"action\" must be a string, got "
+                                        f"{_short(name)}", "add \"action\": \"MoveTo\" (or Interact, Process, Wait, "
+                                        "Finish)", str(agent), i))
+                continue
+            bad = [k for k, x in a.items() if _bad_number(x) or (isinstance(x, list) and any(map(_bad_number, x)))]
+            if bad:
+                errors.append(PlanError("E011", "schema", f"{path}[{i}].{bad[0]}: {_short(a[bad[0]])} is not a "
+                                        "finite number", "use finite numbers", str(agent), i))
+                continue
+            out.append(Step(i, name, {k: x for k, x in a.items() if k != "action"}))
+        steps[str(agent)] = out
+    if not body and not errors:
+        errors.append(PlanError("E012", "schema", "the plan has no agent action lists",
+                                "write {\"plan\": {\"agent1\": [...]}}"))
+    return CookPlan(steps, tuple(errors), scenario)
