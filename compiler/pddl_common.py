@@ -24,6 +24,7 @@ CODES = {
     "P002": "minimum lag that the export cannot anchor (it would let a step start before its anchor starts)",
     "P003": "maximum lag that can never be met (negative envelope)",
     "P004": "step of zero duration (PDDL planners may reject it)",
+    "P005": "maximum lag left out of an export without envelopes (for planners without required concurrency)",
     "P010": "scenario kind the PDDL export does not support",
     "P101": "classical export: agents, concurrency and resource capacities are not modelled",
     "P102": "classical export: maximum lag dropped",

@@ -80,6 +80,25 @@ def parse_plan(text: str) -> list[PlanAction]:
     return out
 
 
+def plan_text(actions: Iterable[PlanAction]) -> str:
+    """VAL's plan format: ``t: (name args) [d]`` per line (sequential plans: ``(name args)``)."""
+    lines = []
+    for a in sorted(actions, key=lambda a: (a.start, a.name, a.args)):
+        call = "(" + " ".join((a.name,) + tuple(a.args)) + ")"
+        if a.duration is None:
+            lines.append(call)
+        else:
+            lines.append(f"{_dec(a.start)}: {call} [{_dec(a.duration)}]")
+    return "".join(x + "\n" for x in lines)
+
+
+def _dec(x: Fraction) -> str:
+    try:
+        return num(x)
+    except ValueError:
+        return f"{float(x):.9f}".rstrip("0").rstrip(".")
+
+
 # ------------------------------------------------------------------------------------------ back
 def to_schedule(export: PddlExport, actions: Iterable[PlanAction]) -> Mapped:
     problem = export.source

@@ -53,8 +53,9 @@ def is_split(s: SchedStep) -> bool:
 
 
 class _Builder:
-    def __init__(self, problem: ProcedureProblem, spans: dict) -> None:
+    def __init__(self, problem: ProcedureProblem, spans: dict, envelopes: bool = True) -> None:
         self.p = problem
+        self.envelopes = envelopes
         self.spans = spans
         self.n = NameMap()
         self.scale = time_scale(problem)
@@ -271,7 +272,7 @@ class _Builder:
 
     def _clip_ok(self, y: SchedStep, lag) -> bool:
         x = self.by_key.get((y.task, lag.other))
-        return x is not None and self.t(x.duration + lag.max) + self.scale.slack >= 0
+        return self.envelopes and x is not None and self.t(x.duration + lag.max) + self.scale.slack >= 0
 
     def _lag(self, y: SchedStep, lag) -> list:
         """Conditions of Y for one lag; adds the timer / envelope actions."""
@@ -299,7 +300,12 @@ class _Builder:
                 self.diags.append(warning(
                     "P002", f"the minimum lag of step {y.index} of {y.task} after step {x.index} "
                     f"({lag.min} {unit}) lets it start before step {x.index} starts; not exported", span))
-        if lag.max is not None:
+        if lag.max is not None and not self.envelopes:
+            self.diags.append(warning(
+                "P005", f"the maximum lag of step {y.index} of {y.task} after step {x.index} ({lag.max} {unit}) "
+                "is left out of this export (no envelopes: for planners without required concurrency)", span,
+                ("chronoplan solve enforces it when it retimes the plan; the simulator checks it",)))
+        elif lag.max is not None:
             if self._clip_ok(y, lag):
                 avail = self.lit("clip-avail", y.key, x.key)
                 opened = self.lit("clip-open", y.key, x.key,
@@ -339,9 +345,12 @@ class _Builder:
                           dict(self.info), p)
 
 
-def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = None) -> PddlExport:
-    """The PDDL 2.1 temporal export of a step-level scenario."""
-    return _Builder(problem, step_spans(project, problem)).build()
+def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = None, *,
+                    envelopes: bool = True) -> PddlExport:
+    """The PDDL 2.1 temporal export of a step-level scenario.  ``envelopes=False`` leaves maximum lags out
+    (diagnostic P005): LPG-td cannot start an action inside another one (required concurrency), which
+    the envelopes need."""
+    return _Builder(problem, step_spans(project, problem), envelopes).build()
 
 
 __all__ = ["export_temporal", "occupation", "is_split", "error"]

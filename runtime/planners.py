@@ -37,12 +37,13 @@ class Engine:
     module: str              # the Python module the engine needs
     temporal: bool
     note: str
+    envelopes: bool = True   # False: the engine cannot start an action inside another (max lags left out)
 
 
 ENGINES = {
     "aries": Engine("aries", "up_aries", True, "temporal; first plan"),
     "kairos": Engine("kairos", "up_kairos", True, "temporal; first plan (anytime off)"),
-    "lpg": Engine("lpg", "up_lpg", True, "temporal (LPG-td); first plan"),
+    "lpg": Engine("lpg", "up_lpg", True, "temporal (LPG-td); first plan; max lags enforced by retiming", False),
     "fast-downward": Engine("fast-downward", "up_fast_downward", False, "classical export; sequence rescheduled"),
     "pyperplan": Engine("pyperplan", "up_pyperplan", False, "classical export; sequence rescheduled"),
 }
@@ -181,14 +182,15 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
                   project: Optional[ir.Project] = None) -> Result:
     """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures."""
     from chronoplan.compiler.pddl_classical import export_classical
-    from chronoplan.compiler.pddl_plan import retime, to_schedule
+    from chronoplan.compiler.pddl_plan import plan_text, retime, to_schedule
     from chronoplan.compiler.pddl_temporal import export_temporal
     t0 = time.perf_counter()
     why = missing(planner)
     if why is not None:
         raise PlannerUnavailable(why)
     eng = ENGINES[planner]
-    export = export_temporal(problem, project) if eng.temporal else export_classical(problem, project)
+    export = (export_temporal(problem, project, envelopes=eng.envelopes) if eng.temporal
+              else export_classical(problem, project))
     notes = sorted({d.code for d in export.diagnostics})
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
         dom, prob = export.write(d)
@@ -201,6 +203,7 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
             msg = (msg + "; " if msg else "") + "the export restricts the scenario (" + ", ".join(notes) + ")"
         return Result(status, None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
                       message=msg, stats=stats)
+    stats["pddl_plan"] = plan_text(outcome.actions)
     mapped = to_schedule(export, outcome.actions)
     if mapped.problems:
         return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
