@@ -488,6 +488,35 @@ class KitchenSim:
         self.cur = (None, None)
         proc.apply(self.st, env, t, self)
 
+    def run_until_idle(self, agent: str) -> None:
+        """Process events until ``agent`` has no action running or pending (other events stay queued)."""
+        while self.q and not self.stopped and not self.idle[agent]:
+            t, kind, ev = self.q.pop()
+            self.t = t
+            if kind == START:
+                self._start(ev, t)
+            elif ev[0] == "end":
+                self._end(ev[1], t)
+            elif ev[0] == "proc":
+                self._proc_done(ev[1], ev[2], t)
+            elif ev[0] == "delay":
+                self._delayed(ev[1], ev[2], t)
+            if self.st.touched:
+                self._settle(t)
+
+    def pending_events(self) -> list:
+        """(time, what) of the world events still queued: ("delay", None) or ("proc", (process, binding))."""
+        out = []
+        for entry in self.q._heap:
+            ev = entry[-1]
+            if isinstance(ev, tuple) and ev and ev[0] == "delay":
+                out.append((entry[0], ("delay", None)))
+            elif isinstance(ev, tuple) and ev and ev[0] == "proc":
+                inst = self.instances.get(ev[1])
+                if inst is not None and inst.version == ev[2]:
+                    out.append((entry[0], ("proc", ev[1])))
+        return sorted(out, key=lambda x: x[0])
+
     def progress(self) -> dict:
         """Running process instances: (process, binding) -> (progress so far, running?)."""
         out = {}
