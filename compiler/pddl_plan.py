@@ -81,12 +81,17 @@ def parse_plan(text: str) -> list[PlanAction]:
 
 
 def plan_text(actions: Iterable[PlanAction]) -> str:
-    """VAL's plan format: ``t: (name args) [d]`` per line (sequential plans: ``(name args)``)."""
+    """VAL's plan format: ``t: (name args) [d]`` per line; a plan without any duration is sequential and
+    written as ``(name args)`` lines in order of start."""
+    acts = sorted(actions, key=lambda a: (a.start, a.name, a.args))
+    timed = any(a.duration is not None for a in acts)
     lines = []
-    for a in sorted(actions, key=lambda a: (a.start, a.name, a.args)):
+    for a in acts:
         call = "(" + " ".join((a.name,) + tuple(a.args)) + ")"
-        if a.duration is None:
+        if not timed:
             lines.append(call)
+        elif a.duration is None:
+            lines.append(f"{_dec(a.start)}: {call}")
         else:
             lines.append(f"{_dec(a.start)}: {call} [{_dec(a.duration)}]")
     return "".join(x + "\n" for x in lines)
