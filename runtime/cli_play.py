@@ -1,9 +1,12 @@
-"""``chronoplan play FILE [--scenario S]``: the interactive text environment in a terminal.
+"""``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan]``: an interactive environment.
 
 Input: .chrono files/directories, a step-level scenario, then commands read line by line from stdin (a
-terminal or a pipe: "cook rice in pot", "wait", "wait 5"; "look" reprints the observation, "help" lists
-the commands, "quit" ends).  With several agents a line is ``agent: command`` or several such pairs
-separated by ``;``.  Output: observations and feedback on stdout; a final summary line.  Exit status:
+terminal or a pipe).  Protocol ``timearena`` (default, ``runtime.env``): "cook rice in pot", "wait",
+"wait 5"; with several agents a line is ``agent: command`` or several such pairs separated by ``;``.
+Protocol ``recipe2plan`` (``runtime.react_env``): timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)``
+(several comma-separated), "wait until HH:MM:SS", "finish", and "critique <plan>" (critic mode: the whole
+plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
+commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
 """
 from __future__ import annotations
@@ -14,9 +17,12 @@ import sys
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
     p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
+    p.add_argument("--protocol", choices=("timearena", "recipe2plan"), default="timearena",
+                   help="timearena: step texts at the current minute (default); recipe2plan: timed "
+                   "Step(step, recipe, duration, start) actions")
     p.add_argument("--show-executable", action="store_true", help="list the commands that would be accepted")
-    p.add_argument("--max-refusals", type=int, default=5, help="refusals in a row that end the episode "
-                   "(0: never; default 5)")
+    p.add_argument("--max-refusals", type=int, default=None, help="refusals in a row that end the episode "
+                   "(0: never; default 5 for timearena, 3 for recipe2plan)")
     p.add_argument("--json", action="store_true", help="print the final metrics as JSON")
 
 
@@ -53,6 +59,12 @@ def play(env, lines, out) -> int:
         if low == "look":
             print(env.observation(), file=out)
             continue
+        if low == "help" and hasattr(env, "help_text"):
+            print(env.help_text(), file=out)
+            continue
+        if low.startswith("critique") and hasattr(env, "critique"):
+            print(env.critique(line[len("critique"):].strip()).to_text(), file=out)
+            continue
         if low == "help":
             print("Commands: " + "; ".join(f"\"{t}\"" for t in env.texts.values()) + "; \"wait\", \"wait N\", "
                   "\"look\", \"quit\"" + ("; several agents: \"agent: command; agent: command\""
@@ -86,8 +98,18 @@ def run(args) -> int:
     except (KeyError, InstantiationError) as exc:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    env = Env(problem, show_executable=args.show_executable,
-              max_refusals=args.max_refusals if args.max_refusals > 0 else None)
+    refusals = args.max_refusals if args.max_refusals is not None else (
+        3 if args.protocol == "recipe2plan" else 5)
+    if args.protocol == "recipe2plan":
+        from chronoplan.runtime.react_env import ReactEnv
+        try:
+            env = ReactEnv(problem, show_executable=args.show_executable,
+                           max_refusals=refusals if refusals > 0 else None)
+        except ValueError as exc:
+            print(f"chronoplan play: error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        env = Env(problem, show_executable=args.show_executable, max_refusals=refusals if refusals > 0 else None)
     status = play(env, sys.stdin, sys.stdout)
     m = env.metrics()
     if args.json:
