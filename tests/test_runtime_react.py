@@ -23,6 +23,7 @@ import r2pdata  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "domains" / "recipes"
+needs_data = pytest.mark.skipif(not (r2pdata.DATA / "cooking.json").exists(), reason="no Recipe2Plan data")
 
 DOMAIN = """
 domain react
@@ -94,6 +95,7 @@ def _replay_reference(problem, schedule, form=4):
     return env
 
 
+@needs_data
 @pytest.mark.parametrize("constrained", [True, False])
 def test_recipe2plan_reference_plans_action_by_action(constrained):
     n = 0
@@ -116,6 +118,7 @@ def test_recipe2plan_reference_plans_action_by_action(constrained):
     assert n == (64 if constrained else 22)
 
 
+@needs_data
 def test_whole_reference_plan_in_one_call_and_plan_text_round_trip():
     key = r2pdata.keys()[5]
     problem = r2pdata.problem(key, True)
@@ -304,7 +307,8 @@ def test_construction_and_hostile_input(project, dinner):
 
 def test_cli_play_recipe2plan_from_stdin(monkeypatch, capsys):
     valid = json.loads((RECIPES / "plans" / "valid.json").read_text())
-    lines = ["help", "Step(9, Roast-Chicken, 00:01:00, 00:00:00)", "critique Step(0, Roast-Chicken, 00:10:00, 00:00:00)"]
+    lines = ["help", "Step(9, Roast-Chicken, 00:01:00, 00:00:00)",
+             "critique Step(0, Roast-Chicken, 00:10:00, 00:00:00)"]
     lines += [f"Step({e['step']}, {e['task']}, {e['duration']} sec, {clock(e['start'], ir.TimeUnit.S)})"
               for e in valid["schedule"]]
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
