@@ -18,6 +18,8 @@ def configure(p) -> None:
     p.add_argument("sources", nargs="+", metavar="SOURCE", help="input data files")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="output directory or file (as the format requires)")
+    p.add_argument("--orders", metavar="DISH,...", help="paracook: the dishes to serve, in order "
+                   "(names with or without category/)")
 
 
 def _error(msg: str) -> int:
@@ -51,7 +53,10 @@ def run(args) -> int:
     if fmt is None:
         return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
     try:
-        files = load_format(fmt.name).convert([Path(s) for s in args.sources])
+        options = {"orders": args.orders} if getattr(args, "orders", None) is not None else {}
+        if options and fmt.name != "paracook":
+            return _error("--orders is only used by the paracook format")
+        files = load_format(fmt.name).convert([Path(s) for s in args.sources], **options)
         written = write_output(files, Path(args.output), fmt.output)
     except ImportFormatError as exc:
         return _error(str(exc))

@@ -20,10 +20,10 @@ END, START, CHECK = 0, 1, 2
 class EventQueue:
     def __init__(self) -> None:
         self._heap: list = []
-        self._seq = itertools.count()
+        self.counter = itertools.count()     # insertion numbers (shared by forks of a state)
 
     def push(self, time: Fraction, kind: int, event: Any, agent_rank: int = 0, index: int = -1) -> None:
-        heapq.heappush(self._heap, (time, kind, agent_rank, index, next(self._seq), event))
+        heapq.heappush(self._heap, (time, kind, agent_rank, index, next(self.counter), event))
 
     def peek_time(self) -> Optional[Fraction]:
         return self._heap[0][0] if self._heap else None

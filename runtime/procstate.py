@@ -7,6 +7,8 @@ replay (``procsim.simulate``) and the interactive environment (``runtime.env``).
 """
 from __future__ import annotations
 
+import copy
+
 from fractions import Fraction
 from typing import Optional
 
@@ -59,6 +61,20 @@ class ProcState:
                 self.queue.push(s.deadline, CHECK, ("deadline", s.key))
 
     # ------------------------------------------------------------------ helpers
+
+    def fork(self) -> "ProcState":
+        """An independent copy of the state for trying an action (the problem and static tables are shared;
+        immutable values keep their identity; both copies share the event queue's insertion counter, so
+        insertion numbers keep increasing in both)."""
+        memo: dict = {id(self.problem): self.problem, id(self.lag_dependents): self.lag_dependents,
+                      id(self.setters): self.setters, id(self.capacity): self.capacity,
+                      id(self.queue.counter): self.queue.counter}
+        frozen = [*self.problem.steps, *self.runs, *self.violations]
+        for s in self.problem.steps:
+            frozen += [*s.lags, *s.uses]
+        for x in frozen:
+            memo[id(x)] = x
+        return copy.deepcopy(self, memo)
     def t(self, x: Fraction) -> str:
         return timefmt.clock(x, self.unit)
 

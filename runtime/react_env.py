@@ -28,7 +28,6 @@ Protocol (docs/runtime.md; the rules are runtime/procsim.py's, applied by the sa
 """
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -144,19 +143,7 @@ class ReactEnv:
         return timefmt.duration(x, self.unit)
 
     def _fork(self) -> ProcState:
-        """An independent copy of the state (the problem and static tables are shared)."""
-        st = self.state
-        memo: dict = {id(self.problem): self.problem, id(st.lag_dependents): st.lag_dependents,
-                      id(st.setters): st.setters, id(st.capacity): st.capacity}
-        frozen = [*self.problem.steps, *st.runs, *st.violations]
-        for s in self.problem.steps:
-            frozen += [*s.lags, *s.uses]
-        for x in frozen:                 # immutable values need no copy (and keep their identity)
-            memo[id(x)] = x
-        seq = getattr(st.queue, "_seq", None)
-        if seq is not None:          # one shared counter keeps insertion numbers increasing in both copies
-            memo[id(seq)] = seq
-        return copy.deepcopy(st, memo)
+        return self.state.fork()
 
     def _left(self, state: ProcState, t: Fraction) -> list:
         """Steps that still need a chunk started (not done, and not covered by a chunk running at t)."""

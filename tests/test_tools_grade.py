@@ -280,7 +280,7 @@ HOSTILE = [
     {"OrderSteps": {"StepDetail": [{"Action": "queryWeather({'city': 'Paris', 'date': " + "[" * 50 + "]" * 50 + "})"}]}},
     {"steps": [{"tool": "queryWeather", "args": {"city": "x" * 1_000_000, "date": "next Friday" * 10}}]},
     "[" * 200_000, '{"steps": [' + ",".join(['{"tool": "queryWeather"}'] * 100_000) + "]}",
-    {"steps": [{"id": i + 1, "tool": "queryWeather", "args": {"city": f"$" + str(i) + ".summary", "date": "2025-03-21"},
+    {"steps": [{"id": i + 1, "tool": "queryWeather", "args": {"city": "$" + str(i) + ".summary", "date": "2025-03-21"},
                 "after": [i] if i else []} for i in range(5000)]},
 ]
 
