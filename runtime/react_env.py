@@ -36,6 +36,7 @@ from typing import Any, Iterable, Optional
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import timefmt
+from chronoplan.runtime.env import Feedback as BaseFeedback
 from chronoplan.runtime.procstate import ProcState
 from chronoplan.runtime.simtypes import Chunk, fmt_value, step_name
 from chronoplan.runtime.violations import Violation
@@ -76,23 +77,12 @@ class ActionFeedback:
 
 
 @dataclass(frozen=True)
-class Feedback:
+class Feedback(BaseFeedback):
     """The answer to one call; ``code``/``category``/``label``/``hint`` are those of its first refusal."""
 
-    ok: bool
-    message: str
-    time: Fraction
-    code: Optional[str] = None
-    category: Optional[str] = None
-    hint: str = ""
-    done: bool = False
-    success: bool = False
     label: str = ""
     fatal: bool = False
     results: tuple[ActionFeedback, ...] = ()
-
-    def __str__(self) -> str:
-        return self.message + (f" Hint: {self.hint}" if self.hint and not self.ok else "")
 
 
 def label_of(code: Optional[str]) -> str:

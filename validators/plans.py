@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from jsonschema import Draft202012Validator
 
+from chronoplan.runtime.simtypes import Chunk
 from chronoplan.compiler import ir
 from chronoplan.validators.report import PlanError
 
@@ -52,16 +53,8 @@ R2P_LIST_SCHEMA = {
 _VALIDATORS = {id(s): Draft202012Validator(s) for s in (_OBJECT_SCHEMA, _LIST_SCHEMA, R2P_LIST_SCHEMA)}
 
 
-@dataclass(frozen=True)
-class PlanAction:
-    """One timed action: run ``step`` of ``task`` from ``start`` for ``duration`` (None = the whole step)."""
-
-    index: int
-    task: str
-    step: int
-    start: Fraction
-    duration: Optional[Fraction] = None
-    agent: Optional[str] = None
+# One timed action is the simulator's Chunk: (index, task, step, start, duration=None, agent=None).
+PlanAction = Chunk
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ def to_error(v: Violation) -> PlanError:
 
 
 def chunks_of(read: ReadPlan) -> list[Chunk]:
-    return [Chunk(a.index, a.task, a.step, a.start, a.duration, a.agent) for a in read.actions]
+    return list(read.actions)
 
 
 def _empty_metrics(problem: ProcedureProblem) -> dict:
