@@ -109,7 +109,6 @@ def _map(ctx, d, known):
             elif ch == FLOOR:
                 continue
             elif ch in legend:
-                used_symbols.add(ch)
                 e = legend[ch]
                 explicit = getattr(e, "station_name", None)
                 if explicit is not None:

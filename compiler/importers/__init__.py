@@ -27,6 +27,8 @@ class Format:
 FORMATS = {
     "recipe2plan": Format("recipe2plan", "chronoplan.compiler.importers.recipe2plan", "dir",
                           "Recipe2Plan cooking.json -> OUT/{,easy/}{recipes,instances}.chrono"),
+    "paracook": Format("paracook", "chronoplan.compiler.importers.paracook", "file",
+                       "ParaCook map JSON (with --orders) -> OUT.chrono: physics, map and one scenario"),
 }
 
 
