@@ -264,7 +264,7 @@ class KitchenSim:
                     return None, ("E010", f"{surface.name} {p.name} must be a name (string), got {_short(v)}",
                                   "write the station's name, e.g. \"stove1\"")
                 if v not in self.st.otype:
-                    return None, ("E152", f"unknown {_kind_text(p.type)} {_short(v)}", _closest(v, self.w, p.type))
+                    return None, ("E152", f"unknown {p.type} {_short(v)}", _closest(v, self.w, p.type))
                 out.append(v)
         return tuple(out), None
 

@@ -59,7 +59,7 @@ def describe_object(world, st, o) -> str:
     return o + (f" ({', '.join(parts)})" if parts else "")
 
 
-def _classify(world, conj) -> str:
+def _classify(world, st, conj, env) -> str:
     if isinstance(conj, ir.Atom):
         if conj.relation == "adjacent":
             return "E251"
@@ -67,8 +67,11 @@ def _classify(world, conj) -> str:
             return "E250"
         if conj.relation == "accepts":
             return "E257"
-        if conj.relation == world.roles.get("holding"):
-            return "E252"
+        rel = world.roles.get("holding")
+        if conj.relation == rel and conj.args:
+            agent = env.get(conj.args[0])
+            if st.rels[rel].by(0, agent):             # holds something, but not what this operator needs
+                return "E252"
     return "E254"
 
 
@@ -110,7 +113,7 @@ def explain_failure(world, st, surface: ir.Surface, args, env: dict, cands: list
         parts = op.start_parts
         if cap is not None:
             rel, key, limit, role = cap
-            depth, code = len(parts) + 1, ("E252" if role == "holding" else "E255")
+            depth, code = len(parts), ("E252" if role == "holding" else "E255")
             if role == "holding":
                 text = f"{holding_text(world, st, key)} (hands hold {limit})"
             elif role == "placement":
@@ -120,7 +123,7 @@ def explain_failure(world, st, surface: ir.Surface, args, env: dict, cands: list
             envx = e0
         else:
             depth, conj, envx = explain(world.compiler, parts, op.vars, st, e0)
-            code = _classify(world, conj)
+            code = _classify(world, st, conj, envx)
             text = _fail_text(world, st, op, conj, envx) if conj is not None else "its conditions hold"
         reasons.append(f"{op.name}: {text}")
         rank = (-depth, PRIORITY.get(code, 9))
