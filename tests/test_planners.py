@@ -1,0 +1,196 @@
+"""``chronoplan solve --planner aries|kairos|lpg|fast-downward|pyperplan``: plans, validity, process hygiene.
+
+Every plan a planner returns is mapped back to a schedule that the simulator accepts (``valid`` true in the
+solve report, and ``chronoplan validate`` on the written plan); VAL accepts the planner's own PDDL plan on
+the export it was given, and the final schedule on the full temporal export.  No planner process outlives
+a run (aries starts a ``serve`` process): the process table is compared before and after, including runs
+killed at their time limit.  Tests skip (with the reason) only when an engine is not installed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import chronoplan
+from chronoplan.cli import main
+from chronoplan.compiler.pddl_export import export_scenario
+from chronoplan.compiler.pddl_plan import to_pddl_plan
+from chronoplan.compiler.pddl_temporal import export_temporal
+from chronoplan.runtime.planners import ENGINES, missing, run_val, run_worker, solve_problem, validate_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden" / "pddl"
+TEMPORAL = ["aries", "kairos", "lpg"]
+CLASSICAL = ["fast-downward", "pyperplan"]
+SCENARIOS = [(ROOT / "domains" / "recipes", "Roast-Chicken_Garlic-Potatoes"),
+             (ROOT / "domains" / "recipes", "Roast-Chicken_two_cooks"),
+             (ROOT / "domains" / "timearena" / "cooking.chrono", "cooking3_4_constrained"),
+             (GOLDEN / "cake.chrono", "cake")]
+
+
+def needs(name):
+    why = missing(name)
+    return pytest.mark.skipif(why is not None, reason=why or "")
+
+
+needs_val = pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
+
+
+def procs() -> dict:
+    """pid -> (ppid, pgrp, session, state) for every process."""
+    out = {}
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f"/proc/{p}/stat", encoding="utf-8", errors="replace") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        out[int(p)] = (int(fields[1]), int(fields[2]), int(fields[3]), fields[0])
+    return out
+
+
+def descendants(table: dict, root: int) -> set:
+    kids: dict = {}
+    for pid, (ppid, *_rest) in table.items():
+        kids.setdefault(ppid, []).append(pid)
+    out, todo = set(), [root]
+    while todo:
+        for k in kids.get(todo.pop(), ()):
+            if k not in out:
+                out.add(k)
+                todo.append(k)
+    return out
+
+
+def alive_in_group(group: int) -> list:
+    """Living (non-zombie) processes of a process group or session; zombies are dead, only unreaped."""
+    deadline = time.monotonic() + 3
+    while True:
+        left = [pid for pid, (_, pg, sid, st) in procs().items() if group in (pg, sid) and st != "Z"]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def projects():
+    return {path: chronoplan.load(path) for path, _ in SCENARIOS}
+
+
+def _solve_cli(tmp_path, capsys, path, scen, planner, timeout=60):
+    out = tmp_path / f"{planner}-{scen}.json"
+    status = main(["solve", str(path), "--scenario", scen, "--planner", planner, "--timeout", str(timeout),
+                   "--format", "json", "-o", str(out)])
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    return status, report, out
+
+
+@pytest.mark.planners
+@pytest.mark.parametrize("planner", TEMPORAL)
+@pytest.mark.parametrize("path,scen", SCENARIOS, ids=[s for _, s in SCENARIOS])
+def test_temporal_planner_plans_are_valid(planner, path, scen, tmp_path, capsys, projects):
+    if missing(planner):
+        pytest.skip(missing(planner))
+    before = descendants(procs(), os.getpid())
+    status, report, out = _solve_cli(tmp_path, capsys, path, scen, planner)
+    assert set(report) == {"planner", "status", "makespan", "bound", "valid", "seconds"}
+    assert report["planner"] == planner and report["status"] == "feasible", report
+    assert report["valid"] is True and status == 0 and report["seconds"] < 60
+    plan = json.loads(out.read_text())
+    assert plan["scenario"] == scen and len(plan["schedule"]) == len(export_scenario(projects[path], scen).source.steps)
+    assert main(["validate", str(path), str(out), "--scenario", scen, "--format", "json"]) == 0
+    capsys.readouterr()
+    assert descendants(procs(), os.getpid()) <= before
+
+
+@pytest.mark.planners
+@needs_val
+@pytest.mark.parametrize("planner", TEMPORAL)
+def test_val_accepts_planner_plans(planner, projects):
+    if missing(planner):
+        pytest.skip(missing(planner))
+    path, scen = SCENARIOS[3]
+    proj = projects[path]
+    full = export_scenario(proj, scen)
+    r = solve_problem(full.source, planner, 60, proj)
+    assert r.status == "feasible" and r.stats["times"] == "retimed"
+    given = export_temporal(full.source, proj, envelopes=ENGINES[planner].envelopes)
+    raw = run_val(given.domain_text(), given.problem_text(), r.stats["pddl_plan"], Fraction(1, 1000))
+    assert raw.valid, raw.output[-1000:]
+    text, tol = to_pddl_plan(full, r.schedule)
+    final = run_val(full.domain_text(), full.problem_text(), text, tol)
+    assert final.valid, final.output[-1000:]
+    assert r.makespan <= r.stats["pddl_makespan"]         # retiming only removes epsilons and idle time
+
+
+@pytest.mark.planners
+@pytest.mark.parametrize("planner", CLASSICAL)
+@pytest.mark.parametrize("path,scen", [SCENARIOS[1], SCENARIOS[3]], ids=[SCENARIOS[1][1], SCENARIOS[3][1]])
+def test_classical_planners_solve_the_classical_export(planner, path, scen, tmp_path, capsys):
+    if missing(planner):
+        pytest.skip(missing(planner))
+    status, report, out = _solve_cli(tmp_path, capsys, path, scen, planner)
+    assert report["status"] == "feasible" and report["valid"] is True and status == 0, report
+
+
+@pytest.mark.planners
+@pytest.mark.parametrize("planner", ["aries", "kairos"])
+def test_no_engine_process_outlives_a_run(planner, tmp_path):
+    if missing(planner):
+        pytest.skip(missing(planner))
+    e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
+    dom, prob = e.write(tmp_path)
+    before = procs()
+    out = run_worker(planner, dom, prob, 30, tmp_path)
+    assert out.status == "solved" and out.actions
+    assert alive_in_group(out.info["pgid"]) == []
+    assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("aries") is not None, reason=missing("aries") or "")
+def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
+    # one agent, three tasks and a limit one minute under the optimum (45): the planner searches until it
+    # is killed; and a limit too short for the worker to even load its engine
+    text = (ROOT / "domains" / "timearena" / "cooking.chrono").read_text()
+    text += "\nscenario too_tight { unit min  agents agent1  procedures cooking8, cooking9, cooking10  limit 44 }\n"
+    (tmp_path / "c.chrono").write_text(text)
+    proj = chronoplan.load(tmp_path / "c.chrono")
+    dom, prob = export_scenario(proj, "too_tight").write(tmp_path)
+    for limit in (6.0, 0.3):
+        before = procs()
+        t0 = time.monotonic()
+        out = run_worker("aries", dom, prob, limit, tmp_path)
+        took = time.monotonic() - t0
+        assert out.status in ("timeout", "unsolvable"), out
+        assert took < limit + 3
+        assert alive_in_group(out.info["pgid"]) == []
+        assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
+def test_solve_reports_non_procedure_scenarios(capsys):
+    status = main(["solve", str(ROOT / "domains" / "paracook"), "--scenario", "burger_s1_a2",
+                   "--planner", "kairos", "--format", "json"])
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert status == 1 and report["status"] == "error" and report["valid"] is None
+
+
+def test_missing_engine_is_a_usage_error(monkeypatch, capsys):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "up_aries" else real(name, *a))
+    assert missing("aries") and "chronoplan[planners]" in missing("aries")
+    status = main(["solve", str(GOLDEN / "cake.chrono"), "--planner", "aries"])
+    assert status == 2 and "chronoplan[planners]" in capsys.readouterr().err
+    assert missing("nope") == "unknown planner 'nope'"
