@@ -55,12 +55,13 @@ class Mapped:
     pddl_makespan: Optional[Fraction]      # end of the last action of the PDDL plan, in scenario units
 
 
-_LINE = re.compile(r"^\s*(?:(?P<t>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*:)?\s*\(\s*(?P<body>[^()]*?)\s*\)"
-                   r"\s*(?:\[\s*(?P<d>[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*\])?")
+_NUM = r"[-+]?\d{1,18}(?:\.\d{0,18})?(?:[eE][-+]?\d{1,2})?"
+_LINE = re.compile(r"^\s*(?:(?P<t>" + _NUM + r")\s*:)?\s*\((?P<body>[^()]*)\)"
+                   r"\s*(?:\[\s*(?P<d>" + _NUM + r")\s*\])?")
 
 
 def _frac(text: str) -> Fraction:
-    return Fraction(text)
+    return Fraction(text)            # bounded by _NUM: at most 18 digits and a two-digit exponent
 
 
 def parse_plan(text: str) -> list[PlanAction]:
@@ -71,9 +72,11 @@ def parse_plan(text: str) -> list[PlanAction]:
         if not line:
             continue
         m = _LINE.match(line)
-        if not m or not m.group("body"):
+        if not m:
             continue
         words = m.group("body").split()
+        if not words:
+            continue
         start = _frac(m.group("t")) if m.group("t") else Fraction(len(out))
         dur = _frac(m.group("d")) if m.group("d") else None
         out.append(PlanAction(start, words[0].lower(), tuple(w.lower() for w in words[1:]), dur))

@@ -56,6 +56,12 @@ def test_parse_plan_is_tolerant():
     assert parse_plan(plan_text(acts)) == sorted(acts, key=lambda a: (a.start, a.name, a.args))
 
 
+def test_parse_plan_survives_hostile_text():
+    junk = "(" * 5000 + "\n1e999999999: (a) [1]\n" + " " * 100000 + "(b)\n" + "9" * 50 + ": (c) [1]\n()\n"
+    acts = parse_plan(junk)
+    assert [a.name for a in acts] == ["b"]
+
+
 def test_map_back_and_retime_remove_epsilons(cake):
     e, _ = cake
     mapped = to_schedule(e, parse_plan(KAIROS))
