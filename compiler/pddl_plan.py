@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Optional
 
-from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
+from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.compiler.pddl_common import PddlExport
 from chronoplan.compiler.pddl_temporal import is_split, occupation
 from chronoplan.compiler.pddl_write import num

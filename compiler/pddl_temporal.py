@@ -33,8 +33,7 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
-from chronoplan.compiler.pddl_common import (ActionInfo, PddlExport, error, header, step_spans,
-                                             time_scale, warning)
+from chronoplan.compiler.pddl_common import ActionInfo, PddlExport, header, step_spans, time_scale, warning
 from chronoplan.compiler.pddl_names import NameMap, slug, value_code
 from chronoplan.compiler.pddl_write import DurativeAction, Domain, Lit, Predicate, Problem
 
@@ -180,8 +179,6 @@ class _Builder:
         self.init.append(todo)
         cs = [todo] + ([Lit("free", ("?a",))] if agent else [])
         es = [todo.negate()] + ([Lit("free", ("?a",), False)] if agent else [])
-        ce: list = []
-        ee: list = []
         for q in s.prerequisites:
             cs.append(self.lit("done", (s.task, q)))
         if s.release is not None and s.release > 0:
@@ -353,4 +350,4 @@ def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = N
     return _Builder(problem, step_spans(project, problem), envelopes).build()
 
 
-__all__ = ["export_temporal", "occupation", "is_split", "error"]
+__all__ = ["export_temporal", "occupation", "is_split"]
