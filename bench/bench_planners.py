@@ -33,14 +33,17 @@ def group_of(project, scen) -> str:
         first = scen.procedures[0].rstrip("0123456789")
         size = {1: "single", 2: "pair", 3: "triple"}.get(n, f"{n} tasks")
         return f"timearena {first} {size}" + (" constrained" if "constrained" in scen.name else "")
-    return f"{dom} ({n} tasks, {len(scen.agents) or 1} agent{'s' * (len(scen.agents) > 1)})"
+    return f"{dom} ({n} task{'s' * (n > 1)}, {len(scen.agents) or 1} agent{'s' * (len(scen.agents) > 1)})"
 
 
 def run(args) -> dict:
     import chronoplan
     from chronoplan.compiler.instantiate import procedure_problem
     from chronoplan.runtime.cpsat import solve_cpsat
-    from chronoplan.runtime.planners import missing, solve_problem
+    from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.compiler.pddl_plan import to_pddl_plan
+    from chronoplan.compiler.pddl_temporal import export_temporal
+    from chronoplan.runtime.planners import ENGINES, missing, run_val, solve_problem, validate_binary
     from chronoplan.runtime.procsim import Chunk, simulate
     proj, diags, _ = chronoplan.compile_paths(*args.path)
     if proj is None:
@@ -67,12 +70,21 @@ def run(args) -> dict:
             t0 = time.perf_counter()
             r = solve_problem(problem, p, args.timeout, proj.part(scen.name))
             wall = time.perf_counter() - t0
-            valid = None
+            valid = val_raw = val_final = None
             if r.schedule:
                 res = simulate(problem, [Chunk(i, e.task, e.step, e.start, e.duration, e.agent)
                                          for i, e in enumerate(r.schedule)])
                 valid = not res.violations
-            data["runs"][key] = {"status": r.status, "valid": valid, "makespan": _num(r.makespan),
+                if validate_binary() is not None:
+                    full = export_scenario(proj, scen.name)
+                    if ENGINES[p].temporal:      # the planner's own plan, on the export it was given
+                        given = export_temporal(problem, proj.part(scen.name), envelopes=ENGINES[p].envelopes)
+                        val_raw = run_val(given.domain_text(), given.problem_text(), r.stats["pddl_plan"],
+                                          Fraction(1, 1000)).valid
+                    text, tol = to_pddl_plan(full, r.schedule)      # the final schedule, full export
+                    val_final = run_val(full.domain_text(), full.problem_text(), text, tol).valid
+            data["runs"][key] = {"status": r.status, "valid": valid, "val_raw": val_raw, "val_final": val_final,
+                                 "makespan": _num(r.makespan),
                                  "pddl_makespan": _num(r.stats.get("pddl_makespan")),
                                  "seconds": round(wall, 3), "engine_seconds": r.stats.get("solve_seconds"),
                                  "times": r.stats.get("times"), "message": r.message[:200]}
@@ -105,10 +117,11 @@ def markdown(data: dict, planners: list) -> str:
             order.append(groups[s])
     out = [f"Time limit {data['timeout']:g} s per run; 2 cores shared; wall time includes starting the "
            "worker process and reading the PDDL (about 2-3 s); engine time is the planner alone.  Solved = a "
-           "plan that the simulator accepts.  Gap = (makespan - CP-SAT optimum) / optimum, over solved "
-           "scenarios.", ""]
-    out += ["| planner | group | solved | median wall s | median engine s | mean gap | worst gap |",
-            "|---|---|---|---|---|---|---|"]
+           "plan that the simulator accepts.  VAL accepts = VAL accepts the planner's own PDDL plan (on the "
+           "export it was given; temporal planners) and the final schedule's PDDL plan on the full temporal "
+           "export.  Gap = (makespan - CP-SAT optimum) / optimum, over solved scenarios.", ""]
+    out += ["| planner | group | solved | VAL accepts | median wall s | median engine s | mean gap | worst gap |",
+            "|---|---|---|---|---|---|---|---|"]
     for p in planners:
         for g in order + ["all"]:
             ss = [s for s in scens if (g == "all" or groups[s] == g) and f"{p}|{s}" in runs]
@@ -121,7 +134,9 @@ def markdown(data: dict, planners: list) -> str:
             wall = statistics.median(r["seconds"] for r in rs)
             eng = [r["engine_seconds"] for r in rs if r["engine_seconds"] is not None]
             name = f"**{g}**" if g == "all" else g
-            out.append(f"| {p} | {name} | {len(ok)}/{len(rs)} | {wall:.1f} | "
+            vals = [r for r in rs if r.get("val_final") is not None]
+            vok = sum(1 for r in vals if r["val_final"] and r.get("val_raw") in (None, True))
+            out.append(f"| {p} | {name} | {len(ok)}/{len(rs)} | {vok}/{len(vals)} | {wall:.1f} | "
                        f"{statistics.median(eng) if eng else float('nan'):.2f} | "
                        f"{_pct(statistics.mean(gaps)) if gaps else '-'} | {_pct(max(gaps)) if gaps else '-'} |")
     for p in planners:
