@@ -38,8 +38,7 @@ from chronoplan.runtime.kitchen_world import World
 MAX_NUMBER = 10 ** 12
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One plan action as written: position in the agent's list, action name, the other JSON fields."""
 
     index: int
@@ -100,6 +99,7 @@ class KitchenSim:
         self.plan: dict = {a: [] for a in world.agents}
         self.cursor: dict = {a: 0 for a in world.agents}
         self.idle: dict = {a: True for a in world.agents}     # no START pending or action running
+        self.idle_since: dict = {a: 0 for a in world.agents}
         self.finished: dict = {}
         self.after_finish_reported: set = set()
         self.running: dict = {}
@@ -110,6 +110,7 @@ class KitchenSim:
         self.world_rank = len(world.agents)
         self.cur = (None, None)
         self.containment = world.roles.get("containment")
+        self._due = None
 
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:
@@ -138,27 +139,51 @@ class KitchenSim:
                 self.error("E650", f"the plan runs past the time limit {limit}", "serve every order by the limit")
                 self.stopped = True
                 break
-            t, kind, ev = q.pop()
-            self.t = t
-            if kind == START:
-                self._start(ev, t)
-            elif ev[0] == "end":
-                self._end(ev[1], t)
-            elif ev[0] == "proc":
-                self._proc_done(ev[1], ev[2], t)
-            elif ev[0] == "delay":
-                self._delayed(ev[1], ev[2], t)
-            if self.st.touched:
-                self._settle(t)
+            self._event(*q.pop())
         if until is not None and not self.stopped:
             self.t = max(self.t, until)
+
+    def run_until_idle(self, agent: str) -> None:
+        """Process events until ``agent`` has no action running or pending (other events stay queued)."""
+        while self.q and not self.stopped and not self.idle[agent]:
+            self._event(*self.q.pop())
+
+    def _event(self, t, kind, ev) -> None:
+        """One event, the process updates it causes, then the agent starts it makes due (see ``_next``)."""
+        self.t = t
+        if kind == START:
+            self._start(ev, t)
+        elif ev[0] == "end":
+            self._end(ev[1], t)
+        elif ev[0] == "proc":
+            self._proc_done(ev[1], ev[2], t)
+        elif ev[0] == "delay":
+            self._delayed(ev[1], ev[2], t)
+        if self.st.touched:
+            self._settle(t)
+        heap = self.q._heap
+        while self._due is not None:
+            agent = self._due
+            self._due = None
+            r, i = self.w.rank[agent], self.cursor[agent]
+            if self.stopped:
+                self.idle[agent] = True
+                break
+            top = heap[0] if heap else None
+            if top is None or top[0] > t or (top[0] == t and top[1] == START and (top[2], top[3]) > (r, i)):
+                self._start(agent, t)                # it would be the next event anyway: no queue round trip
+                if self.st.touched:
+                    self._settle(t)
+            else:
+                self.q.push(t, START, agent, r, i)
 
     def _next(self, agent: str, t) -> None:
         self.cursor[agent] += 1
         if self.cursor[agent] < len(self.plan[agent]) and not self.stopped:
-            self.q.push(t, START, agent, self.w.rank[agent], self.cursor[agent])
+            self._due = agent                          # started by _event, now or through the queue
         else:
             self.idle[agent] = True
+            self.idle_since[agent] = t
 
     # ------------------------------------------------------------------ starting an action
     def _prepare(self, step: Step) -> tuple:
@@ -292,7 +317,7 @@ class KitchenSim:
                        agent, i)
             self._next(agent, t)
             return
-        distance = op.distance(st, env) if op.distance is not None else 0
+        distance = (d if op.distance_is_duration else op.distance(st, env)) if op.distance is not None else 0
         if op.start_apply is not None:
             op.start_apply(st, env, t, self)
         end = t + d
@@ -377,17 +402,25 @@ class KitchenSim:
         touched = self.st.drain()
         if not touched:
             return
+        if not self.running and len(touched) == 1 and touched[0][0] not in self.w.watched:
+            return                                 # e.g. an agent's new cell: nothing depends on it
         if self.running:
-            objs = {x for _, tup in touched for x in tup}
+            objs = None
             for agent, r in list(self.running.items()):
-                if r.op.all_test is not None and not r.broken and objs.intersection(
-                        v for v in r.env.values() if isinstance(v, (str, tuple))):
-                    if not r.op.all_test(self.st, r.env):
+                if r.op.all_test is not None and not r.broken:
+                    if objs is None:
+                        objs = {x for _, tup in touched for x in tup}
+                    if objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) and \
+                            not r.op.all_test(self.st, r.env):
                         self._broken(agent, r, t)
         names = {n for n, _ in touched}
+        members = self.st.members
+        instances = self.instances
         for proc in self.w.procs:
             if names.isdisjoint(proc.deps) and "destroy" not in names:
                 continue
+            if not instances and not any(members.get(typ) for typ in proc.types):
+                continue                           # no object could ever be an instance of this process
             self._update_proc(proc, touched, t)
 
     def _update_proc(self, proc, touched, t) -> None:
@@ -487,22 +520,6 @@ class KitchenSim:
         del self.instances[ik]
         self.cur = (None, None)
         proc.apply(self.st, env, t, self)
-
-    def run_until_idle(self, agent: str) -> None:
-        """Process events until ``agent`` has no action running or pending (other events stay queued)."""
-        while self.q and not self.stopped and not self.idle[agent]:
-            t, kind, ev = self.q.pop()
-            self.t = t
-            if kind == START:
-                self._start(ev, t)
-            elif ev[0] == "end":
-                self._end(ev[1], t)
-            elif ev[0] == "proc":
-                self._proc_done(ev[1], ev[2], t)
-            elif ev[0] == "delay":
-                self._delayed(ev[1], ev[2], t)
-            if self.st.touched:
-                self._settle(t)
 
     def pending_events(self) -> list:
         """(time, what) of the world events still queued: ("delay", None) or ("proc", (process, binding))."""

@@ -208,6 +208,11 @@ class Compiler:
             return lambda st, env: s.grid.walkable(g0(st, env))
         if name == "reachable" and len(gets) == 2:
             g0, g1 = gets
+            if len(args) == 2 and all(a in (vars or {}) for a in args) and vars[args[1]] == "cell" and \
+                    "agent" in s.ancestors.get(vars[args[0]], ()):
+                a, b = args
+                gdist = s.grid.dist
+                return lambda st, env: gdist(st.pos[env[a]], env[b]) is not None
             return lambda st, env: s.distance(st, g0(st, env), g1(st, env)) is not None
         if name == "accepts" and len(gets) == 2:
             g0, g1 = gets
@@ -372,6 +377,14 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
             a, b = [str(x) for x in e.args]
             ga, gb = _getter(a, vars), _getter(b, vars)
             s = c.s
+            anc = s.ancestors
+            if a in vars and b in vars and "agent" in anc.get(vars[a], ()) and vars[b] == "cell":
+                gdist = s.grid.dist
+
+                def dist_agent_cell(st, env):       # the common MoveTo case, without the generic lookups
+                    d = gdist(st.pos[env[a]], env[b])
+                    return math.inf if d is None else d
+                return dist_agent_cell
 
             def dist(st, env):
                 d = s.distance(st, ga(st, env), gb(st, env))

@@ -43,6 +43,7 @@ class Op:
     _solvers: dict = field(default_factory=dict, repr=False)
     _names: dict = field(default_factory=dict, repr=False)
     cap_check: Optional[Callable] = None
+    distance_is_duration: bool = False
 
     def bound_names(self, k: int) -> tuple:
         names = self._names.get(k)
@@ -117,6 +118,8 @@ class World:
         self.ops = {n: self._op(a) for n, a in p.actions.items()}
         self.surfaces = p.surfaces
         self.procs = [self._proc(pr) for pr in p.processes.values()]
+        self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
+            frozenset(["destroy"])
         self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
         self.limit = None
         if s.limit is not None:
@@ -214,6 +217,7 @@ class World:
                 tuple((p.name, p.type, p.source) for p in a.params if p.new), self)
         if op.caps:
             op.cap_check = lambda st, env, op=op: self.check_caps(op, st, env)
+        op.distance_is_duration = bool(dists) and dur == dists[0]
         return op
 
     def _caps(self, a: ir.Action, effects, vars) -> list:

@@ -104,7 +104,8 @@ def _read(plan: Any) -> CookPlan:
                                         f"{_short(name)}", "add \"action\": \"MoveTo\" (or Interact, Process, Wait, "
                                         "Finish)", str(agent), i))
                 continue
-            bad = [k for k, x in a.items() if _bad_number(x) or (isinstance(x, list) and any(map(_bad_number, x)))]
+            bad = [k for k, x in a.items() if (x.__class__ is float and not math.isfinite(x)) or
+                   (x.__class__ is list and any(map(_bad_number, x)))]
             if bad:
                 errors.append(PlanError("E011", "schema", f"{path}[{i}].{bad[0]}: {_short(a[bad[0]])} is not a "
                                         "finite number", "use finite numbers", str(agent), i))

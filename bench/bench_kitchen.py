@@ -1,0 +1,133 @@
+"""Kitchen validation throughput: ParaCook plans per second after compilation, and one big map.
+
+Input: none (uses the bundled generated seed-42 instances and the scripted planner).  Output: a report on
+stdout (and JSON with --json): (1) 10x8 maps, 2-3 agents, plans of about 50 actions: plans/s for the full
+grade (plan read + simulation + metrics + report, plan given as decoded JSON) and for the simulation
+alone; (2) a 100x100 map with 10 agents and about 1,000 actions: seconds per validation.  Worlds are
+compiled once per scenario (not timed); each figure is the best of several repetitions on one core.
+
+    python bench/bench_kitchen.py [--json] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import chronoplan
+from chronoplan.runtime.kitchen import KitchenSim
+from chronoplan.runtime.kitchen_planner import plan as scripted_plan
+from chronoplan.runtime.kitchen_world import World
+from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
+from chronoplan.validators.paracook_read import read_cook_plan
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "domains" / "paracook" / "generated"
+
+
+def small_workload(project) -> list:
+    """(scenario, plan) pairs on 10x8 maps with 2-3 agents, each plan about 40-60 actions."""
+    out = []
+    for name in project.scenarios:
+        if not (name.endswith("_a2") or name.endswith("_a3")):
+            continue
+        p = scripted_plan(World(project, name))
+        n = sum(len(v) for v in p.values())
+        if 40 <= n <= 60:
+            out.append((name, {"plan": p}, n))
+    return out
+
+
+def best(fn, reps: int) -> float:
+    b = float("inf")
+    for _ in range(reps):
+        t0 = time.process_time()
+        fn()
+        b = min(b, time.process_time() - t0)
+    return b
+
+
+def bench_small(project, reps: int, rounds: int) -> dict:
+    work = small_workload(project)
+    for name, plan, _ in work:
+        world_for(project, name)                        # compile once (not timed)
+        rep = grade_grid_plan(project, name, plan)
+        assert rep.valid, rep.to_text()
+    actions = sum(n for _, _, n in work)
+
+    def grade_all():
+        for _ in range(rounds):
+            for name, plan, _ in work:
+                grade_grid_plan(project, name, plan)
+    reads = [(world_for(project, name)[0], read_cook_plan(plan)) for name, plan, _ in work]
+
+    def sim_all():
+        for _ in range(rounds):
+            for world, read in reads:
+                sim = KitchenSim(world)
+                for agent, steps in read.steps.items():
+                    sim.add(agent, steps)
+                sim.run()
+                sim.result()
+    n = len(work) * rounds
+    tg, ts = best(grade_all, reps), best(sim_all, reps)
+    return {"plans": len(work), "mean_actions": round(actions / len(work), 1),
+            "grade_plans_per_s": round(n / tg), "simulate_plans_per_s": round(n / ts),
+            "grade_us_per_action": round(tg / (rounds * actions) * 1e6, 2)}
+
+
+def big_instance():
+    """A 100x100 pasta kitchen (stations x10), 10 agents, about 1,000 actions from the scripted planner."""
+    from chronoplan.runtime import generate as G
+    physics = chronoplan.load(G.PHYSICS)
+    lay = G.make_layout(physics, "pasta", 7, width=100, height=100, walls=400, agents=10, scale=10, name="big")
+    dishes = G.make_orders(physics, "pasta", 7, 40)
+    text = (f'domain paracook\nimport "{G.PHYSICS.as_posix()}"\n' + G.map_text(lay)
+            + G.scenario_text("big_a10", lay, 10, dishes))
+    import tempfile
+    d = Path(tempfile.mkdtemp())
+    (d / "big.chrono").write_text(text)
+    project = chronoplan.load(d / "big.chrono")
+    world = World(project, "big_a10")
+    plan = scripted_plan(world)
+    return project, plan
+
+
+def bench_big(reps: int) -> dict:
+    project, plan = big_instance()
+    t0 = time.process_time()
+    world_for(project, "big_a10")
+    compile_s = time.process_time() - t0
+    rep = grade_grid_plan(project, "big_a10", {"plan": plan})
+    assert rep.valid, rep.to_text()[:2000]
+    t = best(lambda: grade_grid_plan(project, "big_a10", {"plan": plan}), reps)
+    return {"actions": sum(len(v) for v in plan.values()), "agents": len(plan), "compile_s": round(compile_s, 3),
+            "validate_s": round(t, 4), "oct": rep.metrics["oct"]}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    a = ap.parse_args(argv)
+    reps, rounds = (2, 1) if a.quick else (5, 3)
+    project = chronoplan.load(GENERATED)
+    small = bench_small(project, reps, rounds)
+    big = bench_big(reps)
+    out = {"small": small, "big": big}
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print(f"10x8 maps, 2-3 agents: {small['plans']} plans of {small['mean_actions']} actions on average")
+        print(f"  grade (read + simulate + metrics + report): {small['grade_plans_per_s']} plans/s "
+              f"({small['grade_us_per_action']} us per action)")
+        print(f"  simulate only:                              {small['simulate_plans_per_s']} plans/s")
+        print(f"100x100 map, {big['agents']} agents, {big['actions']} actions: validate {big['validate_s']} s "
+              f"(compile {big['compile_s']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
