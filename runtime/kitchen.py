@@ -221,18 +221,19 @@ class KitchenSim:
             self.runs[agent].append(Run(agent, index, surface.name, None, t, t, 0))
             self._next(agent, t)
             return
-        k = len(surface.params)
         failures = []
         st = self.st
         values = (agent,) + args
-        for op in cands:
-            e0 = dict(zip(op.bound_names(k), values))
-            made = []
-            for name, typ, source in op.new:        # created before matching: conditions may test them
-                real = self.w.station_arg.get(e0.get(source)) if source else typ
-                e0[name] = st.tentative(real or typ)
-                made.append(e0[name])
-            e2 = op.solver(k).first(st, e0)
+        for op, names, first in cands:
+            e0 = dict(zip(names, values))
+            made = ()
+            if op.new:
+                made = []
+                for name, typ, source in op.new:    # created before matching: conditions may test them
+                    real = self.w.station_arg.get(e0.get(source)) if source else typ
+                    e0[name] = st.tentative(real or typ)
+                    made.append(e0[name])
+            e2 = first(st, e0)
             cap = None if e2 is None or op.cap_check is None else op.cap_check(st, e2)
             if e2 is None or cap is not None:
                 for name in made:
@@ -256,7 +257,7 @@ class KitchenSim:
         env = {surface.params[0].name: agent}
         for p, v in zip(surface.params[1:], args):
             env[p.name] = v
-        code, message, hint = explain_failure(self.w, self.st, surface, args, env, cands, failures)
+        code, message, hint = explain_failure(self.w, self.st, surface, args, env, [c[0] for c in cands], failures)
         self.error(code, message, hint, agent, index)
         self._next(agent, t)
 
@@ -323,7 +324,7 @@ class KitchenSim:
         end = t + d
         if end.__class__ is not int:
             end = num(end)
-        if d == 0 and op.all_test is None:
+        if not d and op.all_test is None:
             if op.end_test is not None and not op.end_test(st, env):
                 self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent, i)
             elif op.end_apply is not None:

@@ -461,6 +461,25 @@ def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
     unknown = [(i, a, _type_ok(vars[a])) for i, a in enumerate(args) if a in vars and a not in bound]
     key = known[0] if known else None
     rest = known[1:]
+    if len(args) == 2 and key is not None and key[1] in vars and not rest and len(unknown) == 1:
+        kpos, kvar = key                          # the common case: R(bound, free) or R(free, bound)
+        upos, uvar, utyp = unknown[0]
+        empty: dict = {}
+
+        def gen2(st, env):
+            bucket = st.rels[name].idx[kpos].get(env[kvar], empty)
+            if not bucket:
+                return ()
+            members = st.members.get(utyp, empty) if utyp is not None else None
+            out = []
+            for tup in bucket:
+                v = tup[upos]
+                if members is None or v in members:
+                    e2 = env.copy()
+                    e2[uvar] = v
+                    out.append(e2)
+            return out
+        return gen2
 
     def gen(st, env):
         rel = st.rels[name]

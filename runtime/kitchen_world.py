@@ -268,16 +268,18 @@ class World:
         return None
 
     def candidates(self, surface: ir.Surface, args: tuple, st: State) -> list:
-        """Operators of ``surface`` whose bound parameter types fit the argument objects (declared order)."""
+        """Operators of ``surface`` whose bound parameter types fit the argument objects (declared order), as
+        (op, names of the surface-bound parameters, first-binding solver) triples."""
         otype = st.otype
         key = (surface.name,) + tuple([otype.get(x, "cell" if isinstance(x, tuple) else "number") for x in args])
         out = self._cands.get(key)
         if out is None:
             out = []
+            k = len(surface.params)
             for name in surface.operators:
                 op = self.ops[name]
                 if all(self.isa_type(t, p.type) for t, p in zip(key[1:], op.action.params[1:])):
-                    out.append(op)
+                    out.append((op, op.bound_names(k), op.solver(k).first))
             self._cands[key] = out
         return out
 
