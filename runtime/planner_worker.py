@@ -1,6 +1,8 @@
 """Subprocess side of ``runtime.planners``: run one unified-planning engine on PDDL files.
 
-Usage: ``python -m chronoplan.runtime.planner_worker ENGINE DOMAIN PROBLEM --timeout SEC --out JSON``.
+Usage: ``python -m chronoplan.runtime.planner_worker ENGINE DOMAIN PROBLEM --timeout SEC --out JSON``, or
+``... ENGINE --batch JOBS --timeout SEC`` (JOBS: a JSON list of {"domain", "problem", "out"}; each job gets
+SEC seconds and its answer is written as soon as it is known).
 Input: PDDL domain and problem files (read with unified-planning's PDDLReader) and an engine name
 (``aries``, ``kairos``, ``lpg``, ``fast-downward``, ``pyperplan``).  Output: one JSON object written to
 ``--out``: {"status": solved|unsolvable|timeout|error, "engine", "actions": [[start, name, [args],
@@ -120,18 +122,27 @@ def solve(engine: str, domain: str, problem: str, timeout: float) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="planner_worker")
     ap.add_argument("engine", choices=sorted(UP_NAMES))
-    ap.add_argument("domain")
-    ap.add_argument("problem")
+    ap.add_argument("domain", nargs="?")
+    ap.add_argument("problem", nargs="?")
     ap.add_argument("--timeout", type=float, default=60.0)
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--batch")
     args = ap.parse_args(argv)
-    try:
-        out = solve(args.engine, args.domain, args.problem, args.timeout)
-    except Exception as exc:                # report, never hang: the parent reads this file
-        out = {"status": "error", "engine": args.engine, "actions": [],
-               "message": f"{type(exc).__name__}: {str(exc)[:500]}"}
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(out, f)
+    if args.batch:
+        with open(args.batch, encoding="utf-8") as f:
+            jobs = json.load(f)
+    elif args.domain and args.problem and args.out:
+        jobs = [{"domain": args.domain, "problem": args.problem, "out": args.out}]
+    else:
+        ap.error("give DOMAIN PROBLEM --out JSON, or --batch JOBS")
+    for job in jobs:
+        try:
+            out = solve(args.engine, job["domain"], job["problem"], args.timeout)
+        except Exception as exc:            # report, never hang: the parent reads this file
+            out = {"status": "error", "engine": args.engine, "actions": [],
+                   "message": f"{type(exc).__name__}: {str(exc)[:500]}"}
+        with open(job["out"], "w", encoding="utf-8") as f:
+            json.dump(out, f)
     return 0
 
 

@@ -94,20 +94,17 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path) -> WorkerOutcome:
-    """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
-    process group is killed before the worker is reaped, so no engine process outlives this call."""
-    from chronoplan.compiler.pddl_plan import PlanAction
-    out = workdir / "result.json"
+def _run(engine: str, args: list, limit: float, workdir: Path):
+    """Start the worker with ``args`` in a new session, wait at most ``limit`` seconds, kill its process
+    group before reaping it.  Returns (killed, seconds, info)."""
     log = workdir / "worker.log"
-    cmd = [sys.executable, "-m", "chronoplan.runtime.planner_worker", engine, str(domain), str(problem),
-           "--timeout", f"{timeout:.3f}", "--out", str(out)]
+    cmd = [sys.executable, "-m", "chronoplan.runtime.planner_worker", engine, *args]
     t0 = time.perf_counter()
-    with open(log, "wb") as logf:
+    with open(log, "ab") as logf:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
                                 start_new_session=True, cwd=str(workdir))
     pgid = proc.pid                      # leader of its own session and group
-    deadline = t0 + timeout + GRACE
+    deadline = t0 + limit
     killed = False
     try:
         while not _exited(proc.pid):
@@ -118,22 +115,55 @@ def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir
     finally:
         kill_group(pgid)
         proc.wait()
-    seconds = time.perf_counter() - t0
-    info = {"pgid": pgid, "returncode": proc.returncode}
-    if killed:
-        return WorkerOutcome("timeout", (), seconds, f"{engine} did not finish within {timeout:g} s", info)
+    return killed, time.perf_counter() - t0, {"pgid": pgid, "returncode": proc.returncode}
+
+
+def _outcome(engine: str, out: Path, seconds: float, info: dict, workdir: Path) -> WorkerOutcome:
+    from chronoplan.compiler.pddl_plan import PlanAction
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        log = workdir / "worker.log"
         tail = log.read_text(encoding="utf-8", errors="replace")[-600:] if log.exists() else ""
-        return WorkerOutcome("error", (), seconds, f"{engine} worker failed (exit {proc.returncode}): {tail}",
-                             info)
+        return WorkerOutcome("error", (), seconds, f"{engine} worker failed (exit {info.get('returncode')}): "
+                             f"{tail}", info)
     acts = []
     for start, name, args, dur in data.get("actions", ()):
         acts.append(PlanAction(Fraction(start), str(name).lower(), tuple(str(a).lower() for a in args),
                                None if dur is None else Fraction(dur)))
-    info.update({k: data[k] for k in ("read_seconds", "solve_seconds") if k in data})
+    info = {**info, **{k: data[k] for k in ("read_seconds", "solve_seconds") if k in data}}
     return WorkerOutcome(data.get("status", "error"), tuple(acts), seconds, data.get("message", ""), info)
+
+
+def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path) -> WorkerOutcome:
+    """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
+    process group is killed before the worker is reaped, so no engine process outlives this call."""
+    out = workdir / "result.json"
+    killed, seconds, info = _run(engine, [str(domain), str(problem), "--timeout", f"{timeout:.3f}", "--out",
+                                          str(out)], timeout + GRACE, workdir)
+    if killed:
+        return WorkerOutcome("timeout", (), seconds, f"{engine} did not finish within {timeout:g} s", info)
+    return _outcome(engine, out, seconds, info, workdir)
+
+
+def run_batch(engine: str, jobs: list, timeout: float, workdir: Path) -> list:
+    """Several (domain, problem) pairs in one worker process (unified-planning is imported once), each
+    with ``timeout`` seconds; the process is killed after len(jobs) x timeout + GRACE seconds at most.
+    Jobs the worker did not answer come back as timeouts."""
+    spec = workdir / "jobs.json"
+    outs = [workdir / f"result-{i}.json" for i in range(len(jobs))]
+    spec.write_text(json.dumps([{"domain": str(d), "problem": str(p), "out": str(o)}
+                                for (d, p), o in zip(jobs, outs)]), encoding="utf-8")
+    killed, seconds, info = _run(engine, ["--batch", str(spec), "--timeout", f"{timeout:.3f}"],
+                                 len(jobs) * timeout + GRACE, workdir)
+    res = []
+    for o in outs:
+        if o.exists():
+            res.append(_outcome(engine, o, seconds, info, workdir))
+        else:
+            res.append(WorkerOutcome("timeout", (), seconds, f"{engine} did not answer "
+                                     f"({'killed' if killed else 'stopped'} after {seconds:.1f} s)", info))
+    return res
 
 
 # ----------------------------------------------------------------------------------- VAL
@@ -180,35 +210,57 @@ def run_val(domain_text: str, problem_text: str, plan_text: str, tolerance: Frac
 
 
 # ----------------------------------------------------------------------------------- solving
-def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0,
-                  project: Optional[ir.Project] = None) -> Result:
-    """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures."""
+def _export(problem: ProcedureProblem, planner: str, project: Optional[ir.Project]):
     from chronoplan.compiler.pddl_classical import export_classical
-    from chronoplan.compiler.pddl_plan import plan_text, retime, to_schedule
     from chronoplan.compiler.pddl_temporal import export_temporal
-    t0 = time.perf_counter()
     why = missing(planner)
     if why is not None:
         raise PlannerUnavailable(why)
     eng = ENGINES[planner]
-    export = (export_temporal(problem, project, envelopes=eng.envelopes) if eng.temporal
-              else export_classical(problem, project))
-    notes = sorted({d.code for d in export.diagnostics})
+    return (export_temporal(problem, project, envelopes=eng.envelopes) if eng.temporal
+            else export_classical(problem, project))
+
+
+def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0,
+                  project: Optional[ir.Project] = None) -> Result:
+    """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures
+    (PlannerUnavailable when the engine is not installed)."""
+    t0 = time.perf_counter()
+    export = _export(problem, planner, project)
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
         dom, prob = export.write(d)
         outcome = run_worker(planner, dom, prob, timeout, Path(d))
+    return _finish(problem, export, outcome, planner, time.perf_counter() - t0)
+
+
+def solve_many(problems: list, planner: str, timeout: float = 60.0,
+               project: Optional[ir.Project] = None) -> list:
+    """``solve_problem`` for many problems in one worker process (for tests and benchmarks: the 2-3 s of
+    starting unified-planning are paid once); ``timeout`` applies to each problem."""
+    t0 = time.perf_counter()
+    exports = [_export(p, planner, project) for p in problems]
+    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+        jobs = [e.write(Path(d) / f"p{i}") for i, e in enumerate(exports)]
+        outcomes = run_batch(planner, jobs, timeout, Path(d))
+    share = (time.perf_counter() - t0) / max(1, len(problems))
+    return [_finish(p, e, o, planner, share) for p, e, o in zip(problems, exports, outcomes)]
+
+
+def _finish(problem: ProcedureProblem, export, outcome: WorkerOutcome, planner: str, seconds: float) -> Result:
+    from chronoplan.compiler.pddl_plan import plan_text, retime, to_schedule
+    t0 = time.perf_counter()
+    notes = sorted({d.code for d in export.diagnostics})
     stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
     if outcome.status != "solved":
         status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
         msg = outcome.message
         if status == "unsolvable" and notes:
             msg = (msg + "; " if msg else "") + "the export restricts the scenario (" + ", ".join(notes) + ")"
-        return Result(status, None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
-                      message=msg, stats=stats)
+        return Result(status, None, None, (), seconds, planner=planner, exact=False, message=msg, stats=stats)
     stats["pddl_plan"] = plan_text(outcome.actions)
     mapped = to_schedule(export, outcome.actions)
     if mapped.problems:
-        return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
+        return Result("error", None, None, (), seconds, planner=planner, exact=False,
                       message="; ".join(mapped.problems[:5]), stats=stats)
     entries = list(mapped.entries)
     chosen, how = entries, "planner times"
@@ -222,8 +274,8 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
     msg = f"{planner}: {len(outcome.actions)} PDDL actions; schedule from {how}"
     if mapped.pddl_makespan is not None:
         msg += f" (planner makespan {float(mapped.pddl_makespan):g})"
-    return Result("feasible", makespan, None, sched, time.perf_counter() - t0, planner=planner, exact=False,
-                  message=msg, stats=stats)
+    return Result("feasible", makespan, None, sched, seconds + time.perf_counter() - t0, planner=planner,
+                  exact=False, message=msg, stats=stats)
 
 
 def _valid(problem: ProcedureProblem, entries) -> bool:

@@ -21,7 +21,8 @@ from chronoplan.cli import main
 from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import to_pddl_plan
 from chronoplan.compiler.pddl_temporal import export_temporal
-from chronoplan.runtime.planners import ENGINES, missing, run_val, run_worker, solve_problem, validate_binary
+from chronoplan.runtime.planners import (ENGINES, missing, run_val, run_worker, solve_many, solve_problem,
+                                         validate_binary)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "pddl"
@@ -129,6 +130,31 @@ def test_val_accepts_planner_plans(planner, projects):
     final = run_val(full.domain_text(), full.problem_text(), text, tol)
     assert final.valid, final.output[-1000:]
     assert r.makespan <= r.stats["pddl_makespan"]         # retiming only removes epsilons and idle time
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
+def test_kairos_solves_every_bundled_scenario():
+    """Every bundled step-level scenario: unified-planning reads the temporal export, kairos finds a plan,
+    the simulator accepts the mapped schedule, and VAL accepts both kairos' plan and the schedule's plan.
+    One worker process for all of them (solve_many), so unified-planning starts once."""
+    from chronoplan.compiler.instantiate import procedure_problem
+    proj, diags, _ = chronoplan.compile_paths(ROOT / "domains")
+    scens = [s for s in proj.scenarios.values() if s.procedures]
+    problems = [procedure_problem(proj, s) for s in scens]
+    before = descendants(procs(), os.getpid())
+    results = solve_many(problems, "kairos", 30, proj)
+    assert descendants(procs(), os.getpid()) <= before
+    assert alive_in_group(results[0].stats["pgid"]) == []
+    for scen, prob, r in zip(scens, problems, results):
+        assert r.status == "feasible" and r.stats["times"] == "retimed", (scen.name, r.message)
+        from chronoplan.validators.grade import grade
+        assert grade(proj, scen.name, r.plan_json(scen.name)).valid, scen.name
+        if validate_binary() is not None:
+            e = export_scenario(proj, scen.name)
+            assert run_val(e.domain_text(), e.problem_text(), r.stats["pddl_plan"]).valid, scen.name
+            text, tol = to_pddl_plan(e, r.schedule)
+            assert run_val(e.domain_text(), e.problem_text(), text, tol).valid, scen.name
 
 
 @pytest.mark.planners
