@@ -204,6 +204,15 @@ def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
 
 @pytest.mark.planners
 @pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
+def test_cli_time_limit(tmp_path, capsys):
+    t0 = time.monotonic()
+    status, report, out = _solve_cli(tmp_path, capsys, GOLDEN / "cake.chrono", "cake", "kairos", timeout=0.2)
+    assert status == 1 and report["status"] == "timeout" and report["valid"] is None and not out.exists()
+    assert time.monotonic() - t0 < 0.2 + 3
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
 def test_solve_reports_non_procedure_scenarios(capsys):
     status = main(["solve", str(ROOT / "domains" / "paracook"), "--scenario", "burger_s1_a2",
                    "--planner", "kairos", "--format", "json"])
