@@ -414,6 +414,10 @@ class KitchenSim:
                     if objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) and \
                             not r.op.all_test(self.st, r.env):
                         self._broken(agent, r, t)
+        fast = self.w.fast_triggers
+        if fast is not None:                       # every process has one parameter and exact triggers
+            self._update_fast(fast, touched, t)
+            return
         names = {n for n, _ in touched}
         members = self.st.members
         instances = self.instances
@@ -423,6 +427,38 @@ class KitchenSim:
             if not instances and not any(members.get(typ) for typ in proc.types):
                 continue                           # no object could ever be an instance of this process
             self._update_proc(proc, touched, t)
+
+    def _update_fast(self, fast: dict, touched: list, t) -> None:
+        """Process instances a change may affect, through the compiled triggers of all processes at once."""
+        st = self.st
+        members, rels = st.members, st.rels
+        empty: dict = {}
+        keys = []
+        for name, tup in touched:
+            entries = fast.get(name)
+            if entries is None:
+                if name == "destroy":
+                    gone = tup[0]
+                    keys.extend((proc, key) for (pn, key) in self.instances if gone in key
+                                for proc in self.w.procs if proc.name == pn)
+                continue
+            for proc, pos, link, ptype, vtype in entries:
+                x = tup[0] if pos is None else tup[pos]
+                if link is None:
+                    if x in members.get(ptype, empty):
+                        keys.append((proc, (x,)))
+                elif vtype is None or x in members.get(vtype, empty):
+                    for other in rels[link[0]].by(link[1], x):
+                        y = other[link[2]]
+                        if y in members.get(ptype, empty):
+                            keys.append((proc, (y,)))
+        if not keys:
+            return
+        seen = set()
+        for proc, key in keys:
+            if (proc.name, key) not in seen:
+                seen.add((proc.name, key))
+                self._reeval(proc, key, t)
 
     def _update_proc(self, proc, touched, t) -> None:
         st = self.st

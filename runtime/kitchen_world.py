@@ -120,6 +120,14 @@ class World:
         self.procs = [self._proc(pr) for pr in p.processes.values()]
         self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
             frozenset(["destroy"])
+        self.fast_triggers = None                  # change name -> [(proc, pos, link, param type, var type)]
+        if all(pr.triggers is not None and len(pr.params) == 1 for pr in self.procs):
+            fast: dict = {}
+            for pr in self.procs:
+                for name, entries in pr.triggers.items():
+                    for pos, link, j, vtype in entries:
+                        fast.setdefault(name, []).append((pr, pos, link, pr.types[j], vtype))
+            self.fast_triggers = fast
         self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
         self.limit = None
         if s.limit is not None:
