@@ -487,6 +487,9 @@ class KitchenSim:
             if any(n == "destroy" for n, _ in touched):
                 gone = {tup[0] for n, tup in touched if n == "destroy"}
                 keys.update(key for (pn, key) in self.instances if pn == proc.name and gone.intersection(key))
+            for (pn, key) in self.instances:         # running instances the change may have stopped
+                if pn == proc.name and any(key[j] == x for j, x in found):
+                    keys.add(key)
             for key in (sorted(keys, key=str) if len(keys) > 1 else keys):
                 if None not in key:
                     self._reeval(proc, key, t)

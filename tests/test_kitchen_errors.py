@@ -161,3 +161,13 @@ def test_cli_validate_json_lines(tmp_path, capsys):
                  "--plan-format", "paracook"]) == 1
     line = json.loads(capsys.readouterr().out.strip())
     assert line["errors"][0]["code"] == "E250" and line["errors"][0]["category"] == "precondition"
+
+
+def test_time_limit(tmp_path):
+    import chronoplan
+    src = tmp_path / "limit.chrono"
+    src.write_text(f'domain paracook\nimport "{(GENERATED / "burger_s42.chrono").as_posix()}"\n'
+                   "scenario limited { map burger_s42 agents agent1 at (9, 7) orders burger_basic limit 10 }\n")
+    rep = grade_grid_plan(chronoplan.load(src), "limited", {"plan": {"agent1": [W(8), M(5, 6)]}})
+    # the Wait ends at 8, the MoveTo (5 tiles) would end at 13 > 10
+    assert [(e.code, e.category, e.time) for e in rep.errors][:1] == [("E650", "time-window", 10)]

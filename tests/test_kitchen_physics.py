@@ -115,3 +115,50 @@ def test_zero_time_chain_at_one_instant():
     # (9,7)->(9,6)->(8,6)->(7,6)->(6,6)->(6,5)->(6,4)->(6,3)->(6,2)->(5,2)->(4,2)->(4,3)->(3,3)->(3,4)->(2,4): 14
     assert [(r.operator, r.start, r.end) for r in runs] == [
         ("move_to", 0, 14), ("take_from_dispenser", 14, 14), ("put_down", 14, 14), ("pick_up", 14, 14)]
+
+
+GENERIC = """
+type ingredient < item, pan < item, meat < ingredient, counter < station, stove < station, dispenser < counter
+attr state(ingredient): raw | chopped | cooked = raw
+relation holding(agent, item) as holding capacity 1 per agent
+relation on(item, station) as placement capacity 1 per station
+relation inside(ingredient, pan) as containment
+action take(a: agent, d: dispenser, new i: ingredient from d) { when start: adjacent(a, d) at end: holding(a, i) }
+action drop(a: agent, s: stove, i: ingredient, p: pan) {
+  when start: adjacent(a, s) and holding(a, i) and on(p, s)
+  at end: inside(i, p), not holding(a, i), i.state = chopped
+}
+action lift(a: agent, s: stove, p: pan) { when start: adjacent(a, s) and on(p, s) at end: holding(a, p), not on(p, s) }
+action place(a: agent, s: stove, p: pan) { when start: adjacent(a, s) and holding(a, p) at end: on(p, s), not holding(a, p) }
+action wait(a: agent, t: number) { duration t busy a }
+# the old per-item style: one instance per (ingredient, pan, stove), no scope
+process fry(i: ingredient, p: pan, s: stove) {
+  while inside(i, p) and on(p, s) and i.state == chopped
+  duration 10
+  at end: i.state = cooked
+}
+surface Interact(a: agent, target: station) = take | drop | lift | place
+surface Wait(a: agent, duration: number) = wait
+map m \"\"\"
+  D.S
+\"\"\" where D = dispenser(meat), S = stove with pan
+scenario g { map m agents agent1 at (1, 0) orders }
+"""
+
+
+def test_generic_process_tracking_multi_parameter(tmp_path):
+    from chronoplan.compiler.driver import compile_text
+    from kitchen_util import simulate as sim_plan
+    text = GENERIC.replace("orders }", "orders r }") + "recipe r = pan[meat@cooked]\ncontainer pan accepts meat\n"
+    p, diags, _ = compile_text(text, "g.chrono")
+    assert not [d for d in diags if d.is_error], diags
+    # meat in the pan at 0; lifted at 4 (progress 4) for 3 units, back at 7 -> this instance (same stove)
+    # resumes: cooked at 7 + 6 = 13
+    plan = {"agent1": [I("dispenser1"), I("stove1"), W(4), I("stove1"), W(3), I("stove1"), W(20)]}
+    world, _ = world_for(p, "g")
+    assert world.fast_triggers is None
+    for t, state in ((12, "chopped"), (13, "cooked")):
+        sim = KitchenSim(world)
+        sim.add("agent1", read_cook_plan({"plan": plan}).steps["agent1"])
+        sim.run(until=t)
+        assert sim.st.get("state", "meat1") == state, (t, sim.errors)
