@@ -22,7 +22,6 @@ from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 PLANNERS = ["aries", "kairos", "lpg", "fast-downward", "pyperplan"]
 
 
@@ -167,11 +166,14 @@ def main(argv=None) -> int:
     ap.add_argument("--filter", default="", help="regular expression on scenario names")
     ap.add_argument("--json", default="", help="write every run here (and resume from it with --resume)")
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--only-report", action="store_true", help="with --resume: write the report, run nothing")
     ap.add_argument("--markdown", default="", help="replace the results section of this file")
+    ap.add_argument("--section", default="bench", help="the section: <!-- SECTION:begin --> ... :end -->")
     args = ap.parse_args(argv)
-    data = run(args)
+    data = run(args) if not (args.resume and args.only_report) else json.loads(Path(args.json).read_text())
     text = markdown(data, [p for p in args.planners.split(",") if p])
     if args.markdown:
+        BEGIN, END = f"<!-- {args.section}:begin -->", f"<!-- {args.section}:end -->"
         path = Path(args.markdown)
         doc = path.read_text() if path.exists() else f"{BEGIN}\n{END}\n"
         if BEGIN not in doc:
