@@ -204,6 +204,19 @@ def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
 
 @pytest.mark.planners
 @pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
+def test_a_killed_batch_reports_its_unanswered_jobs(tmp_path):
+    from chronoplan.runtime.planners import run_batch
+    e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
+    jobs = [e.write(tmp_path / "a"), e.write(tmp_path / "b")]
+    before = procs()
+    outs = run_batch("kairos", jobs, 0.3, tmp_path)
+    assert [o.status for o in outs] == ["timeout", "timeout"]
+    assert alive_in_group(outs[0].info["pgid"]) == []
+    assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
 def test_cli_time_limit(tmp_path, capsys):
     t0 = time.monotonic()
     status, report, out = _solve_cli(tmp_path, capsys, GOLDEN / "cake.chrono", "cake", "kairos", timeout=0.2)
