@@ -150,22 +150,23 @@ def to_schedule(export: PddlExport, actions: Iterable[PlanAction]) -> Mapped:
 
 
 def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry]:
-    """Serial schedule generation: each step of ``order`` starts at the earliest time at or after the
-    previous step's start at which its prerequisites (and minimum lags, release) are over, the property
-    values it needs have been written by the steps before it in the order, one agent is free for its
-    occupation and its resources have room."""
+    """Serial schedule generation with backfilling: each step of ``order`` starts at the earliest time at
+    which its prerequisites (and minimum lags, release) are over, one agent is free for its occupation and
+    its resources have room.  Steps that touch one property keep the order's meaning: a step that needs a
+    value starts after the last setter before it in the order has completed; a setter starts no earlier
+    than the steps before it that need or set that property (so it completes after them)."""
     placed: dict = {}                                   # key -> TimedEntry
     busy: dict = {a: [] for a in problem.agents}        # agent -> [(start, end)]
     held: dict = {}                                     # resource -> [(start, end)]
     cap = {r.name: r.capacity for r in problem.resources}
     last_setter: dict = {}                              # (resource, prop) -> key
-    prev = Fraction(0)
+    touched: dict = {}                                  # (resource, prop) -> latest start of a user so far
     out = []
     for key in order:
         s = problem.step(*key)
         if s is None or key in placed:
             continue
-        t = max(prev, s.release or Fraction(0))
+        t = s.release or Fraction(0)
         for q in s.prerequisites:
             e = placed.get((s.task, q))
             if e is not None:
@@ -180,6 +181,11 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
                 if sk is not None:
                     e = placed[sk]
                     t = max(t, e.start + e.duration)
+            for k, _ in u.sets:
+                t = max(t, touched.get((u.resource, k), t))
+                sk = last_setter.get((u.resource, k))
+                if sk is not None:
+                    t = max(t, placed[sk].start + placed[sk].duration)
         occ = occupation(s)
         cands = sorted({t} | {x for iv in busy.values() for _, x in iv if x > t}
                        | {x for iv in held.values() for _, x in iv if x > t})
@@ -200,12 +206,13 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
             busy[agent].append((c, c + occ))
         for u in s.uses:
             held.setdefault(u.resource, []).append((c, c + s.duration))
+            for k, _ in tuple(u.needs) + tuple(u.sets):
+                touched[(u.resource, k)] = max(c, touched.get((u.resource, k), c))
             for k, _ in u.sets:
                 last_setter[(u.resource, k)] = key
         e = TimedEntry(s.task, s.index, c, s.duration, agent)
         placed[key] = e
         out.append(e)
-        prev = c
     return out
 
 

@@ -118,17 +118,32 @@ def test_classical_sequence_is_rescheduled(cake):
     assert not m.problems and [x.step for x in m.entries] == [3, 0, 1, 2, 4, 5]
     by = {x.step: x for x in m.entries}
     assert by[3].start == 5                                  # release
-    assert by[0].start == 5 and by[1].start == 5             # starts never go back in the order
-    assert by[1].agent == "cook2"                            # cook1 is busy frying for 2 min
-    assert by[2].start == 15 and by[4].start == 47 and by[5].start == 57
+    assert by[0].start == 0 and by[1].start == 0             # backfilled before the step listed first
+    assert by[1].agent == "cook1" and by[3].agent == "cook1"  # mix [0, 5) and fry's first 2 min [5, 7)
+    assert by[2].start == 10 and by[4].start == 42 and by[5].start == 52
     assert _valid(c.source, m.entries) == []
 
 
-def test_sequence_waits_for_the_property_setter(cake):
+def test_sequence_keeps_the_meaning_of_property_order(cake):
     _, c = cake
     seq = schedule_sequence(c.source, [("Cake", 1), ("Cake", 0), ("Cake", 2)])
     by = {x.step: x.start for x in seq}
     assert by[2] == 10                                       # bake waits for preheat (sets the value)
+    # a second setter listed after a needer starts no earlier than it, so the needer keeps its value
+    from chronoplan.compiler import ir
+    from chronoplan.compiler.instantiate import ConcreteUse, ProcedureProblem, ResourceInstance, SchedStep
+    st = ir.Occupancy.START
+    oven = (ResourceInstance("oven", 2, (("t", 0),), "oven"),)
+    steps = (SchedStep("T", 0, "heat", F(4), st, F(0), False, (), (), (ConcreteUse("oven", (), (("t", 200),)),),
+                       None, None),
+             SchedStep("T", 1, "bake", F(6), st, F(0), False, (), (), (ConcreteUse("oven", (("t", 200),), ()),),
+                       None, None),
+             SchedStep("T", 2, "cool", F(1), st, F(0), False, (), (), (ConcreteUse("oven", (), (("t", 0),)),),
+                       None, None))
+    p = ProcedureProblem("t", ir.TimeUnit.TICK, ("a",), ("T",), steps, oven, None)
+    seq = {x.step: x.start for x in schedule_sequence(p, [("T", 0), ("T", 1), ("T", 2)])}
+    assert seq == {0: 0, 1: 4, 2: 4}
+    assert _valid(p, [x for x in schedule_sequence(p, [("T", 0), ("T", 1), ("T", 2)])]) == []
 
 
 def test_pddl_plan_of_a_schedule(cake):
