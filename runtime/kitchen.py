@@ -224,8 +224,9 @@ class KitchenSim:
         failures = []
         st = self.st
         values = (agent,) + args
+        two = len(values) == 2
         for op, names, first in cands:
-            e0 = dict(zip(names, values))
+            e0 = {names[0]: agent, names[1]: values[1]} if two else dict(zip(names, values))
             made = ()
             if op.new:
                 made = []
@@ -240,7 +241,7 @@ class KitchenSim:
                     st.forget(name)
                 failures.append((op, e0 if e2 is None else e2, cap))
                 continue
-            busy = self._busy_resource(op, e2, t) if op.holds else None
+            busy = self._busy_resource(op, e2, t) if op.res_holds else None
             if busy is not None:
                 res, other = busy
                 for name in made:
@@ -271,6 +272,10 @@ class KitchenSim:
                               f"write {{\"action\": \"{surface.name}\", \"{p.name}\": ...}}")
             v = fields[p.name]
             if p.type == "cell":
+                if v.__class__ is list and len(v) == 2 and v[0].__class__ is int and v[1].__class__ is int and \
+                        -MAX_NUMBER <= v[0] <= MAX_NUMBER and -MAX_NUMBER <= v[1] <= MAX_NUMBER:
+                    out.append((v[0], v[1]))
+                    continue
                 cell = _cell(v)
                 if cell is None:
                     return None, ("E010", f"{surface.name} target must be [x, y] (two integers), got {_short(v)}",
@@ -295,7 +300,7 @@ class KitchenSim:
         return tuple(out), None
 
     def _busy_resource(self, op, env, t):
-        for name in op.holds:
+        for name in op.res_holds:
             obj = env.get(name)
             cap = self.w.resource_capacity(self.st, obj)
             if cap is None:
@@ -308,7 +313,7 @@ class KitchenSim:
     def _execute(self, agent, i, surface, op, env, t) -> None:
         st = self.st
         d = op.duration(st, env)
-        if d == math.inf:
+        if d.__class__ is not int and d == math.inf:
             self.error("E250", f"{surface.name}: the target cannot be reached", "pick a reachable floor tile",
                        agent, i)
             self._next(agent, t)
@@ -332,7 +337,12 @@ class KitchenSim:
             self.runs[agent].append(Run(agent, i, surface.name, op.name, t, t, distance))
             self._next(agent, t)
             return
-        holds = tuple(env[n] for n in op.holds if self.w.resource_capacity(st, env.get(n)) is not None)
+        if not op.res_holds:
+            self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
+            self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
+            return
+        holds = tuple(env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None) \
+            if op.res_holds else ()
         for obj in holds:
             self.holders.setdefault(obj, []).append((agent, i, end))
         self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
@@ -342,18 +352,20 @@ class KitchenSim:
     def _end(self, agent: str, t) -> None:
         r = self.running.pop(agent)
         self.cur = (agent, r.index)
-        for obj in r.holds:
-            self.holders[obj] = [u for u in self.holders.get(obj, ()) if not (u[0] == agent and u[1] == r.index)]
+        if r.holds:
+            for obj in r.holds:
+                self.holders[obj] = [u for u in self.holders.get(obj, ()) if not (u[0] == agent and u[1] == r.index)]
         st = self.st
-        if not r.broken and r.op.all_test is not None and not r.op.all_test(st, r.env):
+        op = r.op
+        if not r.broken and op.all_test is not None and not op.all_test(st, r.env):
             self._broken(agent, r, t)
         if not r.broken:
-            if r.op.end_test is not None and not r.op.end_test(st, r.env):
-                self.error("E258", f"{r.surface}: the end condition of {r.op.name} does not hold at t={_fmt(t)}",
+            if op.end_test is not None and not op.end_test(st, r.env):
+                self.error("E258", f"{r.surface}: the end condition of {op.name} does not hold at t={_fmt(t)}",
                            "", agent, r.index)
-            elif r.op.end_apply is not None:
-                r.op.end_apply(st, r.env, t, self)
-        self.runs[agent].append(Run(agent, r.index, r.surface, r.op.name, r.start, t, r.distance))
+            elif op.end_apply is not None:
+                op.end_apply(st, r.env, t, self)
+        self.runs[agent].append(Run(agent, r.index, r.surface, op.name, r.start, t, r.distance))
         self._next(agent, t)
 
     def _broken(self, agent, r: _Running, t) -> None:
@@ -405,7 +417,7 @@ class KitchenSim:
             return
         if not self.running and len(touched) == 1 and touched[0][0] not in self.w.watched:
             return                                 # e.g. an agent's new cell: nothing depends on it
-        if self.running:
+        if self.running and any(r.op.all_test is not None and not r.broken for r in self.running.values()):
             objs = None
             for agent, r in list(self.running.items()):
                 if r.op.all_test is not None and not r.broken:

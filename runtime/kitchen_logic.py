@@ -528,10 +528,33 @@ def _chain_first(steps: list) -> Callable:
     def make(i):
         if i == len(steps):
             return lambda st, env: env
-        nxt = make(i + 1)
         kind, f = steps[i]
         if kind == "test":
-            return lambda st, env: nxt(st, env) if f(st, env) else None
+            j = i
+            while j < len(steps) and steps[j][0] == "test":
+                j += 1
+            tests = [g for _, g in steps[i:j]]        # consecutive tests: one closure call for the run
+            if j == len(steps):
+                if len(tests) == 1:
+                    return lambda st, env: env if f(st, env) else None
+                if len(tests) == 2:
+                    f2 = tests[1]
+                    return lambda st, env: env if f(st, env) and f2(st, env) else None
+                return lambda st, env: env if all(g(st, env) for g in tests) else None
+            nxt = make(j)
+            if len(tests) == 1:
+                return lambda st, env: nxt(st, env) if f(st, env) else None
+            if len(tests) == 2:
+                f2 = tests[1]
+                return lambda st, env: nxt(st, env) if f(st, env) and f2(st, env) else None
+            return lambda st, env: nxt(st, env) if all(g(st, env) for g in tests) else None
+        if i + 1 == len(steps):
+            def last(st, env):                   # the final generator: its first binding is the answer
+                for e2 in f(st, env):
+                    return e2
+                return None
+            return last
+        nxt = make(i + 1)
 
         def run(st, env):
             for e2 in f(st, env):

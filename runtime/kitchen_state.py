@@ -116,11 +116,14 @@ class State:
             return
         for t in self.ancestors.get(typ, (typ, "object")):
             self.members.get(t, {}).pop(obj, None)
+        touched = self.touched
         for rel in self.rels.values():
-            for pos in range(rel.arity):
-                for tup in list(rel.by(pos, obj)):
-                    rel.remove(tup)
-                    self.touched.append((rel.name, tup))
+            for ix in rel.idx:
+                bucket = ix.get(obj)
+                if bucket:
+                    for tup in list(bucket):
+                        if rel.remove(tup):
+                            touched.append((rel.name, tup))
         for name, values in self.attrs.items():
             if values.pop(obj, None) is not None:
                 self.touched.append((name, (obj,)))

@@ -44,6 +44,7 @@ class Op:
     _names: dict = field(default_factory=dict, repr=False)
     cap_check: Optional[Callable] = None
     distance_is_duration: bool = False
+    res_holds: tuple = ()                      # held parameters whose objects may be resources with capacity
 
     def bound_names(self, k: int) -> tuple:
         names = self._names.get(k)
@@ -134,6 +135,7 @@ class World:
             self.limit = self._number(s.limit)
         self._cands: dict = {}
         self._rescap: dict = {}
+        self._initial: Optional[State] = None
 
     # ------------------------------------------------------------------ types and values
     @staticmethod
@@ -224,9 +226,19 @@ class World:
                 self._caps(a, starts + ends, vars), tuple(a.holds),
                 tuple((p.name, p.type, p.source) for p in a.params if p.new), self)
         if op.caps:
-            op.cap_check = lambda st, env, op=op: self.check_caps(op, st, env)
+            op.cap_check = _fast_caps(op.caps) or (lambda st, env, op=op: self.check_caps(op, st, env))
+        op.res_holds = tuple(n for n in op.holds if self._may_be_resource(vars.get(n)))
         op.distance_is_duration = bool(dists) and dur == dists[0]
         return op
+
+    def _may_be_resource(self, typ: Optional[str]) -> bool:
+        """Whether an object of declared type ``typ`` (None: unknown) can be a resource with a capacity."""
+        if typ is None:
+            return True
+        for t, chain in self.ancestors.items():
+            if (typ in chain or t in self.ancestors.get(typ, ())) and any(x in self.resource_cap for x in chain):
+                return True
+        return typ not in self.ancestors
 
     def _caps(self, a: ir.Action, effects, vars) -> list:
         """Capacity checks of an action's direct effects: (relation, position, capacity | None, adds, dels)."""
@@ -326,6 +338,12 @@ class World:
 
     # ------------------------------------------------------------------ the initial state
     def initial_state(self) -> State:
+        """A fresh copy of the scenario's initial state (built once, then copied)."""
+        if self._initial is None:
+            self._initial = self._build_initial()
+        return self._initial.snapshot()
+
+    def _build_initial(self) -> State:
         st = State(self.ancestors, self.relations, self.attr_defaults)
         for a in self.agents:
             st.add_object(a, "agent")
@@ -343,6 +361,26 @@ class World:
                 st.add(placement, (st.new_object(s.item), s.name))
         st.drain()
         return st
+
+
+def _fast_caps(caps: list) -> Optional[Callable]:
+    """``World.check_caps`` for the common case (each capped relation gains one fact and loses none), or
+    None when some check needs the general path."""
+    if not all(len(adds) == 1 and not dels and cap is not None for _, _, cap, _, adds, dels in caps):
+        return None
+    specs = [(name, pos, cap, role, adds[0]) for name, pos, cap, role, adds, _ in caps]
+    empty: dict = {}
+
+    def check(st, env):
+        rels = st.rels
+        for name, pos, cap, role, gs in specs:
+            rel = rels[name]
+            tup = (gs[0](st, env), gs[1](st, env)) if len(gs) == 2 else tuple([g(st, env) for g in gs])
+            key = tup[pos]
+            if tup not in rel.facts and len(rel.idx[pos].get(key, empty)) + 1 > cap:
+                return name, key, cap, role
+        return None
+    return check
 
 
 def _deps(f, out: set) -> None:
