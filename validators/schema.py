@@ -3,8 +3,8 @@
 Input: an ``ir.Project`` and a scenario name (or a ``ProcedureProblem``).  Output: a JSON-serialisable
 schema.  Step-level scenarios get a timed-schedule schema whose enums hold the real task names, each
 task's step numbers (with the step texts and durations in descriptions) and the agents; tool scenarios
-are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` and grid kitchens to
-``chronoplan.validators.grid_schema.grid_plan_schema`` (when installed).
+are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` and grid kitchens (orders on a
+map) to ``chronoplan.validators.paracook_schema.paracook_plan_schema`` (ParaCook per-agent action lists).
 The schema constrains shape and names; timing rules are checked by ``chronoplan validate``.
 """
 from __future__ import annotations
@@ -105,7 +105,7 @@ def schema_for(project: ir.Project, scenario: Optional[str] = None) -> dict:
     if kind == "procedures":
         return procedure_plan_schema(procedure_problem(project, scen))
     module, func = (("chronoplan.validators.tools_schema", "tool_plan_schema") if kind == "tools" else
-                    ("chronoplan.validators.grid_schema", "grid_plan_schema"))
+                    ("chronoplan.validators.paracook_schema", "paracook_plan_schema"))
     try:
         generator = getattr(importlib.import_module(module), func)
     except ModuleNotFoundError as exc:
