@@ -58,6 +58,10 @@ class Run(NamedTuple):
     distance: Any = 0
 
 
+_EMPTY: dict = {}
+_new_run = tuple.__new__                # builds a Run without NamedTuple's Python-level __new__
+
+
 @dataclass
 class KitchenResult:
     world: World
@@ -334,7 +338,7 @@ class KitchenSim:
                 self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent, i)
             elif op.end_apply is not None:
                 op.end_apply(st, env, t, self)
-            self.runs[agent].append(Run(agent, i, surface.name, op.name, t, t, distance))
+            self.runs[agent].append(_new_run(Run, (agent, i, surface.name, op.name, t, t, distance)))
             self._next(agent, t)
             return
         if not op.res_holds:
@@ -365,7 +369,7 @@ class KitchenSim:
                            "", agent, r.index)
             elif op.end_apply is not None:
                 op.end_apply(st, r.env, t, self)
-        self.runs[agent].append(Run(agent, r.index, r.surface, op.name, r.start, t, r.distance))
+        self.runs[agent].append(_new_run(Run, (agent, r.index, r.surface, op.name, r.start, t, r.distance)))
         self._next(agent, t)
 
     def _broken(self, agent, r: _Running, t) -> None:
@@ -412,11 +416,21 @@ class KitchenSim:
 
     # ------------------------------------------------------------------ processes
     def _settle(self, t) -> None:
-        touched = self.st.drain()
+        st = self.st
+        touched = st.touched
         if not touched:
             return
-        if not self.running and len(touched) == 1 and touched[0][0] not in self.w.watched:
-            return                                 # e.g. an agent's new cell: nothing depends on it
+        st.touched = []
+        running = self.running
+        if running and any(r.op.all_test is not None and not r.broken for r in running.values()):
+            pass
+        else:
+            watched = self.w.watched
+            for name, _ in touched:
+                if name in watched:
+                    break
+            else:
+                return                             # e.g. an agent's new cell: nothing depends on it
         if self.running and any(r.op.all_test is not None and not r.broken for r in self.running.values()):
             objs = None
             for agent, r in list(self.running.items()):
@@ -444,7 +458,7 @@ class KitchenSim:
         """Process instances a change may affect, through the compiled triggers of all processes at once."""
         st = self.st
         members, rels = st.members, st.rels
-        empty: dict = {}
+        empty = _EMPTY
         keys = []
         for name, tup in touched:
             entries = fast.get(name)

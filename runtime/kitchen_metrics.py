@@ -165,10 +165,15 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
         for r in result.runs.get(a, ()):
             if r.operator is None:                       # Finish and other final surfaces
                 continue
-            cat = BUDGET.get(r.surface, r.surface.lower())
-            b[cat] = num(b.get(cat, 0) + (r.end - r.start))
+            cat = BUDGET.get(r.surface) or r.surface.lower()
+            b[cat] = b.get(cat, 0) + (r.end - r.start)
             walked += r.distance or 0
-            last = max(last, r.end)
+            if r.end > last:
+                last = r.end
+        for cat, v in b.items():
+            if v.__class__ is not int:
+                b[cat] = num(v)
+        last = num(last)
         budget[a] = b
         dist[a] = num(walked)
         b["_last"] = last

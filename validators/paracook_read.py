@@ -104,13 +104,19 @@ def _read(plan: Any) -> CookPlan:
                                         f"{_short(name)}", "add \"action\": \"MoveTo\" (or Interact, Process, Wait, "
                                         "Finish)", str(agent), i))
                 continue
-            bad = [k for k, x in a.items() if (x.__class__ is float and not math.isfinite(x)) or
-                   (x.__class__ is list and any(map(_bad_number, x)))]
-            if bad:
-                errors.append(PlanError("E011", "schema", f"{path}[{i}].{bad[0]}: {_short(a[bad[0]])} is not a "
+            args = a.copy()
+            del args["action"]
+            bad = None
+            for k, x in args.items():
+                c = x.__class__
+                if (c is float and not math.isfinite(x)) or (c is list and any(map(_bad_number, x))):
+                    bad = k
+                    break
+            if bad is not None:
+                errors.append(PlanError("E011", "schema", f"{path}[{i}].{bad}: {_short(a[bad])} is not a "
                                         "finite number", "use finite numbers", str(agent), i))
                 continue
-            out.append(Step(i, name, {k: x for k, x in a.items() if k != "action"}))
+            out.append(tuple.__new__(Step, (i, name, args)))
         steps[str(agent)] = out
     if not body and not errors:
         errors.append(PlanError("E012", "schema", "the plan has no agent action lists",
