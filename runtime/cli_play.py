@@ -8,6 +8,7 @@ Protocol ``recipe2plan`` (``runtime.react_env``): timed actions ``Step(3, Cobble
 plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
+Grid kitchens (orders on a map) are played by ``runtime.cli_play_kitchen`` (ParaCook action batches).
 """
 from __future__ import annotations
 
@@ -90,14 +91,18 @@ def run(args) -> int:
         return 2
     try:
         scen = project.scenario(args.scenario)
-        if not scen.procedures:
+        kitchen = not scen.procedures and scen.map is not None and bool(scen.orders)
+        if not scen.procedures and not kitchen:
             print(f"chronoplan play: error: scenario {scen.name} has no procedures; play supports step-level "
-                  "scenarios", file=sys.stderr)
+                  "scenarios and grid kitchens", file=sys.stderr)
             return 2
-        problem = procedure_problem(project, scen)
+        problem = None if kitchen else procedure_problem(project, scen)
     except (KeyError, InstantiationError) as exc:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    if kitchen:
+        from chronoplan.runtime.cli_play_kitchen import run_kitchen
+        return run_kitchen(project, scen.name, args)
     refusals = args.max_refusals if args.max_refusals is not None else (
         3 if args.protocol == "recipe2plan" else 5)
     if args.protocol == "recipe2plan":
