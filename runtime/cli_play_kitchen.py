@@ -8,9 +8,9 @@ line is a batch for ``runtime.kitchen_env.KitchenEnv.step``:
   prefix switches agent (optional with one agent); action names are the domain's surface actions (any
   case), then their arguments: two integers for a cell (``MoveTo (3, 4)`` and ``MoveTo [3, 4]`` also
   work), a number, or a station name;
-- commands: ``wait N`` (the world runs N time units without new actions), ``wait`` (until the next pending
-  event, e.g. cooking done), ``look`` (the state text), ``state`` (the observation as JSON), ``plan`` (the
-  equivalent ParaCook plan), ``help``, ``quit``.
+- commands: ``wait N`` (the world runs N > 0 time units without new actions; the clock stays <= 10^12),
+  ``wait`` (until the next pending event, e.g. cooking done), ``look`` (the state text), ``state`` (the
+  observation as JSON), ``plan`` (the equivalent ParaCook plan), ``help``, ``quit``.
 Output: after each batch the errors it caused (code, category, agent, action index, message, hint) or OK,
 then the state text; at the end a summary line, or with ``--json`` one JSON object (scenario, success,
 time, batches, errors, unreadable lines, metrics, the equivalent plan).  Unreadable lines are reported
@@ -31,6 +31,7 @@ _AGENT_PREFIX = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*:(.*)$", re.S)
 _INT = re.compile(r"^[+-]?\d{1,13}$")
 _NUM = re.compile(r"^[+-]?(\d{1,13}(\.\d{0,9})?|\.\d{1,9})$")
 MAX_LINE = 1_000_000
+MAX_TIME = 10 ** 12
 
 
 class LineError(ValueError):
@@ -186,6 +187,8 @@ def _wait(env, arg: str, out):
         d = _number(arg)
         if d is None or d <= 0:
             raise LineError(f"wait needs a positive number, got {arg[:20]!r}")
+        if Fraction(str(d)) + Fraction(str(env.observation()["time"])) > MAX_TIME:
+            raise LineError(f"wait {arg[:20]}: the clock would pass {MAX_TIME} (plans hold numbers up to 10^12)")
     else:
         obs = env.observation()
         if not obs["events"]:

@@ -27,8 +27,8 @@ SLOWCUT = [
     '[{"action": "Interact", "target": "stove1"}]',                          # frying runs [22, 46]
     "MoveTo 3 0; Interact dispenser1",
     '{"agent1": [{"action": "MoveTo", "target": [8, 3]}, {"action": "Interact", "target": "table1"}]}',
-    "agent1: MoveTo 8 5; Interact dispenser3; MoveTo 8 2; Interact chopping_board2; "
-    "Process chopping_board2; Interact chopping_board2",
+    ("agent1: MoveTo 8 5; Interact dispenser3; MoveTo 8 2; Interact chopping_board2; "
+     "Process chopping_board2; Interact chopping_board2"),
     "MoveTo 8 3; Interact table1; Interact table1; MoveTo [1, 2]",           # t = 54, meat cooked at 46
     "wait",                                                                  # nothing pending: said so
     "wait 3",                                                                # the world runs to t = 57
@@ -126,6 +126,12 @@ def test_max_refusals_ends_the_episode_and_waiting_for_events(monkeypatch, capsy
     plan = json.loads(next(ln for ln in out.splitlines() if ln.startswith('{"plan"')))
     assert plan["plan"]["agent1"][:2] == [{"action": "MoveTo", "target": [7, 0]},
                                           {"action": "Interact", "target": "dispenser2"}]
+    # world waits are bounded: the clock stays within the numbers a plan may hold
+    status, out = play(monkeypatch, capsys, ["wait 0", "wait soon", "wait 1000000000001", "wait 999999999999.5"],
+                       "--scenario", "burger_s1_a1_slowcut", "--json")
+    assert out.count("Unreadable: wait") == 3 and "OK (t = 999999999999.5)" in out
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["unreadable_lines"] == 3 and summary["time"] == 999999999999.5
 
 
 def test_line_reader_forms_and_errors():

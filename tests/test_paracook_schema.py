@@ -10,7 +10,6 @@ import random
 import pytest
 from jsonschema import Draft202012Validator
 
-import chronoplan
 from chronoplan.cli import main
 from chronoplan.runtime import kitchen_planner
 from chronoplan.runtime.kitchen_world import World
@@ -283,7 +282,8 @@ def test_schema_agrees_with_reader_on_mutated_plans(getter, name):
                 continue
             ok_schema = v.is_valid(p)
             strict = reads and oracle.strict(p)
-            assert ok_schema == (reads and not strict), (label, ok_schema, reads, strict, json.dumps(p, default=str)[:300])
+            assert ok_schema == (reads and not strict), (label, ok_schema, reads, strict,
+                                                         json.dumps(p, default=str)[:300])
             labels["stricter" if strict else "accepted" if ok_schema else "rejected"].add(label.split(" (")[0])
     # the corpus exercised both verdicts and each documented strictness
     assert {"cell float cell", "cell xy object", "wait zero", "wait fraction", "empty list", "plan one agent",
