@@ -8,7 +8,7 @@ from jsonschema import Draft202012Validator
 
 import chronoplan
 import r2pdata
-from chronoplan.validators.schema import SchemaUnavailable, schema_for, scenario_kind
+from chronoplan.validators.schema import schema_for, scenario_kind
 
 DOMAIN = """
 domain stest
@@ -74,8 +74,7 @@ def test_dispatch(project):
     kitchen = chronoplan.load(Path(__file__).resolve().parents[1] / "domains" / "paracook")
     scen = next(iter(kitchen.scenarios))
     assert scenario_kind(kitchen.scenario(scen)) == "grid"
-    with pytest.raises(SchemaUnavailable):
-        schema_for(kitchen, scen)
+    assert schema_for(kitchen, scen)["$id"] == f"urn:chronoplan:paracook:{scen}"
 
 
 def test_recipe2plan_reference_plans_conform():
