@@ -182,8 +182,8 @@ class KitchenSim:
                 self.q.push(t, START, agent, r, i)
 
     def _next(self, agent: str, t) -> None:
-        self.cursor[agent] += 1
-        if self.cursor[agent] < len(self.plan[agent]) and not self.stopped:
+        c = self.cursor[agent] = self.cursor[agent] + 1
+        if c < len(self.plan[agent]) and not self.stopped:
             self._due = agent                          # started by _event, now or through the queue
         else:
             self.idle[agent] = True

@@ -25,26 +25,28 @@ class Rel:
         self.idx: list = [{} for _ in range(arity)]
 
     def add(self, tup: tuple) -> bool:
-        if tup in self.facts:
+        facts = self.facts
+        if tup in facts:
             return False
-        self.facts[tup] = None
-        for pos, v in enumerate(tup):
-            bucket = self.idx[pos].get(v)
+        facts[tup] = None
+        for ix, v in zip(self.idx, tup):
+            bucket = ix.get(v)
             if bucket is None:
-                self.idx[pos][v] = {tup: None}
+                ix[v] = {tup: None}
             else:
                 bucket[tup] = None
         return True
 
     def remove(self, tup: tuple) -> bool:
-        if tup not in self.facts:
+        facts = self.facts
+        if tup not in facts:
             return False
-        del self.facts[tup]
-        for pos, v in enumerate(tup):
-            bucket = self.idx[pos][v]
+        del facts[tup]
+        for ix, v in zip(self.idx, tup):
+            bucket = ix[v]
             del bucket[tup]
             if not bucket:
-                del self.idx[pos][v]
+                del ix[v]
         return True
 
     def by(self, pos: int, value) -> dict:
