@@ -6,12 +6,19 @@ grade (plan read + simulation + metrics + report, plan given as decoded JSON) an
 alone; (2) a 100x100 map with 10 agents and about 1,000 actions: seconds per validation.  Worlds are
 compiled once per scenario (not timed); each figure is the best of several repetitions on one core.
 
+Reference cost (not measured here): issue 4 states that ParaCook's own simulator validates about 130
+plans/s on such plans, and sets the target of 3,000 plans/s for the full grade.  ParaCook's code cannot be
+run in this environment, so ``PARACOOK_REFERENCE_PLANS_PER_S`` is that quoted figure, printed for
+comparison only.  The load average at measurement time is printed too: the machine is shared, so compare
+ratios between runs made in one session (pin to a core, e.g. ``taskset -c 1``).
+
     python bench/bench_kitchen.py [--json] [--quick]
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,6 +30,8 @@ from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
 from chronoplan.validators.paracook_read import read_cook_plan
 
+PARACOOK_REFERENCE_PLANS_PER_S = 130        # quoted in issue 4 (ParaCook's simulator); not measured here
+TARGET_PLANS_PER_S = 3000                    # issue 4's target for the full grade on the small workload
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "domains" / "paracook" / "generated"
 
@@ -116,7 +125,9 @@ def main(argv=None) -> int:
     project = chronoplan.load(GENERATED)
     small = bench_small(project, reps, rounds)
     big = bench_big(reps)
-    out = {"small": small, "big": big}
+    out = {"small": small, "big": big, "load_average": [round(x, 2) for x in os.getloadavg()],
+           "reference": {"paracook_plans_per_s": PARACOOK_REFERENCE_PLANS_PER_S, "source": "issue 4 (quoted, not "
+                         "measured here)", "target_plans_per_s": TARGET_PLANS_PER_S}}
     if a.json:
         print(json.dumps(out))
     else:
@@ -124,8 +135,12 @@ def main(argv=None) -> int:
         print(f"  grade (read + simulate + metrics + report): {small['grade_plans_per_s']} plans/s "
               f"({small['grade_us_per_action']} us per action)")
         print(f"  simulate only:                              {small['simulate_plans_per_s']} plans/s")
+        print(f"  reference: ParaCook's simulator about {PARACOOK_REFERENCE_PLANS_PER_S} plans/s (quoted in issue 4, "
+              f"not measured here): {small['grade_plans_per_s'] / PARACOOK_REFERENCE_PLANS_PER_S:.1f}x; target "
+              f"{TARGET_PLANS_PER_S} plans/s: {small['grade_plans_per_s'] / TARGET_PLANS_PER_S:.2f} of it")
         print(f"100x100 map, {big['agents']} agents, {big['actions']} actions: validate {big['validate_s']} s "
               f"(compile {big['compile_s']} s)")
+        print(f"load average: {' '.join(str(x) for x in out['load_average'])}")
     return 0
 
 
