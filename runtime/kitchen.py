@@ -422,8 +422,19 @@ class KitchenSim:
             return
         st.touched = []
         running = self.running
-        if running and any(r.op.all_test is not None and not r.broken for r in running.values()):
-            pass
+        watching = False                           # a running action has a 'when all' condition to re-check
+        if running:
+            for r in running.values():
+                if r.op.all_test is not None and not r.broken:
+                    watching = True
+                    break
+        if watching:
+            objs = {x for _, tup in touched for x in tup}
+            for agent, r in list(running.items()):
+                if r.op.all_test is not None and not r.broken and \
+                        objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) and \
+                        not r.op.all_test(st, r.env):
+                    self._broken(agent, r, t)
         else:
             watched = self.w.watched
             for name, _ in touched:
@@ -431,15 +442,6 @@ class KitchenSim:
                     break
             else:
                 return                             # e.g. an agent's new cell: nothing depends on it
-        if self.running and any(r.op.all_test is not None and not r.broken for r in self.running.values()):
-            objs = None
-            for agent, r in list(self.running.items()):
-                if r.op.all_test is not None and not r.broken:
-                    if objs is None:
-                        objs = {x for _, tup in touched for x in tup}
-                    if objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) and \
-                            not r.op.all_test(self.st, r.env):
-                        self._broken(agent, r, t)
         fast = self.w.fast_triggers
         if fast is not None:                       # every process has one parameter and exact triggers
             self._update_fast(fast, touched, t)

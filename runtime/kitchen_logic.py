@@ -479,6 +479,7 @@ def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
                     e2[uvar] = v
                     out.append(e2)
             return out
+        gen2.spec = (name, kpos, kvar, upos, uvar, utyp)     # lets _chain_first inline the lookup
         return gen2
 
     def gen(st, env):
@@ -548,6 +549,41 @@ def _chain_first(steps: list) -> Callable:
                 f2 = tests[1]
                 return lambda st, env: nxt(st, env) if f(st, env) and f2(st, env) else None
             return lambda st, env: nxt(st, env) if all(g(st, env) for g in tests) else None
+        spec = getattr(f, "spec", None)
+        if spec is not None:                     # R(bound, free): iterate the index bucket in place
+            name, kpos, kvar, upos, uvar, utyp = spec
+            empty: dict = {}
+            if i + 1 == len(steps):
+                def last_lookup(st, env):
+                    bucket = st.rels[name].idx[kpos].get(env[kvar])
+                    if not bucket:
+                        return None
+                    members = st.members.get(utyp, empty) if utyp is not None else None
+                    for tup in bucket:
+                        v = tup[upos]
+                        if members is None or v in members:
+                            e2 = env.copy()
+                            e2[uvar] = v
+                            return e2
+                    return None
+                return last_lookup
+            nxt = make(i + 1)
+
+            def lookup(st, env):
+                bucket = st.rels[name].idx[kpos].get(env[kvar])
+                if not bucket:
+                    return None
+                members = st.members.get(utyp, empty) if utyp is not None else None
+                for tup in bucket:
+                    v = tup[upos]
+                    if members is None or v in members:
+                        e2 = env.copy()
+                        e2[uvar] = v
+                        r = nxt(st, e2)
+                        if r is not None:
+                            return r
+                return None
+            return lookup
         if i + 1 == len(steps):
             def last(st, env):                   # the final generator: its first binding is the answer
                 for e2 in f(st, env):
