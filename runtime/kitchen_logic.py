@@ -163,6 +163,9 @@ class Compiler:
             name = f.relation
             if name not in s.relations and name in BUILTIN_ATOMS:
                 return self._builtin(name, gets, f.args, vars)
+            if len(gets) == 2 and f.args[0] in vars and f.args[1] in vars:
+                a0, a1 = f.args                      # the common case: variables only, no getter calls
+                return lambda st, env: (env[a0], env[a1]) in st.rels[name].facts
             if len(gets) == 2:
                 g0, g1 = gets
                 return lambda st, env: (g0(st, env), g1(st, env)) in st.rels[name].facts
@@ -182,6 +185,24 @@ class Compiler:
             inner = dict(vars)
             inner[f.var] = f.type
             solver = Solver(self, conjuncts(f.formula), frozenset(vars), inner)
+            steps = solver._all_steps
+            spec = getattr(steps[0][1], "spec", None) if len(steps) == 1 else None
+            if spec is not None:                     # exists(x: T where R(x, bound)): one index bucket
+                name, kpos, kvar, upos, _, utyp = spec
+                empty: dict = {}
+
+                def exists1(st, env):
+                    bucket = st.rels[name].idx[kpos].get(env[kvar])
+                    if not bucket:
+                        return False
+                    if utyp is None:
+                        return True
+                    members = st.members.get(utyp, empty)
+                    for tup in bucket:
+                        if tup[upos] in members:
+                            return True
+                    return False
+                return exists1
             first = solver.first
             return lambda st, env: first(st, env) is not None
         raise CompileFailure(f"cannot execute formula {f!r}")
@@ -232,6 +253,12 @@ class Compiler:
     def _compare(self, f: ir.Compare, vars: dict) -> Callable:
         left, right = self.term(f.left, vars, f.right), self.term(f.right, vars, f.left)
         op = f.op
+        if op in ("==", "!=") and f.left.kind == "attr" and f.left.arg in vars and f.right.kind not in ("var", "attr"):
+            attr, o = f.left.name, f.left.arg       # the common case: x.attr == literal, without term calls
+            v = right(None, None)
+            if op == "==":
+                return lambda st, env: st.attrs[attr].get(env[o], st.defaults[attr]) == v
+            return lambda st, env: st.attrs[attr].get(env[o], st.defaults[attr]) != v
         if op == "==":
             return lambda st, env: left(st, env) == right(st, env)
         if op == "!=":
@@ -319,6 +346,9 @@ class Compiler:
 
     def _fact(self, atom: ir.Atom, vars: dict):
         gets = [_getter(a, vars) for a in atom.args]
+        if len(gets) == 2 and atom.args[0] in vars and atom.args[1] in vars:
+            a0, a1 = atom.args
+            return atom.relation, (lambda st, env: (env[a0], env[a1]))
         if len(gets) == 2:
             g0, g1 = gets
             return atom.relation, (lambda st, env: (g0(st, env), g1(st, env)))
