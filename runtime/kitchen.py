@@ -257,6 +257,15 @@ class KitchenSim:
                 return
             for name in made:
                 st.confirm(name)
+            if op.instant:                          # _execute's zero-duration case, without the duration call
+                if op.end_test is not None and not op.end_test(st, e2):
+                    self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent,
+                               index)
+                elif op.end_apply is not None:
+                    op.end_apply(st, e2, t, self)
+                self.runs[agent].append(_new_run(Run, (agent, index, surface.name, op.name, t, t, 0)))
+                self._next(agent, t)
+                return
             self._execute(agent, index, surface, op, e2, t)
             return
         env = {surface.params[0].name: agent}

@@ -45,6 +45,7 @@ class Op:
     cap_check: Optional[Callable] = None
     distance_is_duration: bool = False
     res_holds: tuple = ()                      # held parameters whose objects may be resources with capacity
+    instant: bool = False                      # duration 0, no distance, no start effects, no 'when all'
 
     def bound_names(self, k: int) -> tuple:
         names = self._names.get(k)
@@ -229,6 +230,8 @@ class World:
             op.cap_check = _fast_caps(op.caps) or (lambda st, env, op=op: self.check_caps(op, st, env))
         op.res_holds = tuple(n for n in op.holds if self._may_be_resource(vars.get(n)))
         op.distance_is_duration = bool(dists) and dur == dists[0]
+        op.instant = bool(dur.is_Integer) and int(dur) == 0 and distance is None and op.start_apply is None and \
+            op.all_test is None
         return op
 
     def _may_be_resource(self, typ: Optional[str]) -> bool:
@@ -291,7 +294,11 @@ class World:
         """Operators of ``surface`` whose bound parameter types fit the argument objects (declared order), as
         (op, names of the surface-bound parameters, first-binding solver) triples."""
         otype = st.otype
-        key = (surface.name,) + tuple([otype.get(x, "cell" if isinstance(x, tuple) else "number") for x in args])
+        if len(args) == 1:
+            x = args[0]
+            key = (surface.name, otype.get(x, "cell" if isinstance(x, tuple) else "number"))
+        else:
+            key = (surface.name,) + tuple([otype.get(x, "cell" if isinstance(x, tuple) else "number") for x in args])
         out = self._cands.get(key)
         if out is None:
             out = []

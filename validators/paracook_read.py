@@ -109,6 +109,8 @@ def _read(plan: Any) -> CookPlan:
             bad = None
             for k, x in args.items():
                 c = x.__class__
+                if c is list and len(x) == 2 and x[0].__class__ is int and x[1].__class__ is int:
+                    continue                            # a cell [x, y]: nothing to check
                 if (c is float and not math.isfinite(x)) or (c is list and any(map(_bad_number, x))):
                     bad = k
                     break
