@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from heapq import heappop, heappush
 from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
@@ -119,7 +120,31 @@ class KitchenSim:
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:
         """Append steps to an agent's plan; an idle agent starts them at the current time."""
-        self.plan[agent].extend(self._prepare(step) for step in steps)
+        plan = self.plan[agent]
+        w = self.w
+        surfaces, cache, otype = w.surfaces, w._cands, self.st.otype
+        for step in steps:                      # _prepare, inlined for one cell or object argument
+            action, fields = step.action, step.args
+            surface = surfaces.get(action) if action.__class__ is str else None
+            if surface is not None and len(surface.params) == 2 and not surface.final and fields.__class__ is dict:
+                p = surface.params[1]
+                v = fields.get(p.name, fields)
+                if p.type == "cell":
+                    if v.__class__ is list and len(v) == 2 and v[0].__class__ is int and v[1].__class__ is int \
+                            and -MAX_NUMBER <= v[0] <= MAX_NUMBER and -MAX_NUMBER <= v[1] <= MAX_NUMBER:
+                        arg = (v[0], v[1])
+                        cands = cache.get((surface.name, otype.get(arg, "cell")))
+                        if cands is None:
+                            cands = w.candidates(surface, (arg,), self.st)
+                        plan.append((step.index, surface, (arg,), None, step, cands))
+                        continue
+                elif p.type != "number" and v.__class__ is str and v in otype:
+                    cands = cache.get((surface.name, otype[v]))
+                    if cands is None:
+                        cands = w.candidates(surface, (v,), self.st)
+                    plan.append((step.index, surface, (v,), None, step, cands))
+                    continue
+            plan.append(self._prepare(step))
         if self.idle[agent] and self.cursor[agent] < len(self.plan[agent]):
             self.idle[agent] = False
             self.q.push(self.t, START, agent, self.w.rank[agent], self.cursor[agent])
@@ -132,10 +157,11 @@ class KitchenSim:
     # ------------------------------------------------------------------ main loop
     def run(self, until=None) -> None:
         """Process events up to ``until`` (inclusive; None: until nothing is left)."""
-        q = self.q
+        heap = self.q._heap                          # EventQueue's heap, read and popped here directly
         limit = self.w.limit
-        while q and not self.stopped:
-            t = q.peek_time()
+        event = self._event
+        while heap and not self.stopped:
+            t = heap[0][0]
             if until is not None and t > until:
                 break
             if limit is not None and t > limit:
@@ -143,7 +169,8 @@ class KitchenSim:
                 self.error("E650", f"the plan runs past the time limit {limit}", "serve every order by the limit")
                 self.stopped = True
                 break
-            self._event(*q.pop())
+            entry = heappop(heap)
+            event(t, entry[1], entry[5])
         if until is not None and not self.stopped:
             self.t = max(self.t, until)
 
@@ -352,7 +379,8 @@ class KitchenSim:
             return
         if not op.res_holds:
             self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
-            self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
+            q = self.q                               # EventQueue.push, inlined
+            heappush(q._heap, (end, END, self.w.rank[agent], i, next(q.counter), ("end", agent)))
             return
         holds = tuple(env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None) \
             if op.res_holds else ()
@@ -485,7 +513,7 @@ class KitchenSim:
                     if x in members.get(ptype, empty):
                         keys.append((proc, (x,)))
                 elif vtype is None or x in members.get(vtype, empty):
-                    for other in rels[link[0]].by(link[1], x):
+                    for other in rels[link[0]].idx[link[1]].get(x, empty):
                         y = other[link[2]]
                         if y in members.get(ptype, empty):
                             keys.append((proc, (y,)))

@@ -227,7 +227,8 @@ class World:
                 self._caps(a, starts + ends, vars), tuple(a.holds),
                 tuple((p.name, p.type, p.source) for p in a.params if p.new), self)
         if op.caps:
-            op.cap_check = _fast_caps(op.caps) or (lambda st, env, op=op: self.check_caps(op, st, env))
+            op.cap_check = _fast_caps(op.caps, self._cap_args(starts + ends, op.caps, vars)) or \
+                (lambda st, env, op=op: self.check_caps(op, st, env))
         op.res_holds = tuple(n for n in op.holds if self._may_be_resource(vars.get(n)))
         op.distance_is_duration = bool(dists) and dur == dists[0]
         op.instant = bool(dur.is_Integer) and int(dur) == 0 and distance is None and op.start_apply is None and \
@@ -260,6 +261,18 @@ class World:
                 continue
             g = lambda atom: tuple(_getter(x, vars) for x in atom.args)   # noqa: E731
             out.append((r.name, pos, r.capacity, r.role, [g(x) for x in adds], [g(x) for x in dels]))
+        return out
+
+    @staticmethod
+    def _cap_args(effects, caps: list, vars: dict) -> Optional[list]:
+        """Per capacity check of ``_caps``: the variable names of its one added fact (None: some added fact
+        has a literal argument, or there are several)."""
+        out = []
+        for name, *_ in caps:
+            adds = [e.atom.args for e in effects if isinstance(e, ir.AddFact) and e.atom.relation == name]
+            if len(adds) != 1 or not all(x in vars for x in adds[0]):
+                return None
+            out.append(tuple(adds[0]))
         return out
 
     def check_caps(self, op: Op, st: State, env: dict):
@@ -370,13 +383,27 @@ class World:
         return st
 
 
-def _fast_caps(caps: list) -> Optional[Callable]:
+def _fast_caps(caps: list, args: Optional[list] = None) -> Optional[Callable]:
     """``World.check_caps`` for the common case (each capped relation gains one fact and loses none), or
-    None when some check needs the general path."""
+    None when some check needs the general path.  ``args``: the variable names of each added fact (see
+    ``World._cap_args``), read from the binding directly when every fact has two."""
     if not all(len(adds) == 1 and not dels and cap is not None for _, _, cap, _, adds, dels in caps):
         return None
     specs = [(name, pos, cap, role, adds[0]) for name, pos, cap, role, adds, _ in caps]
     empty: dict = {}
+    if args is not None and all(len(a) == 2 for a in args):
+        specs2 = [(name, pos, cap, role, a[0], a[1]) for (name, pos, cap, role, _), a in zip(specs, args)]
+
+        def check2(st, env):
+            rels = st.rels
+            for name, pos, cap, role, a0, a1 in specs2:
+                rel = rels[name]
+                tup = (env[a0], env[a1])
+                key = tup[pos]
+                if tup not in rel.facts and len(rel.idx[pos].get(key, empty)) + 1 > cap:
+                    return name, key, cap, role
+            return None
+        return check2
 
     def check(st, env):
         rels = st.rels
