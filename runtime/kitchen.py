@@ -291,7 +291,12 @@ class KitchenSim:
                 elif op.end_apply is not None:
                     op.end_apply(st, e2, t, self)
                 self.runs[agent].append(_new_run(Run, (agent, index, surface.name, op.name, t, t, 0)))
-                self._next(agent, t)
+                c = self.cursor[agent] = self.cursor[agent] + 1   # _next, inlined
+                if c < len(self.plan[agent]) and not self.stopped:
+                    self._due = agent
+                else:
+                    self.idle[agent] = True
+                    self.idle_since[agent] = t
                 return
             self._execute(agent, index, surface, op, e2, t)
             return

@@ -32,6 +32,8 @@ class CompileFailure(ValueError):
 
 def num(x) -> Any:
     """An exact number: int when integral, else Fraction."""
+    if x.__class__ is int:
+        return x
     if isinstance(x, Fraction):
         return x.numerator if x.denominator == 1 else x
     return x
@@ -329,18 +331,29 @@ class Compiler:
             for delay, body in delayed:
                 hooks.delayed(t + delay(st, env), body, dict(env))
         if not (foralls or builtins or delayed or assigns):
+            def pair(e):                              # the variable names of a two-variable fact, else None
+                args = e.atom.args
+                return tuple(args) if len(args) == 2 and args[0] in vars and args[1] in vars else (None, None)
+            dels2 = [(rel, f) + pair(e) for (rel, f), e in
+                     zip(dels, [e for e in effects if isinstance(e, ir.DelFact)])]
+            adds2 = [(rel, f) + pair(e) for (rel, f), e in
+                     zip(adds, [e for e in effects if isinstance(e, ir.AddFact)])]
+
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
-                for rel, f in dels:
+                rels = st.rels
+                for rel, f, a0, a1 in dels2:
                     if rel != "at":
-                        st.remove(rel, f(st, env))
-                for rel, f in adds:
-                    tup = f(st, env)
+                        tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
+                        if rels[rel].remove(tup):     # State.remove, inlined
+                            st.touched.append((rel, tup))
+                for rel, f, a0, a1 in adds2:
+                    tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
                     if rel == "at":
                         if st.pos.get(tup[0]) != tup[1]:
                             st.pos[tup[0]] = tup[1]
                             st.touched.append(("at", (tup[0],)))
-                    else:
-                        st.add(rel, tup)
+                    elif rels[rel].add(tup):          # State.add, inlined
+                        st.touched.append((rel, tup))
             return apply_facts
         return apply
 
@@ -556,6 +569,44 @@ def _type_gen(var: str, typ: str) -> Callable:
 
 
 def _chain_first(steps: list) -> Callable:
+    def make_lookup(i, pre):
+        """steps[i] is an index lookup R(bound, free): up to two tests before it (``pre``) and, when at most
+        two tests follow it, those tests, all in one closure; else the rest of the chain is called."""
+        name, kpos, kvar, upos, uvar, utyp = steps[i][1].spec
+        rest = steps[i + 1:]
+        nxt = None
+        posts: list = []
+        if len(rest) <= 2 and all(k == "test" for k, _ in rest):
+            posts = [g for _, g in rest]
+        else:
+            nxt = make(i + 1)
+        q1 = pre[0] if pre else None
+        q2 = pre[1] if len(pre) > 1 else None
+        p1 = posts[0] if posts else None
+        p2 = posts[1] if len(posts) > 1 else None
+        empty: dict = {}
+
+        def fused(st, env):
+            if q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
+                return None
+            bucket = st.rels[name].idx[kpos].get(env[kvar])
+            if not bucket:
+                return None
+            members = st.members.get(utyp, empty) if utyp is not None else None
+            for tup in bucket:
+                v = tup[upos]
+                if members is None or v in members:
+                    e2 = env.copy()
+                    e2[uvar] = v
+                    if nxt is not None:
+                        r = nxt(st, e2)
+                        if r is not None:
+                            return r
+                    elif p1 is None or (p1(st, e2) and (p2 is None or p2(st, e2))):
+                        return e2
+            return None
+        return fused
+
     def make(i):
         if i == len(steps):
             return lambda st, env: env
@@ -572,6 +623,8 @@ def _chain_first(steps: list) -> Callable:
                     f2 = tests[1]
                     return lambda st, env: env if f(st, env) and f2(st, env) else None
                 return lambda st, env: env if all(g(st, env) for g in tests) else None
+            if len(tests) <= 2 and getattr(steps[j][1], "spec", None) is not None:
+                return make_lookup(j, tests)         # tests, then an index lookup: one closure
             nxt = make(j)
             if len(tests) == 1:
                 return lambda st, env: nxt(st, env) if f(st, env) else None
@@ -580,6 +633,8 @@ def _chain_first(steps: list) -> Callable:
                 return lambda st, env: nxt(st, env) if f(st, env) and f2(st, env) else None
             return lambda st, env: nxt(st, env) if all(g(st, env) for g in tests) else None
         spec = getattr(f, "spec", None)
+        if spec is not None and len(steps) - i - 1 <= 2 and all(k == "test" for k, _ in steps[i + 1:]):
+            return make_lookup(i, [])
         if spec is not None:                     # R(bound, free): iterate the index bucket in place
             name, kpos, kvar, upos, uvar, utyp = spec
             empty: dict = {}
