@@ -206,7 +206,7 @@ class KitchenSim:
                 if self.st.touched:
                     self._settle(t)
             else:
-                self.q.push(t, START, agent, r, i)
+                heappush(heap, (t, START, r, i, next(self.q.counter), agent))    # EventQueue.push, inlined
 
     def _next(self, agent: str, t) -> None:
         c = self.cursor[agent] = self.cursor[agent] + 1

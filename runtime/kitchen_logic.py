@@ -215,7 +215,9 @@ class Compiler:
                 "agent" in s.ancestors.get(vars[args[0]], ()) and "station" in s.ancestors.get(vars[args[1]], ()):
             a, b = args
             adjsets = s.grid._adjset
-            return lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())
+            adj = lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())   # noqa: E731
+            adj.adjacent = (a, b, adjsets)          # lets _chain_first inline the test
+            return adj
         if name == "adjacent" and len(gets) == 2:
             g0, g1 = gets
             return lambda st, env: s.adjacent(st, g0(st, env), g1(st, env))
@@ -226,6 +228,9 @@ class Compiler:
                 a, c = g0(st, env), g1(st, env)
                 return st.pos.get(a) == c if isinstance(c, tuple) else s.adjacent(st, a, c)
             return at
+        if name == "walkable" and len(gets) == 1 and len(args) == 1 and args[0] in (vars or {}):
+            a0, walkable = args[0], s.grid.walkable
+            return lambda st, env: walkable(env[a0])
         if name == "walkable" and len(gets) == 1:
             g0 = gets[0]
             return lambda st, env: s.grid.walkable(g0(st, env))
@@ -301,11 +306,11 @@ class Compiler:
             else:
                 raise CompileFailure(f"cannot execute effect {e!r}")
 
-        def apply(st, env, t, hooks):
-            sols = [(solver.all(st, env), body) for solver, body in foralls]
-            ground_dels = [(rel, f(st, env)) for rel, f in dels]
-            ground_adds = [(rel, f(st, env)) for rel, f in adds]
-            values = [(name, og(st, env), vg(st, env)) for name, og, vg in assigns]
+        def apply(st, env, t, hooks):                 # (empty parts skip their comprehensions)
+            sols = [(solver.all(st, env), body) for solver, body in foralls] if foralls else ()
+            ground_dels = [(rel, f(st, env)) for rel, f in dels] if dels else ()
+            ground_adds = [(rel, f(st, env)) for rel, f in adds] if adds else ()
+            values = [(name, og(st, env), vg(st, env)) for name, og, vg in assigns] if assigns else ()
             for rel, tup in ground_dels:
                 if rel == "at":
                     continue
@@ -323,11 +328,11 @@ class Compiler:
                 for e2 in envs:
                     body(st, e2, t, hooks)
             for name, gets in builtins:
-                args = [g(st, env) for g in gets]
+                arg = gets[0](st, env) if len(gets) == 1 else [g(st, env) for g in gets][0]
                 if name == "deliver":
-                    hooks.deliver(args[0], t)
+                    hooks.deliver(arg, t)
                 elif name == "destroy":
-                    hooks.destroy(args[0], t)
+                    hooks.destroy(arg, t)
             for delay, body in delayed:
                 hooks.delayed(t + delay(st, env), body, dict(env))
         if not (foralls or builtins or delayed or assigns):
@@ -586,8 +591,16 @@ def _chain_first(steps: list) -> Callable:
         p2 = posts[1] if len(posts) > 1 else None
         empty: dict = {}
 
+        adj = getattr(q1, "adjacent", None) if q2 is None else None
+        if adj is not None:                      # adjacent(agent, station), the usual first test: inlined
+            adj_a, adj_b, adjsets = adj
+            q1 = None
+
         def fused(st, env):
-            if q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
+            if adj is not None:
+                if st.pos.get(env[adj_a]) not in adjsets.get(env[adj_b], ()):
+                    return None
+            elif q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
                 return None
             bucket = st.rels[name].idx[kpos].get(env[kvar])
             if not bucket:
