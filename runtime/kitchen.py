@@ -412,7 +412,12 @@ class KitchenSim:
             elif op.end_apply is not None:
                 op.end_apply(st, r.env, t, self)
         self.runs[agent].append(_new_run(Run, (agent, r.index, r.surface, op.name, r.start, t, r.distance)))
-        self._next(agent, t)
+        c = self.cursor[agent] = self.cursor[agent] + 1   # _next, inlined
+        if c < len(self.plan[agent]) and not self.stopped:
+            self._due = agent
+        else:
+            self.idle[agent] = True
+            self.idle_since[agent] = t
 
     def _broken(self, agent, r: _Running, t) -> None:
         r.broken = True

@@ -349,7 +349,15 @@ class Compiler:
                 for rel, f, a0, a1 in dels2:
                     if rel != "at":
                         tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
-                        if rels[rel].remove(tup):     # State.remove, inlined
+                        r = rels[rel]                 # State.remove and Rel.remove, inlined
+                        facts = r.facts
+                        if tup in facts:
+                            del facts[tup]
+                            for ix, v in zip(r.idx, tup):
+                                bucket = ix[v]
+                                del bucket[tup]
+                                if not bucket:
+                                    del ix[v]
                             st.touched.append((rel, tup))
                 for rel, f, a0, a1 in adds2:
                     tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
@@ -357,7 +365,17 @@ class Compiler:
                         if st.pos.get(tup[0]) != tup[1]:
                             st.pos[tup[0]] = tup[1]
                             st.touched.append(("at", (tup[0],)))
-                    elif rels[rel].add(tup):          # State.add, inlined
+                        continue
+                    r = rels[rel]                     # State.add and Rel.add, inlined
+                    facts = r.facts
+                    if tup not in facts:
+                        facts[tup] = None
+                        for ix, v in zip(r.idx, tup):
+                            bucket = ix.get(v)
+                            if bucket is None:
+                                ix[v] = {tup: None}
+                            else:
+                                bucket[tup] = None
                         st.touched.append((rel, tup))
             return apply_facts
         return apply
