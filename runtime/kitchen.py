@@ -32,7 +32,7 @@ from typing import Any, NamedTuple, Optional
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
 from chronoplan.runtime.kitchen_codes import KitchenError
-from chronoplan.runtime.kitchen_explain import explain_failure
+from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
 from chronoplan.runtime.kitchen_logic import num
 from chronoplan.runtime.kitchen_world import World
 
@@ -443,7 +443,6 @@ class KitchenSim:
         self.st.destroy(obj)
 
     def deliver(self, container, t) -> None:
-        from chronoplan.runtime.kitchen_explain import match_dish, describe_contents
         st = self.st
         agent, index = self.cur
         contents = [tup[0] for tup in st.rels[self.containment].by(1, container)] if self.containment else []

@@ -162,24 +162,21 @@ def match_dish(world, st, container, contents: list, dish) -> bool:
         slots.extend([(kind, attr, value)] * count)
     if len(slots) != len(contents):
         return False
+    return _assign(0, contents, slots, [False] * len(slots), st)
 
-    def fits(o, slot):
-        kind, attr, value = slot
-        return st.isa(o, kind) and (attr is None or st.get(attr, o) == value)
 
-    used = [False] * len(slots)
-
-    def assign(i):
-        if i == len(contents):
-            return True
-        for j, slot in enumerate(slots):
-            if not used[j] and fits(contents[i], slot):
-                used[j] = True
-                if assign(i + 1):
-                    return True
-                used[j] = False
-        return False
-    return assign(0)
+def _assign(i: int, contents: list, slots: list, used: list, st) -> bool:
+    """Whether contents[i:] can fill the unused slots (backtracking; a module function, so no closure cycle)."""
+    if i == len(contents):
+        return True
+    o = contents[i]
+    for j, (kind, attr, value) in enumerate(slots):
+        if not used[j] and st.isa(o, kind) and (attr is None or st.get(attr, o) == value):
+            used[j] = True
+            if _assign(i + 1, contents, slots, used, st):
+                return True
+            used[j] = False
+    return False
 
 
 def describe_contents(world, st, container, contents: list) -> str:

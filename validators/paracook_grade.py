@@ -62,8 +62,8 @@ def grade_grid_plan(project: ir.Project, scenario: str, plan: Any, fmt: Optional
                             f"grid kitchen {scenario}", "write per-agent action lists (ParaCook format)",
                             _empty_metrics(world, b))
     paused = gc.isenabled()
-    if paused:                      # a grade allocates many short-lived dicts and tuples but no reference cycles:
-        gc.disable()                # cyclic collections mid-grade would only re-scan them (about 5% of the time)
+    if paused:                      # a grade allocates many short-lived dicts and tuples but no reference cycles
+        gc.disable()                # (tested): cyclic collections mid-grade would only re-scan them
     try:
         return _grade(world, b, plan, plan_name, first)
     except RecursionError:
