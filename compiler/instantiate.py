@@ -130,6 +130,17 @@ class ProcedureProblem:
     def task_steps(self, task: str) -> tuple[SchedStep, ...]:
         return tuple(s for s in self.steps if s.task == task)
 
+    def numbers(self) -> list:
+        """Every time quantity of the problem (durations, occupations, lags, release/deadline, limit)."""
+        xs = []
+        for s in self.steps:
+            xs += [s.duration, s.occupy_for]
+            xs += [v for lag in s.lags for v in (lag.min, lag.max) if v is not None]
+            xs += [v for v in (s.release, s.deadline) if v is not None]
+        if self.limit is not None:
+            xs.append(self.limit)
+        return [Fraction(x) for x in xs]
+
     def resource(self, name: str) -> Optional[ResourceInstance]:
         for r in self.resources:
             if r.name == name:

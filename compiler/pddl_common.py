@@ -58,17 +58,6 @@ def step_spans(project: Optional[ir.Project], problem: ProcedureProblem) -> dict
     return out
 
 
-def numbers(problem: ProcedureProblem) -> list:
-    xs = []
-    for s in problem.steps:
-        xs += [s.duration, s.occupy_for]
-        xs += [v for lag in s.lags for v in (lag.min, lag.max) if v is not None]
-        xs += [v for v in (s.release, s.deadline) if v is not None]
-    if problem.limit is not None:
-        xs.append(problem.limit)
-    return [Fraction(x) for x in xs]
-
-
 @dataclass(frozen=True)
 class TimeScale:
     """PDDL time = scenario time x ``factor``.  ``grid`` (PDDL units) divides every scaled number;
@@ -95,7 +84,7 @@ def time_scale(problem: ProcedureProblem) -> TimeScale:
     """The smallest factor that makes every number of the scenario an integer, times 10 when the resulting
     grid is odd, so that the slack (half a grid unit) is an integer too (aries accepts integer durations
     only)."""
-    xs = numbers(problem)
+    xs = problem.numbers()
     factor = 1
     for x in xs:
         factor = factor * x.denominator // math.gcd(factor, x.denominator)

@@ -85,20 +85,9 @@ def json_number(x: Optional[Fraction]):
 
 
 # ------------------------------------------------------------------------------------ the grid
-def _numbers(problem: ProcedureProblem) -> list:
-    xs = []
-    for s in problem.steps:
-        xs += [s.duration, s.occupy_for]
-        xs += [v for lag in s.lags for v in (lag.min, lag.max) if v is not None]
-        xs += [v for v in (s.release, s.deadline) if v is not None]
-    if problem.limit is not None:
-        xs.append(problem.limit)
-    return [Fraction(x) for x in xs]
-
-
 def grid_unit(problem: ProcedureProblem) -> Fraction:
     """The largest time unit (in the scenario's unit) of which every number of the problem is a multiple."""
-    xs = _numbers(problem)
+    xs = problem.numbers()
     scale = 1
     for x in xs:
         scale = scale * x.denominator // math.gcd(scale, x.denominator)
