@@ -93,7 +93,10 @@ def solve(engine: str, domain: str, problem: str, timeout: float) -> dict:
         params = {"anytime": False}
     if engine == "pyperplan":
         prob.clear_quality_metrics()
-    left = max(0.2, timeout - (time.perf_counter() - t0))
+    left = timeout - (time.perf_counter() - t0)
+    if left <= 0:                        # the limit covers reading the problem too: no engine run after it
+        return {"status": "timeout", "engine": engine, "actions": [], "read_seconds": round(read, 3),
+                "solve_seconds": 0.0, "message": f"{engine}: the time limit passed while reading the problem"}
     t1 = time.perf_counter()
     if engine == "lpg":
         planner = _lpg_engine()

@@ -204,12 +204,15 @@ def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
 
 @pytest.mark.planners
 @pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
-def test_a_killed_batch_reports_its_unanswered_jobs(tmp_path):
-    from chronoplan.runtime.planners import run_batch
+def test_a_killed_batch_reports_its_unanswered_jobs(tmp_path, monkeypatch):
+    from chronoplan.runtime import planners
     e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
     jobs = [e.write(tmp_path / "a"), e.write(tmp_path / "b")]
     before = procs()
-    outs = run_batch("kairos", jobs, 0.3, tmp_path)
+    # killed after 2 x 0.01 s without grace: far less than the worker needs to import unified-planning,
+    # so neither job can be answered whatever the machine's speed
+    monkeypatch.setattr(planners, "GRACE", 0.0)
+    outs = planners.run_batch("kairos", jobs, 0.01, tmp_path)
     assert [o.status for o in outs] == ["timeout", "timeout"]
     assert alive_in_group(outs[0].info["pgid"]) == []
     assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
