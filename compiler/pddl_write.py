@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
+from chronoplan.compiler.decimal_text import exact_decimal
+
 
 @dataclass(frozen=True)
 class Lit:
@@ -84,25 +86,7 @@ class Problem:
 
 def num(x) -> str:
     """An exact decimal for a Fraction/int with a terminating expansion; ValueError otherwise."""
-    x = Fraction(x)
-    sign = "-" if x < 0 else ""
-    x = abs(x)
-    whole, rest = divmod(x.numerator, x.denominator)
-    if rest == 0:
-        return f"{sign}{whole}"
-    den = x.denominator
-    twos = fives = 0
-    while den % 2 == 0:
-        den //= 2
-        twos += 1
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    if den != 1:
-        raise ValueError(f"{x} has no exact decimal expansion")
-    digits = max(twos, fives)
-    frac = Fraction(rest, x.denominator) * 10 ** digits
-    return f"{sign}{whole}.{int(frac):0{digits}d}".rstrip("0")
+    return exact_decimal(Fraction(x))
 
 
 def _params(params) -> str:

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from chronoplan.compiler.decimal_text import exact_decimal
 from chronoplan.compiler.importers import ImportFormatError
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z][A-Za-z0-9_]*)*")
@@ -61,24 +62,7 @@ def number(x: Any) -> str:
         raise TypeError(f"not a number: {x!r}")
     if isinstance(x, float) and not math.isfinite(x):
         raise ValueError(f"not a finite number: {x!r}")
-    f = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
-    sign = "-" if f < 0 else ""
-    f = abs(f)
-    if f.denominator == 1:
-        return f"{sign}{f.numerator}"
-    d = f.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
-        raise ValueError(f"{x!r} has no finite decimal form")
-    places = max(twos, fives)
-    digits = str(f.numerator * 10 ** places // f.denominator).rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    return exact_decimal(Fraction(repr(x)) if isinstance(x, float) else Fraction(x))
 
 
 class Names:
