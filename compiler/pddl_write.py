@@ -2,7 +2,7 @@
 
 Input: ``Domain`` / ``Problem`` values built by ``compiler.pddl_temporal`` or ``compiler.pddl_classical``
 (names already mangled by ``compiler.pddl_names``).  Output: PDDL 2.1 text (``write_domain``,
-``write_problem``): durative actions with ``at start`` / ``at end`` conditions and effects, optional
+``write_problem``): durative actions with ``at start`` / ``over all`` / ``at end`` conditions and effects, optional
 ``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action costs.  Numbers are exact decimals (every
 number handed in must have a terminating decimal expansion; the exporters scale time so they are integers
 or halves).  The same model always renders to the same bytes.
@@ -48,6 +48,7 @@ class DurativeAction:
     eff_start: tuple[Lit, ...] = ()
     eff_end: tuple[Lit, ...] = ()
     comment: str = ""
+    cond_all: tuple[Lit, ...] = ()                  # (over all ...) conditions
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,8 @@ def _durative(a: DurativeAction) -> list:
         out.append(f"   :duration (and (>= ?duration 0) (<= ?duration {num(a.duration)}))")
     else:
         out.append(f"   :duration (= ?duration {num(a.duration)})")
-    conds = [f"(at start {l.text()})" for l in a.cond_start] + [f"(at end {l.text()})" for l in a.cond_end]
+    conds = [f"(at start {l.text()})" for l in a.cond_start] + [f"(over all {l.text()})" for l in a.cond_all] \
+        + [f"(at end {l.text()})" for l in a.cond_end]
     effs = [f"(at start {l.text()})" for l in a.eff_start] + [f"(at end {l.text()})" for l in a.eff_end]
     out.append(f"   :condition {_conj(conds, '    ')}")
     out.append(f"   :effect {_conj(effs, '    ')})")

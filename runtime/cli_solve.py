@@ -132,9 +132,17 @@ def _print_text(scenario: str, out: dict, result, plan, report) -> None:
     print(f"{head} [{out['planner']}, {out['seconds']:.2f} s]")
     if result.message:
         print(f"  note: {result.message}")
-    if plan is not None:
+    if plan is not None and "plan" in plan:                     # a kitchen: per-agent ParaCook actions
+        for agent, acts in plan["plan"].items():
+            print(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
+    elif plan is not None:
         for e in plan["schedule"]:
             who = f"  {e['agent']}" if e.get("agent") else ""
             print(f"  {e['start']:>8}  {e['task']} step {e['step']} for {e['duration']}{who}")
     if report is not None and not report.valid:
         print(report.to_text())
+
+
+def _kitchen_action(a: dict) -> str:
+    args = [str(v) for k, v in a.items() if k != "action"]
+    return f"{a['action']}({', '.join(args)})" if args else a["action"]

@@ -287,10 +287,13 @@ def _valid(problem: ProcedureProblem, entries) -> bool:
 def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> Result:
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
+    if not scen.procedures and scen.map is not None and scen.orders:
+        from chronoplan.runtime.kitchen_solve import solve_kitchen
+        return solve_kitchen(project, scenario, planner, timeout)
     if not scen.procedures:
         return Result("error", None, None, (), 0.0, planner=planner, message=(
-            f"the {planner} planner solves step-level scenarios (listing procedures) through the PDDL export; "
-            f"{scenario} is not one (PDDL export of action-based scenarios: see docs/pddl.md)"))
+            f"the {planner} planner solves step-level scenarios (listing procedures) and grid kitchens through "
+            f"the PDDL export; {scenario} is neither (see docs/pddl.md)"))
     try:
         problem = procedure_problem(project, scen)
     except InstantiationError as exc:

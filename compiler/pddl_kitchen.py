@@ -1,0 +1,633 @@
+"""PDDL export of action-based grid kitchens (ParaCook physics): temporal PDDL 2.1 and classical STRIPS.
+
+Input: a checked ``ir.Project`` and a kitchen scenario (a map, agents and orders) whose domain uses the
+operators of ``domains/paracook/physics.chrono`` (matched by name; the durations, state values, accepted
+kinds, cook times and the plate-return delay are read from the compiled scenario, so constant overrides
+and edited recipes carry over).  Output: ``PddlExport`` whose ``actions`` map each PDDL action name to a
+``KitchenAction`` (the surface action it stands for and which parameters are the agent and the target),
+used by ``runtime.kitchen_solve`` to turn a planner's plan into a ParaCook plan.  Raises ``ExportError``
+(P010) for action-based domains with operators this lowering does not know.
+
+Lowering (docs/pddl.md, "Grid kitchens"): agent positions are facts over the floor cells next to stations
+(and the start cells); one ``move-dK`` action per walking distance K with static ``(dist-K from to)``
+facts; every interaction takes one PDDL tick (the simulator: 0) so that a planner can order the
+zero-duration chains; dispensers hand out objects from a pool per ingredient kind sized by the orders;
+cooking processes become ``cook-P`` actions with the cookware on the stove ``over all`` (the simulator
+pauses instead; lifting the pan is forbidden in PDDL); cookware holds one ingredient at a time; plates
+count their contents so that ``serve-K`` (one per order, in sequence) checks the exact recipe; the dirty
+plate comes back at the end of ``serve-K`` (duration = the delay).  Every restriction is reported as a
+warning (P011-P016).  Only positive preconditions are used (lock facts such as ``hand-empty``), so
+LPG-td, aries, kairos, Fast Downward and pyperplan read the same files.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Optional
+
+from sympy.core.function import AppliedUndef
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, warning
+from chronoplan.compiler.pddl_names import NameMap, value_code
+from chronoplan.compiler.pddl_write import Action, DurativeAction, Domain, Lit, Predicate, Problem
+
+TICK = 10                      # PDDL ticks per scenario time unit (an interaction lasts one tick)
+MAX_MOVE_FACTS = 200_000       # (dist-K from to) facts; beyond that the export refuses (huge maps)
+
+# The interaction operators of physics.chrono this lowering knows, with the PDDL parameters they take.
+KNOWN = ("move_to", "take_from_dispenser", "dispense_onto_plate", "dispense_into_cookware", "pick_up",
+         "add_to_plate", "add_to_cookware", "scoop_onto_plate", "scoop_into_cookware", "plate_from_cookware",
+         "pour_onto_plate", "put_down", "put_on_stove", "put_in_sink", "serve", "throw_away", "empty_container",
+         "chop", "wash", "wait")
+NOT_EXPORTED = ("throw_away", "empty_container", "wait")
+
+
+@dataclass(frozen=True)
+class KitchenAction:
+    """What a PDDL action of the kitchen export stands for: ``surface`` (MoveTo, Interact, Process) or None
+    for world actions (cooking); ``operator`` the physics operator; ``agent`` and ``target`` parameter
+    indexes (the target is a cell for MoveTo, a station otherwise)."""
+
+    surface: Optional[str]
+    operator: str
+    agent: Optional[int] = None
+    target: Optional[int] = None
+
+
+def _lit(pred: str, *args: str, positive: bool = True) -> Lit:
+    return Lit(pred, tuple(args), positive)
+
+
+def _neg(pred: str, *args: str) -> Lit:
+    return Lit(pred, tuple(args), False)
+
+
+class _Export:
+    def __init__(self, project: ir.Project, scenario: str, classical: bool) -> None:
+        from chronoplan.runtime.kitchen_world import World
+        self.world = w = World(project, scenario)
+        self.p = w.project
+        self.scen = w.scenario
+        self.classical = classical
+        self.names = NameMap()
+        self.diags: list = []
+        self.actions: list = []
+        self.info: dict = {}
+        self.consts = w.consts
+        unknown = [a for a in self.p.actions if a not in KNOWN]
+        if unknown:
+            raise ExportError([error(
+                "P010", f"scenario {scenario}: the kitchen export lowers the operators of "
+                f"domains/paracook/physics.chrono; {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} "
+                "not among them", self.p.actions[unknown[0]].span,
+                ("see docs/pddl.md, 'Grid kitchens', for the lowering of each operator",))])
+        self.surface_of = {op: s.name for s in self.p.surfaces.values() for op in s.operators}
+        self.st = w.initial_state()
+        self.placement = w.roles.get("placement")
+        self.stations = list(self.map.stations)
+
+    @property
+    def map(self):
+        return self.world.map
+
+    # ------------------------------------------------------------------ numbers
+    def number(self, expr) -> Fraction:
+        v = expr.xreplace(self.consts)
+        if not v.is_number:
+            raise ExportError([error("P010", f"scenario {self.scen.name}: {expr} is not a number in the "
+                                     "kitchen export", self.scen.span)])
+        return Fraction(str(v))
+
+    def ticks(self, x: Fraction) -> Fraction:
+        return Fraction(x) * self.scale.factor
+
+    def op_duration(self, name: str) -> Fraction:
+        return self.number(self.p.actions[name].duration)
+
+    # ------------------------------------------------------------------ names
+    def agent(self, a: str) -> str:
+        return self.names.name(("agent", a), None, a)
+
+    def cell(self, c) -> str:
+        return self.names.name(("cell", tuple(c)), None, f"c{c[0]}_{c[1]}")   # no '-digit': UP reads it as minus
+
+    def station(self, s: str) -> str:
+        return self.names.name(("station", s), None, s)
+
+    def item(self, o: str) -> str:
+        return self.names.name(("item", o), None, o)
+
+    def count(self, k: int) -> str:
+        return self.names.name(("count", k), None, f"n{k}")
+
+    def ptype(self, t: str) -> str:
+        return self.names.name(("type", t), None, t)
+
+    # ------------------------------------------------------------------ the export
+    def run(self) -> PddlExport:
+        w = self.world
+        durs = [self.op_duration(a) for a in self.p.actions if a not in ("move_to", "wait")]
+        factor = TICK
+        for d in durs + [self.number(c) for c in self.consts.values() if getattr(c, "is_number", False)]:
+            factor = factor * d.denominator // math.gcd(factor, d.denominator)
+        self.scale = TimeScale(factor, 1)
+        self.transitions()
+        self.build_objects()
+        self.build_moves()
+        for op in ("take_from_dispenser", "dispense_onto_plate", "dispense_into_cookware", "pick_up",
+                   "add_to_plate", "add_to_cookware", "scoop_onto_plate", "scoop_into_cookware",
+                   "plate_from_cookware", "pour_onto_plate", "put_down", "put_on_stove", "put_in_sink",
+                   "chop", "wash"):
+            if op in self.p.actions:
+                getattr(self, "op_" + op)(op)
+        self.build_cooking()
+        self.build_serves()
+        for op in NOT_EXPORTED:
+            if op in self.p.actions and op != "wait":
+                self.diags.append(warning("P016", f"operator {op} is not exported (serving the orders never "
+                                          "needs it); planners' plans do not use it", self.p.actions[op].span))
+        domain = Domain(
+            name=self.names.name(("domain",), None, "kitchen", self.scen.name),
+            requirements=(":strips", ":typing") + ((":action-costs",) if self.classical else (":durative-actions",)),
+            types=tuple(self.types), predicates=tuple(self.predicates()), actions=tuple(self.actions),
+            functions=("(total-cost) - number",) if self.classical else (),
+            header=self.header())
+        problem = Problem(
+            name=self.names.name(("problem",), None, self.scen.name), domain=domain.name,
+            objects=tuple(self.objects), init=tuple(self.init), goal=(_lit(self.turn(len(w.orders))),),
+            numeric_init=((("(total-cost)", Fraction(0)),) if self.classical else ()),
+            metric="minimize (total-cost)" if self.classical else "minimize (total-time)",
+            header=self.header())
+        return PddlExport(self.scen.name, self.classical, domain, problem, tuple(self.diags), self.names,
+                          self.scale, self.info, None)
+
+    def header(self) -> tuple:
+        kind = "classical sequential approximation" if self.classical else "PDDL 2.1 temporal"
+        lines = [f"Generated by chronoplan from kitchen scenario {self.scen.name} ({kind}).",
+                 f"Time: 1 PDDL unit = 1/{self.scale.factor} {self.world.unit.label}; an interaction "
+                 "(0 in the simulator) lasts 1 PDDL unit."]
+        if self.classical:
+            lines.append("Action costs are durations in scenario time units; chronoplan solve retimes the plan "
+                         "in the simulator.")
+        return tuple(lines)
+
+    # ------------------------------------------------------------------ states read from the IR
+    def transitions(self) -> None:
+        """(attribute, from, to) of chop, wash and each process, read from their conditions and effects."""
+        self.trans: dict = {}
+        for name in ("chop", "wash"):
+            a = self.p.actions.get(name)
+            if a is None:
+                continue
+            conds = [c.formula for c in a.conditions if c.when is ir.When.START]
+            effs = [e.effect for e in a.effects if e.when is ir.When.END]
+            self.trans[name] = self._transition(conds, effs, name, a.span)
+        self.cooks = []
+        for pr in self.p.processes.values():
+            fa = [e for e in pr.effects if isinstance(e, ir.Forall)]
+            if len(pr.params) != 1 or len(fa) != 1:
+                raise self._shape(f"process {pr.name}", pr.span)
+            t = self._transition([fa[0].formula], list(fa[0].effects), f"process {pr.name}", pr.span)
+            dur = pr.duration.xreplace({f: 1 for f in pr.duration.atoms(AppliedUndef)})   # count(...) = 1
+            self.cooks.append((pr, pr.params[0].type, t, self.number(dur)))
+        self.diags += [warning("P011", f"process {pr.name} is exported as an action cook-{pr.name} of "
+                               f"{num_text(d)} per item that keeps the {typ} on the stove throughout; the "
+                               "simulator pauses cooking when the cookware is lifted instead", pr.span)
+                       for pr, typ, _, d in self.cooks]
+
+    def _transition(self, conds, effs, what: str, span):
+        cmp = [c for f in conds for c in _conjuncts(f) if isinstance(c, ir.Compare) and c.op == "==" and
+               c.left.kind == "attr" and c.right.kind == "value"]
+        asg = [e for e in effs if isinstance(e, ir.Assign) and e.value.kind == "value"]
+        if len(cmp) != 1 or len(asg) != 1 or cmp[0].left.name != asg[0].target.name:
+            raise self._shape(what, span)
+        attr = self.p.attributes[cmp[0].left.name]
+        return attr.name, _value(attr, cmp[0].right.name), _value(attr, asg[0].value.name)
+
+    def _shape(self, what: str, span) -> ExportError:
+        return ExportError([error("P010", f"{what} does not have the shape the kitchen export lowers "
+                                  "(one attribute test, one assignment)", span)])
+
+    def state(self, attr: str, value, x: str) -> Lit:
+        return _lit(f"{value_code(attr)}-{value_code(value)}", x)
+
+    # ------------------------------------------------------------------ objects and the initial state
+    def build_objects(self) -> None:
+        w, st = self.world, self.st
+        self.objects: list = []
+        self.init: list = []
+        self.types: list = []
+        seen_types: set = set()
+
+        def add_type(t: str) -> str:
+            chain = w.ancestors.get(t, (t, "object"))
+            for child, parent in zip(chain, chain[1:]):
+                if child not in seen_types:
+                    seen_types.add(child)
+                    self.types.append((self.ptype(child), "object" if parent == "object" else self.ptype(parent)))
+            return self.ptype(t) if t != "object" else "object"
+
+        for t in list(w.ancestors) + ["count"]:
+            if t not in ("object", "number", "bool"):
+                add_type(t)
+        self.type_of = {}
+        for a in w.agents:
+            self.objects.append((self.agent(a), add_type("agent")))
+            self.init += [_lit("at", self.agent(a), self.cell(w.start_pos[a])), _lit("idle", self.agent(a)),
+                          _lit("hand-empty", self.agent(a))]
+        resources = set(self.p.resources)
+        on = {}
+        for item, station in (st.rels[self.placement].facts if self.placement else ()):
+            on[station] = item
+        for s in self.stations:
+            self.objects.append((self.station(s.name), add_type(s.kind)))
+            if s.name in on:
+                self.init.append(_lit("on", self.item(on[s.name]), self.station(s.name)))
+            else:
+                self.init.append(_lit("empty", self.station(s.name)))
+            if any(w.isa_type(s.kind, r) for r in resources):
+                self.init.append(_lit("free", self.station(s.name)))
+            if w.isa_type(s.kind, "counter") and not w.isa_type(s.kind, "dispenser"):
+                self.init.append(_lit("puttable", self.station(s.name)))
+        self.containers = []
+        for item in on.values():
+            typ = st.otype[item]
+            self.objects.append((self.item(item), add_type(typ)))
+            self.type_of[self.item(item)] = typ
+            self.init += self.attr_facts(item, typ)
+            if w.isa_type(typ, "container"):
+                self.containers.append((self.item(item), typ))
+                if w.isa_type(typ, "cookware"):
+                    self.init.append(_lit("cw-empty", self.item(item)))
+                else:
+                    self.init.append(_lit("filled", self.item(item), self.count(0)))
+        # ingredient pools: as many of each kind as the orders need
+        need: dict = {}
+        for dish in w.orders:
+            kinds = [k for k, _, _, n in dish.items for _ in range(n)]
+            if len(set(kinds)) != len(kinds):
+                raise ExportError([error("P010", f"recipe {dish.name} lists an ingredient kind twice; the kitchen "
+                                         "export matches each ingredient by kind", self.scen.span)])
+            for k in kinds:
+                need[k] = need.get(k, 0) + 1
+        self.pool: dict = {}
+        for kind, n in need.items():
+            for j in range(1, n + 1):
+                name = self.names.name(("pool", kind, j), None, f"{kind}_{j}")
+                self.objects.append((name, add_type(kind)))
+                self.type_of[name] = kind
+                self.pool.setdefault(kind, []).append(name)
+                self.init += [_lit("fresh", name)] + self.attr_facts(None, kind, name)
+                for s in self.stations:
+                    if w.isa_type(s.kind, "dispenser") and s.arg == kind:
+                        self.init.append(_lit("source", self.station(s.name), name))
+        self.diags.append(warning("P012", "objects created by dispensers come from pools sized by the orders ("
+                                  + ", ".join(f"{n} {k}" for k, n in need.items()) + "); a plan that wastes "
+                                  "ingredients has no PDDL counterpart", self.scen.span))
+        # accepted kinds: one static fact per (container, pool ingredient, required state or 'any')
+        self.accepts: dict = {"plate": set(), "cookware": set()}     # role -> {(attr, value) | None}
+        for c, typ in self.containers:
+            role = "cookware" if w.isa_type(typ, "cookware") else "plate"
+            for kind, names in self.pool.items():
+                for acc_kind, attr, value in _spec(w, typ):
+                    if w.isa_type(kind, acc_kind):
+                        key = "any" if attr is None else value_code(value)
+                        self.accepts[role].add((attr, value) if attr else None)
+                        self.init += [_lit(f"accepts-{key}", c, i) for i in names]
+        self.max_items = max((sum(n for *_, n in d.items) for d in w.orders), default=0)
+        for k in range(self.max_items + 1):
+            self.objects.append((self.count(k), add_type("count")))
+            if k:
+                self.init.append(_lit("succ", self.count(k - 1), self.count(k)))
+        self.init.append(_lit(self.turn(0)))
+
+    def attr_facts(self, obj: Optional[str], typ: str, name: Optional[str] = None) -> list:
+        """State facts of an object: its attribute values (the state's, or the defaults for a pool object)."""
+        out = []
+        for attr in self.p.attributes.values():
+            if not attr.params or not self.world.isa_type(typ, attr.params[0]):
+                continue
+            v = self.st.get(attr.name, obj) if obj is not None else self.world.attr_defaults.get(attr.name)
+            if v is not None:
+                out.append(self.state(attr.name, v, name or self.item(obj)))
+        return out
+
+    def turn(self, k: int) -> str:
+        return "all-served" if k >= len(self.world.orders) else f"turn-{k + 1}"
+
+    def predicates(self) -> list:
+        used: dict = {}
+        for a in self.actions:
+            lits = (a.pre + a.eff) if isinstance(a, Action) else \
+                (a.cond_start + a.cond_all + a.cond_end + a.eff_start + a.eff_end)
+            for l in lits:
+                used.setdefault(l.pred, len(l.args))
+        for l in self.init:
+            used.setdefault(l.pred, len(l.args))
+        out = []
+        for pred, arity in sorted(used.items()):
+            out.append(Predicate(pred, tuple((f"?x{i}", "object") for i in range(arity))))
+        return out
+
+    # ------------------------------------------------------------------ movement
+    def build_moves(self) -> None:
+        w, grid = self.world, self.world.grid
+        cells = []
+        for s in self.stations:
+            for c in grid.adjacent_cells(s.name):
+                if c not in cells:
+                    cells.append(c)
+                self.init.append(_lit("adj", self.cell(c), self.station(s.name)))
+        for a in w.agents:
+            if w.start_pos[a] not in cells:
+                cells.append(w.start_pos[a])
+        for c in cells:
+            self.objects.append((self.cell(c), self.ptype("cell")))
+        pairs = len(cells) * (len(cells) - 1)
+        if pairs > MAX_MOVE_FACTS:
+            raise ExportError([error("P010", f"scenario {self.scen.name}: {len(cells)} cells next to stations "
+                                     f"give {pairs} move facts (limit {MAX_MOVE_FACTS})", self.scen.span)])
+        a = self.p.actions.get("move_to")
+        if a is None:
+            return
+        dists = sorted((f for f in a.duration.atoms(AppliedUndef) if f.func.__name__ == "dist"), key=str)
+        by_d: dict = {}
+        for c1 in cells:
+            for c2 in cells:
+                d = grid.dist(c1, c2) if c1 != c2 else None
+                if d:
+                    by_d.setdefault(d, []).append((c1, c2))
+        for d in sorted(by_d):
+            dur = self.number(a.duration.xreplace({f: d for f in dists}))
+            pred = f"dist-{d}"
+            self.init += [_lit(pred, self.cell(c1), self.cell(c2)) for c1, c2 in by_d[d]]
+            self.agent_action(f"move-d{d}", "move_to", (("?a", "agent"), ("?from", "cell"), ("?to", "cell")),
+                              dur, [_lit(pred, "?from", "?to")], [_lit("at", "?a", "?from")],
+                              [_lit("at", "?a", "?to")], target=2, located=False,
+                              comment=f"MoveTo over {d} tiles")
+
+    # ------------------------------------------------------------------ agent actions
+    def agent_action(self, name: str, op: str, params: tuple, duration: Fraction, static: list, consumed: list,
+                     produced: list, *, target: int, during: tuple = (), released: tuple = (),
+                     located: bool = True, end_cond: tuple = (), delayed: tuple = (), cost=None,
+                     comment: str = "") -> None:
+        """One PDDL action for ``op``.  ``consumed`` facts are required and deleted at the start, ``produced``
+        added at the end (or at the start when ``delayed`` facts come at the end: the agent is free at once),
+        ``static`` only required; ``during`` must hold throughout; ``released`` are deleted at the start and
+        restored at the end (locks such as a chopping board's ``free``).  ``located``: the agent stands next
+        to the target station (a ``?c - cell`` parameter is added)."""
+        params = tuple((v, self.ptype(t)) for v, t in params)
+        pre = list(static)
+        if located:
+            params += (("?c", self.ptype("cell")),)
+            pre = [_lit("at", "?a", "?c"), _lit("adj", "?c", params[target][0])] + pre
+        ticks = self.ticks(duration) if duration else Fraction(1)
+        surface = self.surface_of.get(op)
+        self.info[name] = KitchenAction(surface, op, 0, target)
+        if self.classical:
+            eff = [l.negate() for l in consumed] + list(produced) + list(delayed)
+            pre += list(consumed) + list(released) + list(during) + list(end_cond)
+            self.actions.append(Action(name, params, tuple(pre), tuple(_net(eff)),
+                                       cost=duration if cost is None else cost, comment=comment))
+            return
+        lock = [] if delayed else [_lit("idle", "?a")]
+        self.actions.append(DurativeAction(
+            name, params, ticks, False,
+            cond_start=tuple([_lit("idle", "?a")] + pre + list(consumed) + list(released)),
+            cond_all=tuple(during), cond_end=tuple(end_cond),
+            eff_start=tuple([l.negate() for l in lock + list(consumed) + list(released)]
+                            + (list(produced) if delayed else [])),
+            eff_end=tuple(lock + list(released) + ([] if delayed else list(produced)) + list(delayed)),
+            comment=comment))
+
+    def plate_add(self, name: str, op: str, params: tuple, static: list, consumed: list, produced: list,
+                  plate: str, item: str, **kw) -> None:
+        """``agent_action`` variants that put ``item`` into ``plate`` (one per accepted state; counts)."""
+        variants = self._variants("plate", plate, item)
+        for suffix, st in variants:
+            self.agent_action(name + (suffix if len(variants) > 1 else ""), op,
+                              params + (("?n", "count"), ("?m", "count")), self.op_duration(op),
+                              static + st + [_lit("succ", "?n", "?m")], consumed + [_lit("filled", plate, "?n")],
+                              produced + [_lit("filled", plate, "?m"), _lit("in", item, plate)], **kw)
+
+    def _variants(self, role: str, container: str, item: str) -> list:
+        """(name suffix, conditions) per accepted state of the containers in ``role``."""
+        out = []
+        for acc in sorted(self.accepts[role], key=str):
+            key = "any" if acc is None else value_code(acc[1])
+            out.append((f"-{key}", [_lit(f"accepts-{key}", container, item)]
+                        + ([self.state(acc[0], acc[1], item)] if acc else [])))
+        return out
+
+    def cookware_add(self, name: str, op: str, params: tuple, static: list, consumed: list, produced: list,
+                     cw: str, item: str, **kw) -> None:
+        for suffix, st in self._variants("cookware", cw, item):
+            self.agent_action(name + suffix, op, params, self.op_duration(op), static + st,
+                              consumed + [_lit("cw-empty", cw)], produced + [_lit("in", item, cw)], **kw)
+
+    def op_take_from_dispenser(self, op: str) -> None:
+        self.agent_action(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?i", "ingredient")),
+                          self.op_duration(op), [_lit("empty", "?d"), _lit("source", "?d", "?i")],
+                          [_lit("hand-empty", "?a"), _lit("fresh", "?i")], [_lit("holding", "?a", "?i")], target=1)
+
+    def op_dispense_onto_plate(self, op: str) -> None:
+        self.plate_add(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "plate"),
+                                                  ("?i", "ingredient")),
+                       [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p"),
+                        self.clean("?p")], [_lit("fresh", "?i")], [], "?p", "?i", target=1)
+
+    def op_dispense_into_cookware(self, op: str) -> None:
+        self.cookware_add(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "cookware"),
+                                                     ("?i", "ingredient")),
+                          [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p")],
+                          [_lit("fresh", "?i")], [], "?p", "?i", target=1)
+
+    def op_pick_up(self, op: str) -> None:
+        self.agent_action("pick-up", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
+                          [], [_lit("hand-empty", "?a"), _lit("on", "?i", "?s")],
+                          [_lit("holding", "?a", "?i"), _lit("empty", "?s")], target=1)
+
+    def op_add_to_plate(self, op: str) -> None:
+        self.plate_add("add-to-plate", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
+                                            ("?p", "plate")),
+                       [_lit("on", "?p", "?s"), self.clean("?p")], [_lit("holding", "?a", "?i")],
+                       [_lit("hand-empty", "?a")], "?p", "?i", target=1)
+
+    def op_add_to_cookware(self, op: str) -> None:
+        self.cookware_add("add-to-cookware", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
+                                                  ("?p", "cookware")),
+                          [_lit("on", "?p", "?s")], [_lit("holding", "?a", "?i")], [_lit("hand-empty", "?a")],
+                          "?p", "?i", target=1)
+
+    def op_scoop_onto_plate(self, op: str) -> None:
+        self.plate_add("scoop-onto-plate", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
+                                                ("?p", "plate")),
+                       [_lit("holding", "?a", "?p"), self.clean("?p")], [_lit("on", "?i", "?s")],
+                       [_lit("empty", "?s")], "?p", "?i", target=1)
+
+    def op_scoop_into_cookware(self, op: str) -> None:
+        self.cookware_add("scoop-into-cookware", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
+                                                      ("?p", "cookware")),
+                          [_lit("holding", "?a", "?p")], [_lit("on", "?i", "?s")], [_lit("empty", "?s")],
+                          "?p", "?i", target=1)
+
+    def _plate_cookware(self, op: str, held: str) -> None:
+        params = (("?a", "agent"), ("?s", "station"), ("?p", "plate"), ("?k", "cookware"), ("?i", "ingredient"),
+                  ("?n", "count"), ("?m", "count"))
+        on = "?k" if held == "?p" else "?p"
+        self.agent_action(op.replace("_", "-"), op, params, self.op_duration(op),
+                          [_lit("holding", "?a", held), _lit("on", on, "?s"), self.clean("?p"),
+                           _lit("succ", "?n", "?m")],
+                          [_lit("in", "?i", "?k"), _lit("filled", "?p", "?n")],
+                          [_lit("in", "?i", "?p"), _lit("cw-empty", "?k"), _lit("filled", "?p", "?m")], target=1)
+
+    def op_plate_from_cookware(self, op: str) -> None:
+        self._plate_cookware(op, "?p")
+
+    def op_pour_onto_plate(self, op: str) -> None:
+        self._plate_cookware(op, "?k")
+
+    def op_put_down(self, op: str) -> None:
+        self.agent_action("put-down", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
+                          [_lit("puttable", "?s")], [_lit("holding", "?a", "?i"), _lit("empty", "?s")],
+                          [_lit("on", "?i", "?s"), _lit("hand-empty", "?a")], target=1)
+        self.diags.append(warning("P013", "put_down is exported for counters that are not dispensers (on a "
+                                  "dispenser the simulator would dispense into a held container first)",
+                                  self.p.actions[op].span))
+
+    def op_put_on_stove(self, op: str) -> None:
+        self.agent_action("put-on-stove", op, (("?a", "agent"), ("?s", "stove"), ("?p", "cookware")),
+                          self.op_duration(op), [], [_lit("holding", "?a", "?p"), _lit("empty", "?s")],
+                          [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
+
+    def op_put_in_sink(self, op: str) -> None:
+        attr, dirty, _ = self.trans["wash"]
+        self.agent_action("put-in-sink", op, (("?a", "agent"), ("?s", "sink"), ("?p", "plate")),
+                          self.op_duration(op), [self.state(attr, dirty, "?p")],
+                          [_lit("holding", "?a", "?p"), _lit("empty", "?s")],
+                          [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
+
+    def clean(self, x: str) -> Lit:
+        attr, _, clean = self.trans["wash"]
+        return self.state(attr, clean, x)
+
+    def _process(self, op: str, station: str, obj: str) -> None:
+        attr, before, after = self.trans[op]
+        self.agent_action(op, op, (("?a", "agent"), ("?s", station), ("?i", obj)), self.op_duration(op),
+                          [_lit("on", "?i", "?s")], [self.state(attr, before, "?i")], [self.state(attr, after, "?i")],
+                          target=1, during=(_lit("on", "?i", "?s"),), released=(_lit("free", "?s"),))
+
+    def op_chop(self, op: str) -> None:
+        self._process(op, self.p.actions[op].params[1].type, "ingredient")
+
+    def op_wash(self, op: str) -> None:
+        self._process(op, self.p.actions[op].params[1].type, "plate")
+
+    # ------------------------------------------------------------------ cooking and serving
+    def build_cooking(self) -> None:
+        for pr, typ, (attr, before, after), per_item in self.cooks:
+            name = f"cook-{value_code(pr.name)}"
+            params = (("?p", self.ptype(typ)), ("?s", self.ptype("stove")), ("?i", self.ptype("ingredient")))
+            self.info[name] = KitchenAction(None, pr.name)
+            keep = (_lit("on", "?p", "?s"), _lit("in", "?i", "?p"))
+            if self.classical:
+                self.actions.append(Action(name, params, keep + (self.state(attr, before, "?i"),),
+                                           (self.state(attr, before, "?i").negate(), self.state(attr, after, "?i")),
+                                           cost=per_item, comment=f"process {pr.name} (one item)"))
+                continue
+            self.actions.append(DurativeAction(
+                name, params, self.ticks(per_item), False, cond_start=keep + (self.state(attr, before, "?i"),),
+                cond_all=keep, eff_start=(self.state(attr, before, "?i").negate(),),
+                eff_end=(self.state(attr, after, "?i"),), comment=f"process {pr.name} (one item, no pause)"))
+        if self.cooks:
+            self.diags.append(warning("P014", "cookware holds one ingredient at a time in the export (the "
+                                      "simulator cooks several together)", self.cooks[0][0].span))
+
+    def build_serves(self) -> None:
+        w = self.world
+        a = self.p.actions.get("serve")
+        if a is None or not w.orders:
+            return
+        returns = [s.name for s in self.stations if w.isa_type(s.kind, "plate_return")]
+        delayed = [e.effect for e in a.effects if isinstance(e.effect, ir.Delayed)]
+        if not returns or len(delayed) != 1:
+            raise ExportError([error("P010", f"scenario {self.scen.name}: serve needs a plate return station and "
+                                     "one delayed effect in the kitchen export", a.span)])
+        delay = self.number(delayed[0].delay)
+        attr, dirty, clean = self.trans["wash"]
+        ret = self.station(returns[0])
+        if len(returns) > 1:
+            self.diags.append(warning("P015", f"served plates come back to {returns[0]} in the export (the first "
+                                      "plate return, as in the simulator when it is free)", a.span))
+        self.init += [_lit("return-slot", ret), _lit("zero", self.count(0))]
+        for k, dish in enumerate(w.orders):
+            params = [("?a", "agent"), ("?w", a.params[1].type), ("?p", dish.container), ("?r", "station"),
+                      ("?n", "count"), ("?z", "count")]
+            items, states = [], []
+            for j, (kind, sattr, value, _) in enumerate(dish.items):
+                v = f"?i{j + 1}"
+                params.append((v, kind))
+                items.append(_lit("in", v, "?p"))
+                if sattr is not None:
+                    states.append(self.state(sattr, value, v))
+            self.init.append(_lit(f"size-{k + 1}", self.count(len(items))))
+            static = [_lit("return-slot", "?r"), _lit(f"size-{k + 1}", "?n"), _lit("zero", "?z")] + states
+            produced = [_lit("hand-empty", "?a"), _lit("filled", "?p", "?z"), _lit(self.turn(k + 1))]
+            # the plate lands, dirty, on the (empty) return station when the delay has passed
+            back = (_lit("on", "?p", "?r"), self.state(attr, dirty, "?p"), _neg("empty", "?r"))
+            self.agent_action(f"serve-{k + 1}", "serve", tuple(params), delay, static,
+                              [_lit("holding", "?a", "?p"), _lit(self.turn(k)), _lit("filled", "?p", "?n"),
+                               self.state(attr, clean, "?p")] + items, produced, target=1, delayed=back,
+                              end_cond=(_lit("empty", "?r"),), cost=self.op_duration("serve"),
+                              comment=f"order {k + 1}: {dish.name}")
+
+
+def _net(effects: list) -> list:
+    """Effects of one instantaneous action: an atom both deleted and added stays (PDDL's delete-then-add)."""
+    adds = {(l.pred, l.args) for l in effects if l.positive}
+    out, seen = [], set()
+    for l in effects:
+        if (not l.positive and (l.pred, l.args) in adds) or (l.pred, l.args, l.positive) in seen:
+            continue
+        seen.add((l.pred, l.args, l.positive))
+        out.append(l)
+    return out
+
+
+def _conjuncts(f) -> list:
+    if isinstance(f, ir.And):
+        return [x for a in f.args for x in _conjuncts(a)]
+    if isinstance(f, ir.Exists):
+        return _conjuncts(f.formula)
+    return [f]
+
+
+def _value(attr: ir.Attribute, text: str):
+    from chronoplan.runtime.kitchen_logic import literal
+    return literal(text, attr)
+
+
+def _spec(world, typ: str) -> list:
+    """The accepted (kind, attr, value) entries of the container type ``typ`` (or its nearest ancestor)."""
+    for t in world.ancestors.get(typ, (typ,)):
+        c = world.project.containers.get(t)
+        if c is not None:
+            return [(kind, *(world.state_attr(kind, state) if state is not None else (None, None)))
+                    for kind, state in c.accepts]
+    return []
+
+
+def num_text(x: Fraction) -> str:
+    return str(x.numerator) if x.denominator == 1 else str(float(x))
+
+
+def export_kitchen(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
+    """The PDDL export of a kitchen scenario (see the module docstring)."""
+    from chronoplan.runtime.kitchen_logic import CompileFailure
+    try:
+        return _Export(project, scenario, classical).run()
+    except CompileFailure as exc:
+        scen = project.scenario(scenario)
+        raise ExportError([error("P010", f"scenario {scenario} cannot be compiled for export: {exc}", scen.span)])

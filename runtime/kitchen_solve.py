@@ -1,0 +1,204 @@
+"""PDDL planners on grid kitchens: export, plan in a killed subprocess, map back, retime in the simulator.
+
+Input: an ``ir.Project``, a kitchen scenario (map, agents, orders), a planner name (aries, kairos, lpg:
+temporal export; fast-downward, pyperplan: classical export) and a time limit.  Output: ``KitchenSolution``
+(status feasible|unsolvable|timeout|error, makespan = the simulator's OCT, the ParaCook plan
+``{"plan": {agent: [actions]}}``, seconds, message) for ``chronoplan solve``.
+
+Mapping back (``to_steps``): each PDDL action of an agent becomes its surface action (``move-dK`` ->
+MoveTo the target cell, interactions -> Interact, chop/wash -> Process on the target station); cooking
+actions have no agent and are dropped (the simulator cooks by itself).  Retiming (``retime``): the actions
+are placed in the planner's order, each at the earliest simulator time that (1) is after the simulator end
+of every action the planner finished before it started (temporal plans) or of every earlier action sharing
+an object with it (classical plans, which are sequences), and (2) lets the simulator run it and everything
+placed so far without an error; the candidate times are the agent's free time and then the simulator's
+pending events (cooking done, plates coming back, other agents finishing).  A ``Wait`` fills each gap.  So
+the PDDL interaction tick (0 in the simulator) and the cooking that starts as soon as a pan is filled on the
+stove do not stretch the plan, and the final plan is graded by the ordinary validator.
+"""
+from __future__ import annotations
+
+import tempfile
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+from chronoplan.compiler import ir
+
+MAX_TRIES = 200                    # candidate start times per action before giving up
+
+
+@dataclass(frozen=True)
+class KitchenSolution:
+    status: str
+    makespan: Optional[Fraction]
+    bound: Optional[Fraction]
+    plan: Optional[dict]
+    seconds: float
+    planner: str
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
+
+    def plan_json(self, scenario: Optional[str] = None) -> dict:
+        out = {"plan": self.plan or {}}
+        return {"scenario": scenario, **out} if scenario else out
+
+
+@dataclass(frozen=True)
+class MappedStep:
+    order: int                     # position in the planner's plan
+    agent: Optional[str]           # None: a world action (cooking), not part of the ParaCook plan
+    action: Optional[dict]         # the ParaCook action
+    start: Fraction                # planner time (PDDL units; a classical plan's position)
+    end: Fraction
+    objects: frozenset             # PDDL objects the action touches (for classical plans' ordering)
+
+
+def to_steps(export, project: ir.Project, actions) -> tuple:
+    """(steps, problems): the planner's actions as ``MappedStep`` values in plan order."""
+    steps, problems = [], []
+    surfaces = project.part(export.scenario).surfaces
+    for k, a in enumerate(sorted(actions, key=lambda a: a.start)):
+        info = export.actions.get(a.name)
+        if info is None:
+            problems.append(f"unknown PDDL action {a.name}")
+            continue
+        end = a.start + (a.duration if a.duration is not None else 0)
+        if not export.classical and a.duration is None:
+            end = a.start
+        keys = []
+        for arg in a.args:
+            try:
+                keys.append(export.names.lookup(arg))
+            except KeyError:
+                problems.append(f"unknown PDDL object {arg} in {a.name}")
+                keys.append(None)
+        objs = frozenset(arg for arg, key in zip(a.args, keys) if key and key[0] in ("station", "item", "pool"))
+        if info.surface is None:
+            steps.append(MappedStep(k, None, None, a.start, end, objs))
+            continue
+        agent, target = keys[info.agent], keys[info.target]
+        if not agent or agent[0] != "agent" or not target:
+            problems.append(f"{a.name}: no agent or target among {a.args}")
+            continue
+        field_name = surfaces[info.surface].params[1].name if len(surfaces[info.surface].params) > 1 else "target"
+        value = list(target[1]) if target[0] == "cell" else target[1]
+        steps.append(MappedStep(k, agent[1], {"action": info.surface, field_name: value}, a.start, end, objs))
+    return steps, problems
+
+
+def _json_num(x: Fraction):
+    return x.numerator if x.denominator == 1 else float(x)
+
+
+def _simulate(world, out: dict):
+    from chronoplan.runtime.kitchen import KitchenSim, Step
+    sim = KitchenSim(world)
+    for agent, acts in out.items():
+        sim.add(agent, [Step(i, a["action"], {k: v for k, v in a.items() if k != "action"}) for i, a in enumerate(acts)])
+    sim.run()
+    return sim
+
+
+def _end_of(sim, agent: str, index: int):
+    for r in sim.result().runs.get(agent, ()):
+        if r.index == index:
+            return r.end
+    return None
+
+
+def _depends(classical: bool, y: MappedStep, x: MappedStep) -> bool:
+    if classical:
+        return y.agent == x.agent or bool(y.objects & x.objects)
+    return y.end <= x.start
+
+
+def retime(world, steps: list, classical: bool) -> tuple:
+    """(plan {agent: [ParaCook actions]}, None) or (partial plan, why it failed)."""
+    out = {a: [] for a in world.agents}
+    free = {a: Fraction(0) for a in world.agents}
+    placed: list = []                              # (MappedStep, simulator end)
+    for x in steps:
+        if x.agent is None:
+            continue
+        if x.agent not in out:
+            return out, f"the planner used an agent {x.agent!r} that the scenario does not have"
+        base = _simulate(world, out)
+        errors0 = len(base.errors)
+        after = max([end for y, end in placed if end is not None and _depends(classical, y, x)], default=Fraction(0))
+        t = max(after, free[x.agent])
+        events = sorted({Fraction(e) for e, _ in base.pending_events()}
+                        | {Fraction(r.end) for rs in base.result().runs.values() for r in rs})
+        first_error = None
+        for _ in range(MAX_TRIES):
+            trial = {a: list(v) for a, v in out.items()}
+            acts = trial[x.agent]
+            if t > free[x.agent]:
+                acts.append({"action": "Wait", "duration": _json_num(t - free[x.agent])})
+            acts.append(x.action)
+            sim = _simulate(world, trial)
+            if len(sim.errors) == errors0:
+                out = trial
+                end = _end_of(sim, x.agent, len(acts) - 1)
+                free[x.agent] = Fraction(end if end is not None else t)
+                placed.append((x, free[x.agent]))
+                break
+            first_error = first_error or sim.errors[errors0].message
+            later = [e for e in events if e > t]
+            if not later:
+                return out, f"{x.agent} {x.action}: {first_error}"
+            t = later[0]
+        else:
+            return out, f"{x.agent} {x.action}: no start time found ({first_error})"
+    return out, None
+
+
+def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> KitchenSolution:
+    """Export, plan, map back, retime, grade; never raises for planner failures (PlannerUnavailable when the
+    engine is not installed)."""
+    from chronoplan.compiler.pddl_common import ExportError
+    from chronoplan.compiler.pddl_kitchen import export_kitchen
+    from chronoplan.compiler.pddl_plan import plan_text
+    from chronoplan.runtime.kitchen_world import World
+    from chronoplan.runtime.planners import ENGINES, PlannerUnavailable, missing, run_worker
+    t0 = time.perf_counter()
+    why = missing(planner)
+    if why is not None:
+        raise PlannerUnavailable(why)
+    classical = not ENGINES[planner].temporal
+    try:
+        export = export_kitchen(project, scenario, classical=classical)
+    except ExportError as exc:
+        return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
+    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+        dom, prob = export.write(d)
+        outcome = run_worker(planner, dom, prob, timeout, Path(d))
+    stats = {"engine_status": outcome.status, **outcome.info,
+             "export_notes": sorted({x.code for x in export.diagnostics})}
+    if outcome.status != "solved":
+        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+        msg = outcome.message
+        if status == "unsolvable":
+            msg = (msg + "; " if msg else "") + "the export restricts the kitchen (" + \
+                ", ".join(stats["export_notes"]) + "; docs/pddl.md)"
+        return KitchenSolution(status, None, None, None, time.perf_counter() - t0, planner, msg, stats)
+    stats["pddl_plan"] = plan_text(outcome.actions)
+    steps, problems = to_steps(export, project, outcome.actions)
+    if problems:
+        return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner,
+                               "; ".join(problems[:5]), stats)
+    world = World(project, scenario)
+    plan, why = retime(world, steps, classical)
+    if why is not None:
+        return KitchenSolution("error", None, None, {a: v for a, v in plan.items()}, time.perf_counter() - t0,
+                               planner, f"the simulator rejects the planner's plan: {why}", stats)
+    sim = _simulate(world, plan)
+    res = sim.result()
+    pddl_end = max((s.end for s in steps), default=Fraction(0)) / export.scale.factor
+    msg = f"{planner}: {len(outcome.actions)} PDDL actions" + \
+        ("" if classical else f" (planner makespan {float(pddl_end):g})") + "; retimed in the simulator"
+    return KitchenSolution("feasible" if res.success else "error", res.oct if res.success else None, None, plan,
+                           time.perf_counter() - t0, planner, msg if res.success else
+                           f"{msg}; but {res.errors[0].message if res.errors else 'orders not served'}", stats)
