@@ -116,6 +116,7 @@ class KitchenSim:
         self.cur = (None, None)
         self.containment = world.roles.get("containment")
         self._due = None
+        self.watchers: dict = {}                  # agent -> its running action with a 'when all' condition
 
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:
@@ -157,11 +158,29 @@ class KitchenSim:
     # ------------------------------------------------------------------ main loop
     def run(self, until=None) -> None:
         """Process events up to ``until`` (inclusive; None: until nothing is left)."""
-        heap = self.q._heap                          # EventQueue's heap, read and popped here directly
-        limit = self.w.limit
-        event = self._event
+        self._loop(until, self.w.limit, None)
+        if until is not None and not self.stopped:
+            self.t = max(self.t, until)
+
+    def run_until_idle(self, agent: str) -> None:
+        """Process events until ``agent`` has no action running or pending (other events stay queued)."""
+        self._loop(None, None, agent)
+
+    def _loop(self, until, limit, agent) -> None:
+        """The event loop: each event, the process updates it causes (``_settle``), then the starts it makes
+        due (``_next``: an agent's next action starts at once when it would be the next event anyway, else
+        it is queued).  Stops at ``until``, past ``limit`` (E650) or when ``agent`` (if given) is idle."""
+        heap = self.q._heap                          # EventQueue's heap, popped and pushed here directly
+        counter = self.q.counter
+        st = self.st
+        idle = self.idle
+        rank, cursor = self.w.rank, self.cursor
+        start, end, settle = self._start, self._end, self._settle
         while heap and not self.stopped:
-            t = heap[0][0]
+            if agent is not None and idle[agent]:
+                break
+            entry = heap[0]
+            t = entry[0]
             if until is not None and t > until:
                 break
             if limit is not None and t > limit:
@@ -169,49 +188,38 @@ class KitchenSim:
                 self.error("E650", f"the plan runs past the time limit {limit}", "serve every order by the limit")
                 self.stopped = True
                 break
-            entry = heappop(heap)
-            event(t, entry[1], entry[5])
-        if until is not None and not self.stopped:
-            self.t = max(self.t, until)
-
-    def run_until_idle(self, agent: str) -> None:
-        """Process events until ``agent`` has no action running or pending (other events stay queued)."""
-        while self.q and not self.stopped and not self.idle[agent]:
-            self._event(*self.q.pop())
-
-    def _event(self, t, kind, ev) -> None:
-        """One event, the process updates it causes, then the agent starts it makes due (see ``_next``)."""
-        self.t = t
-        if kind == START:
-            self._start(ev, t)
-        elif ev[0] == "end":
-            self._end(ev[1], t)
-        elif ev[0] == "proc":
-            self._proc_done(ev[1], ev[2], t)
-        elif ev[0] == "delay":
-            self._delayed(ev[1], ev[2], t)
-        if self.st.touched:
-            self._settle(t)
-        heap = self.q._heap
-        while self._due is not None:
-            agent = self._due
-            self._due = None
-            r, i = self.w.rank[agent], self.cursor[agent]
-            if self.stopped:
-                self.idle[agent] = True
-                break
-            top = heap[0] if heap else None
-            if top is None or top[0] > t or (top[0] == t and top[1] == START and (top[2], top[3]) > (r, i)):
-                self._start(agent, t)                # it would be the next event anyway: no queue round trip
-                if self.st.touched:
-                    self._settle(t)
-            else:
-                heappush(heap, (t, START, r, i, next(self.q.counter), agent))    # EventQueue.push, inlined
+            heappop(heap)
+            self.t = t
+            ev = entry[5]
+            if entry[1] == START:
+                start(ev, t)
+            elif ev[0] == "end":
+                end(ev[1], t)
+            elif ev[0] == "proc":
+                self._proc_done(ev[1], ev[2], t)
+            elif ev[0] == "delay":
+                self._delayed(ev[1], ev[2], t)
+            if st.touched:
+                settle(t)
+            while self._due is not None:
+                who = self._due
+                self._due = None
+                r, i = rank[who], cursor[who]
+                if self.stopped:
+                    idle[who] = True
+                    break
+                top = heap[0] if heap else None
+                if top is None or top[0] > t or (top[0] == t and top[1] == START and (top[2], top[3]) > (r, i)):
+                    start(who, t)                # it would be the next event anyway: no queue round trip
+                    if st.touched:
+                        settle(t)
+                else:
+                    heappush(heap, (t, START, r, i, next(counter), who))    # EventQueue.push, inlined
 
     def _next(self, agent: str, t) -> None:
         c = self.cursor[agent] = self.cursor[agent] + 1
         if c < len(self.plan[agent]) and not self.stopped:
-            self._due = agent                          # started by _event, now or through the queue
+            self._due = agent                          # started by _loop, now or through the queue
         else:
             self.idle[agent] = True
             self.idle_since[agent] = t
@@ -232,66 +240,47 @@ class KitchenSim:
         i = self.cursor[agent]
         index, surface, args, err, raw, cands = self.plan[agent][i]
         self.cur = (agent, index)
-        if agent in self.finished:
-            if agent not in self.after_finish_reported:
-                self.after_finish_reported.add(agent)
-                self.error("E256", f"{agent} declared Finish at t={_fmt(self.finished[agent])}; its actions from "
-                           f"#{index} on are ignored", "remove the actions after Finish, or Finish later", agent,
-                           index)
-            self._next(agent, t)
-            return
-        if err is not None and err[0] == "E152" and surface is not None:
-            args, err = self._args(surface, raw)
-            cands = None if err is not None else self.w.candidates(surface, args, self.st)
-        if err is not None:
-            self.error(err[0], err[1], err[2], agent, index)
-            self._next(agent, t)
-            return
-        if surface.final:
-            self.finished[agent] = t
-            self.runs[agent].append(Run(agent, index, surface.name, None, t, t, 0))
-            self._next(agent, t)
-            return
-        failures = []
-        st = self.st
-        values = (agent,) + args
-        two = len(values) == 2
-        for op, names, first in cands:
-            e0 = {names[0]: agent, names[1]: values[1]} if two else dict(zip(names, values))
-            made = ()
-            if op.new:
-                made = []
-                for name, typ, source in op.new:    # created before matching: conditions may test them
-                    real = self.w.station_arg.get(e0.get(source)) if source else typ
-                    e0[name] = st.tentative(real or typ)
-                    made.append(e0[name])
-            e2 = first(st, e0)
-            cap = None if e2 is None or op.cap_check is None else op.cap_check(st, e2)
-            if e2 is None or cap is not None:
-                for name in made:
-                    st.forget(name)
-                failures.append((op, e0 if e2 is None else e2, cap))
-                continue
-            busy = self._busy_resource(op, e2, t) if op.res_holds else None
-            if busy is not None:
-                res, other = busy
-                for name in made:
-                    st.forget(name)
-                self.error("E450", f"{surface.name} {res}: {res} is in use by {other[0]} (action #{other[1]}) "
-                           f"until t={_fmt(other[2])}", f"wait until t={_fmt(other[2])} or use another {res}",
-                           agent, index)
-                self._next(agent, t)
+        if cands is None or err is not None or agent in self.finished:
+            args, cands = self._start_special(agent, t, index, surface, args, err, raw)
+            if cands is None:
                 return
+        st = self.st
+        # candidates as compiled by World.candidates: the first whose start conditions and capacities hold runs
+        for op, names, first, n1, new, cap_check, res_holds, instant, end_test, end_apply in cands:
+            e0 = {names[0]: agent, n1: args[0]} if n1 is not None else dict(zip(names, (agent,) + args))
+            if new:
+                made = self._tentative(op, e0)
+                e2 = first(st, e0)
+                if e2 is None or (cap_check is not None and cap_check(st, e2) is not None):
+                    for name in made:
+                        st.forget(name)
+                    continue
+            else:
+                e2 = first(st, e0)
+                if e2 is None or (cap_check is not None and cap_check(st, e2) is not None):
+                    continue
+                made = ()
+            if res_holds:
+                busy = self._busy_resource(op, e2, t)
+                if busy is not None:
+                    res, other = busy
+                    for name in made:
+                        st.forget(name)
+                    self.error("E450", f"{surface.name} {res}: {res} is in use by {other[0]} (action #{other[1]}) "
+                               f"until t={_fmt(other[2])}", f"wait until t={_fmt(other[2])} or use another {res}",
+                               agent, index)
+                    self._next(agent, t)
+                    return
             for name in made:
                 st.confirm(name)
-            if op.instant:                          # _execute's zero-duration case, without the duration call
-                if op.end_test is not None and not op.end_test(st, e2):
+            if instant:                             # _execute's zero-duration case, without the duration call
+                if end_test is not None and not end_test(st, e2):
                     self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent,
                                index)
-                elif op.end_apply is not None:
-                    op.end_apply(st, e2, t, self)
+                elif end_apply is not None:
+                    end_apply(st, e2, t, self)
                 self.runs[agent].append(_new_run(Run, (agent, index, surface.name, op.name, t, t, 0)))
-                c = self.cursor[agent] = self.cursor[agent] + 1   # _next, inlined
+                c = self.cursor[agent] = i + 1      # _next, inlined
                 if c < len(self.plan[agent]) and not self.stopped:
                     self._due = agent
                 else:
@@ -300,10 +289,62 @@ class KitchenSim:
                 return
             self._execute(agent, index, surface, op, e2, t)
             return
+        self._no_operator(agent, index, surface, args, cands, t)
+
+    def _start_special(self, agent, t, index, surface, args, err, raw) -> tuple:
+        """The start of an action after Finish, with an argument error or of a final surface: (None, None) when
+        handled here, else the (args, candidates) to match (a name unknown when the plan was read may exist
+        now)."""
+        if agent in self.finished:
+            if agent not in self.after_finish_reported:
+                self.after_finish_reported.add(agent)
+                self.error("E256", f"{agent} declared Finish at t={_fmt(self.finished[agent])}; its actions from "
+                           f"#{index} on are ignored", "remove the actions after Finish, or Finish later", agent,
+                           index)
+            self._next(agent, t)
+            return None, None
+        cands = None
+        if err is not None and err[0] == "E152" and surface is not None:
+            args, err = self._args(surface, raw)
+            cands = None if err is not None else self.w.candidates(surface, args, self.st)
+        if err is not None:
+            self.error(err[0], err[1], err[2], agent, index)
+            self._next(agent, t)
+            return None, None
+        if surface.final:
+            self.finished[agent] = t
+            self.runs[agent].append(Run(agent, index, surface.name, None, t, t, 0))
+            self._next(agent, t)
+            return None, None
+        return args, cands
+
+    def _tentative(self, op, e0: dict) -> list:
+        """Create the operator's new objects tentatively (before matching: conditions may test them)."""
+        made = []
+        st = self.st
+        for name, typ, source in op.new:
+            real = self.w.station_arg.get(e0.get(source)) if source else typ
+            e0[name] = st.tentative(real or typ)
+            made.append(e0[name])
+        return made
+
+    def _no_operator(self, agent, index, surface, args, cands, t) -> None:
+        """No candidate applies: match them again (the state is unchanged), collecting why each failed, and
+        report the explanation."""
+        st = self.st
+        failures = []
+        for op, names, first, n1, new, cap_check, *_ in cands:
+            e0 = dict(zip(names, (agent,) + args))
+            made = self._tentative(op, e0) if new else ()
+            e2 = first(st, e0)
+            cap = None if e2 is None or cap_check is None else cap_check(st, e2)
+            for name in made:
+                st.forget(name)
+            failures.append((op, e0 if e2 is None else e2, cap))
         env = {surface.params[0].name: agent}
         for p, v in zip(surface.params[1:], args):
             env[p.name] = v
-        code, message, hint = explain_failure(self.w, self.st, surface, args, env, [c[0] for c in cands], failures)
+        code, message, hint = explain_failure(self.w, st, surface, args, env, [c[0] for c in cands], failures)
         self.error(code, message, hint, agent, index)
         self._next(agent, t)
 
@@ -383,7 +424,9 @@ class KitchenSim:
             self._next(agent, t)
             return
         if not op.res_holds:
-            self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
+            r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
+            if op.all_test is not None:
+                self.watchers[agent] = r
             q = self.q                               # EventQueue.push, inlined
             heappush(q._heap, (end, END, self.w.rank[agent], i, next(q.counter), ("end", agent)))
             return
@@ -391,12 +434,16 @@ class KitchenSim:
             if op.res_holds else ()
         for obj in holds:
             self.holders.setdefault(obj, []).append((agent, i, end))
-        self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
+        r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
+        if op.all_test is not None:
+            self.watchers[agent] = r
         self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
 
     # ------------------------------------------------------------------ completions and events
     def _end(self, agent: str, t) -> None:
         r = self.running.pop(agent)
+        if r.op.all_test is not None:
+            self.watchers.pop(agent, None)
         self.cur = (agent, r.index)
         if r.holds:
             for obj in r.holds:
@@ -421,6 +468,7 @@ class KitchenSim:
 
     def _broken(self, agent, r: _Running, t) -> None:
         r.broken = True
+        self.watchers.pop(agent, None)
         from chronoplan.runtime.kitchen_logic import show_formula
         conds = [c.formula for c in r.op.action.conditions if c.when is ir.When.ALL]
         text = " and ".join(show_formula(c, r.env) for c in conds)
@@ -467,19 +515,12 @@ class KitchenSim:
         if not touched:
             return
         st.touched = []
-        running = self.running
-        watching = False                           # a running action has a 'when all' condition to re-check
-        if running:
-            for r in running.values():
-                if r.op.all_test is not None and not r.broken:
-                    watching = True
-                    break
-        if watching:
+        watchers = self.watchers
+        if watchers:                               # running actions with a 'when all' condition to re-check
             objs = {x for _, tup in touched for x in tup}
-            for agent, r in list(running.items()):
-                if r.op.all_test is not None and not r.broken and \
-                        objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) and \
-                        not r.op.all_test(st, r.env):
+            for agent, r in list(watchers.items()):
+                if not r.broken and objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) \
+                        and not r.op.all_test(st, r.env):
                     self._broken(agent, r, t)
         else:
             watched = self.w.watched
@@ -503,30 +544,40 @@ class KitchenSim:
             self._update_proc(proc, touched, t)
 
     def _update_fast(self, fast: dict, touched: list, t) -> None:
-        """Process instances a change may affect, through the compiled triggers of all processes at once."""
-        st = self.st
-        members, rels = st.members, st.rels
+        """Process instances a change may affect, through the compiled triggers of all processes at once
+        (``World.fast_for``: per change name and the types of the changed objects, the triggers that apply,
+        in declared order)."""
+        otype = self.st.otype
+        rels = self.st.rels
+        fast_for = self.w.fast_for
         empty = _EMPTY
         keys = []
         for name, tup in touched:
-            entries = fast.get(name)
-            if entries is None:
+            table = fast.get(name)
+            if table is None:
                 if name == "destroy":
                     gone = tup[0]
                     keys.extend((proc, key) for (pn, key) in self.instances if gone in key
                                 for proc in self.w.procs if proc.name == pn)
                 continue
-            for proc, pos, link, ptype, vtype in entries:
+            types = (otype.get(tup[0]), otype.get(tup[1])) if len(tup) == 2 else tuple([otype.get(x) for x in tup])
+            acts = table.get(types)
+            if acts is None:
+                acts = fast_for(name, types)
+            for proc, pos, link, ptype in acts:
                 x = tup[0] if pos is None else tup[pos]
                 if link is None:
-                    if x in members.get(ptype, empty):
-                        keys.append((proc, (x,)))
-                elif vtype is None or x in members.get(vtype, empty):
+                    keys.append((proc, (x,)))
+                else:
+                    members = self.st.members.get(ptype, empty)
                     for other in rels[link[0]].idx[link[1]].get(x, empty):
                         y = other[link[2]]
-                        if y in members.get(ptype, empty):
+                        if y in members:
                             keys.append((proc, (y,)))
         if not keys:
+            return
+        if len(keys) == 1:
+            self._reeval(keys[0][0], keys[0][1], t)
             return
         seen = set()
         for proc, key in keys:

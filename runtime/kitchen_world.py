@@ -122,14 +122,14 @@ class World:
         self.procs = [self._proc(pr) for pr in p.processes.values()]
         self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
             frozenset(["destroy"])
-        self.fast_triggers = None                  # change name -> [(proc, pos, link, param type, var type)]
+        self.fast_triggers = None                  # change name -> {types of the changed objects: triggers}
+        self._fast_entries: dict = {}              # change name -> [(proc, pos, link, param type, var type)]
         if all(pr.triggers is not None and len(pr.params) == 1 for pr in self.procs):
-            fast: dict = {}
             for pr in self.procs:
                 for name, entries in pr.triggers.items():
                     for pos, link, j, vtype in entries:
-                        fast.setdefault(name, []).append((pr, pos, link, pr.types[j], vtype))
-            self.fast_triggers = fast
+                        self._fast_entries.setdefault(name, []).append((pr, pos, link, pr.types[j], vtype))
+            self.fast_triggers = {name: {} for name in self._fast_entries}
         self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
         self.limit = None
         if s.limit is not None:
@@ -305,7 +305,9 @@ class World:
 
     def candidates(self, surface: ir.Surface, args: tuple, st: State) -> list:
         """Operators of ``surface`` whose bound parameter types fit the argument objects (declared order), as
-        (op, names of the surface-bound parameters, first-binding solver) triples."""
+        (op, names of the surface-bound parameters, first-binding solver, the second name when there are two
+        else None, new objects, capacity check, held resource parameters, instant, end test, end effects)
+        tuples: what the simulator's start path reads, resolved once."""
         otype = st.otype
         if len(args) == 1:
             x = args[0]
@@ -319,7 +321,9 @@ class World:
             for name in surface.operators:
                 op = self.ops[name]
                 if all(self.isa_type(t, p.type) for t, p in zip(key[1:], op.action.params[1:])):
-                    out.append((op, op.bound_names(k), op.solver(k).first))
+                    names = op.bound_names(k)
+                    out.append((op, names, op.solver(k).first, names[1] if len(names) == 2 else None, op.new,
+                                op.cap_check, op.res_holds, op.instant, op.end_test, op.end_apply))
             self._cands[key] = out
         return out
 
@@ -336,6 +340,21 @@ class World:
         return cap
 
     # ------------------------------------------------------------------ processes
+    def fast_for(self, name: str, types: tuple) -> tuple:
+        """The process triggers a change of ``name`` on objects of ``types`` (None: not an object) fires, in
+        declared order: (proc, position of the changed object or None, link, param type); a direct trigger
+        (link None) applies when the object is of the parameter's type, a linked one when it is of the
+        quantified variable's type (or that type is unknown).  Cached in ``fast_triggers``."""
+        out = []
+        for proc, pos, link, ptype, vtype in self._fast_entries[name]:
+            typ = types[0] if pos is None else types[pos]
+            chain = self.ancestors.get(typ, (typ, "object")) if typ is not None else ()
+            if (ptype in chain) if link is None else (vtype is None or vtype in chain):
+                out.append((proc, pos, link, ptype))
+        out = tuple(out)
+        self.fast_triggers[name][types] = out
+        return out
+
     def _proc(self, pr: ir.Process) -> Proc:
         c = self.compiler
         vars = {p.name: p.type for p in pr.params}
