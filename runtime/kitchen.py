@@ -123,28 +123,30 @@ class KitchenSim:
         """Append steps to an agent's plan; an idle agent starts them at the current time."""
         plan = self.plan[agent]
         w = self.w
-        surfaces, cache, otype = w.surfaces, w._cands, self.st.otype
+        specs, st, otype = w.step_specs, self.st, self.st.otype
         for step in steps:                      # _prepare, inlined for one cell or object argument
             action, fields = step.action, step.args
-            surface = surfaces.get(action) if action.__class__ is str else None
-            if surface is not None and len(surface.params) == 2 and not surface.final and fields.__class__ is dict:
-                p = surface.params[1]
-                v = fields.get(p.name, fields)
-                if p.type == "cell":
+            spec = specs.get(action) if action.__class__ is str else None
+            if spec is not None and fields.__class__ is dict:
+                surface, pname, is_cell, by_type = spec
+                v = fields.get(pname, fields)
+                if is_cell:
                     if v.__class__ is list and len(v) == 2 and v[0].__class__ is int and v[1].__class__ is int \
                             and -MAX_NUMBER <= v[0] <= MAX_NUMBER and -MAX_NUMBER <= v[1] <= MAX_NUMBER:
                         arg = (v[0], v[1])
-                        cands = cache.get((surface.name, otype.get(arg, "cell")))
+                        cands = by_type.get("cell")
                         if cands is None:
-                            cands = w.candidates(surface, (arg,), self.st)
+                            cands = by_type["cell"] = w.candidates(surface, (arg,), st)
                         plan.append((step.index, surface, (arg,), None, step, cands))
                         continue
-                elif p.type != "number" and v.__class__ is str and v in otype:
-                    cands = cache.get((surface.name, otype[v]))
-                    if cands is None:
-                        cands = w.candidates(surface, (v,), self.st)
-                    plan.append((step.index, surface, (v,), None, step, cands))
-                    continue
+                elif v.__class__ is str:
+                    typ = otype.get(v)
+                    if typ is not None:
+                        cands = by_type.get(typ)
+                        if cands is None:
+                            cands = by_type[typ] = w.candidates(surface, (v,), st)
+                        plan.append((step.index, surface, (v,), None, step, cands))
+                        continue
             plan.append(self._prepare(step))
         if self.idle[agent] and self.cursor[agent] < len(self.plan[agent]):
             self.idle[agent] = False
@@ -650,11 +652,17 @@ class KitchenSim:
 
     def _reeval(self, proc, key, t) -> None:
         st = self.st
-        env = dict(zip(proc.params, key))
+        env = {proc.params[0]: key[0]} if len(key) == 1 else dict(zip(proc.params, key))
         ik = (proc.name, key)
         inst = self.instances.get(ik)
-        alive = all(o in st.otype for o in key if isinstance(o, str)) and (
-            proc.scope is None or proc.scope(st, env))
+        otype = st.otype
+        alive = True
+        for o in key:
+            if o.__class__ is str and o not in otype:
+                alive = False
+                break
+        if alive and proc.scope is not None:
+            alive = proc.scope(st, env)
         if inst is not None and inst.since is not None:
             inst.progress = num(inst.progress + (t - inst.since))
             inst.since = t

@@ -153,6 +153,7 @@ class Compiler:
     def __init__(self, statics: Statics, attributes: dict) -> None:
         self.s = statics
         self.attributes = attributes
+        self.logged: Optional[frozenset] = None        # the change names effects log (None: all; State.logged)
 
     # tests ---------------------------------------------------------------------------
     def test(self, f, vars: dict) -> Callable:
@@ -179,9 +180,17 @@ class Compiler:
             return lambda st, env: not inner(st, env)
         if isinstance(f, ir.And):
             parts = [self.test(a, vars) for a in f.args]
+            if len(parts) == 1:
+                return parts[0]
+            if len(parts) == 2:                      # the usual sizes without a generator
+                p0, p1 = parts
+                return lambda st, env: bool(p0(st, env) and p1(st, env))
             return lambda st, env: all(p(st, env) for p in parts)
         if isinstance(f, ir.Or):
             parts = [self.test(a, vars) for a in f.args]
+            if len(parts) == 2:
+                p0, p1 = parts
+                return lambda st, env: bool(p0(st, env) or p1(st, env))
             return lambda st, env: any(p(st, env) for p in parts)
         if isinstance(f, ir.Exists):
             inner = dict(vars)
@@ -306,6 +315,9 @@ class Compiler:
             else:
                 raise CompileFailure(f"cannot execute effect {e!r}")
 
+        logged = self.logged
+        log_at = logged is None or "at" in logged
+
         def apply(st, env, t, hooks):                 # (empty parts skip their comprehensions)
             sols = [(solver.all(st, env), body) for solver, body in foralls] if foralls else ()
             ground_dels = [(rel, f(st, env)) for rel, f in dels] if dels else ()
@@ -319,7 +331,8 @@ class Compiler:
                 if rel == "at":
                     if st.pos.get(tup[0]) != tup[1]:
                         st.pos[tup[0]] = tup[1]
-                        st.touched.append(("at", (tup[0],)))
+                        if log_at:
+                            st.touched.append(("at", (tup[0],)))
                 else:
                     st.add(rel, tup)
             for name, obj, value in values:
@@ -339,14 +352,14 @@ class Compiler:
             def pair(e):                              # the variable names of a two-variable fact, else None
                 args = e.atom.args
                 return tuple(args) if len(args) == 2 and args[0] in vars and args[1] in vars else (None, None)
-            dels2 = [(rel, f) + pair(e) for (rel, f), e in
+            dels2 = [(rel, f) + pair(e) + (logged is None or rel in logged,) for (rel, f), e in
                      zip(dels, [e for e in effects if isinstance(e, ir.DelFact)])]
-            adds2 = [(rel, f) + pair(e) for (rel, f), e in
+            adds2 = [(rel, f) + pair(e) + (logged is None or rel in logged,) for (rel, f), e in
                      zip(adds, [e for e in effects if isinstance(e, ir.AddFact)])]
 
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
                 rels = st.rels
-                for rel, f, a0, a1 in dels2:
+                for rel, f, a0, a1, log in dels2:
                     if rel != "at":
                         tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
                         r = rels[rel]                 # State.remove and Rel.remove, inlined
@@ -358,13 +371,15 @@ class Compiler:
                                 del bucket[tup]
                                 if not bucket:
                                     del ix[v]
-                            st.touched.append((rel, tup))
-                for rel, f, a0, a1 in adds2:
+                            if log:
+                                st.touched.append((rel, tup))
+                for rel, f, a0, a1, log in adds2:
                     tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
                     if rel == "at":
                         if st.pos.get(tup[0]) != tup[1]:
                             st.pos[tup[0]] = tup[1]
-                            st.touched.append(("at", (tup[0],)))
+                            if log:
+                                st.touched.append(("at", (tup[0],)))
                         continue
                     r = rels[rel]                     # State.add and Rel.add, inlined
                     facts = r.facts
@@ -376,7 +391,8 @@ class Compiler:
                                 ix[v] = {tup: None}
                             else:
                                 bucket[tup] = None
-                        st.touched.append((rel, tup))
+                        if log:
+                            st.touched.append((rel, tup))
             return apply_facts
         return apply
 
@@ -413,6 +429,9 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
         return lambda st, env: num(sum(p(st, env) for p in parts))
     if e.is_Mul:
         parts = [_expr(c, a, vars, aggregates) for a in e.args]
+        if len(parts) == 2:
+            m0, m1 = parts
+            return lambda st, env: num(m0(st, env) * m1(st, env))
 
         def mul(st, env):
             out = 1
@@ -462,12 +481,42 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
             inner[agg.var] = agg.type
             solver = Solver(c, conjuncts(agg.formula), frozenset(vars), inner)
             var = agg.var
+            steps = solver._all_steps
+            spec = getattr(steps[0][1], "spec", None) if steps else None
+            if spec is not None and spec[4] == var and all(k == "test" for k, _ in steps[1:]):
+                return _count_bucket(spec, [g for _, g in steps[1:]])
             return lambda st, env: len({x[var] for x in solver.all(st, env)})
         if fname.startswith("attr_"):
             attr = fname[5:]
             og = _getter(str(e.args[0]), vars)
             return lambda st, env: st.get(attr, og(st, env))
     raise CompileFailure(f"cannot evaluate expression {e}")
+
+
+def _count_bucket(spec: tuple, tests: list) -> Callable:
+    """count(x: T where R(x, bound) and tests): one scan of the index bucket of the bound value, testing each
+    candidate in one reused binding (what ``len({x[var] for x in solver.all(st, env)})`` counts)."""
+    name, kpos, kvar, upos, uvar, utyp = spec
+    empty: dict = {}
+
+    def count(st, env):
+        bucket = st.rels[name].idx[kpos].get(env[kvar])
+        if not bucket:
+            return 0
+        members = st.members.get(utyp, empty) if utyp is not None else None
+        e2 = env.copy()
+        seen = set()
+        for tup in bucket:
+            v = tup[upos]
+            if members is None or v in members:
+                e2[uvar] = v
+                for g in tests:
+                    if not g(st, e2):
+                        break
+                else:
+                    seen.add(v)
+        return len(seen)
+    return count
 
 
 # ------------------------------------------------------------------------------ matching

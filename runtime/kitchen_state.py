@@ -3,7 +3,8 @@
 Input: object declarations, initial facts and the type hierarchy (from ``kitchen_world``).  Output: a
 ``State`` with indexed relations (``Rel``: an ordered fact set plus one index per argument position), typed
 object sets (``members[type]``, in creation order, subtypes included), attribute values with defaults, agent
-cells, and a change log (``touched``: (relation or attribute name, objects)) read by process tracking.
+cells, and a change log (``touched``: (relation or attribute name, objects)) read by process tracking; only the
+names in ``logged`` are logged when it is set (``kitchen_world`` computes which names anything reads).
 Iteration orders are creation/insertion orders, so every run is deterministic.
 """
 from __future__ import annotations
@@ -69,6 +70,7 @@ class State:
         self.defaults = attr_defaults
         self.pos: dict = {}                             # agent -> (x, y)
         self.touched: list = []                         # (name, objects) changes since the last drain
+        self.logged = None                              # the names logged in ``touched`` (None: all)
         self.counters: dict = {}
 
     # objects ----------------------------------------------------------------------
@@ -86,7 +88,8 @@ class State:
                 break
         self.counters[typ] = n
         self.add_object(name, typ)
-        self.touched.append(("new", (name,)))
+        if self.logged is None or "new" in self.logged:
+            self.touched.append(("new", (name,)))
         return name
 
     def tentative(self, typ: str) -> str:
@@ -109,7 +112,8 @@ class State:
         digits = name[len(typ):]
         if digits.isdigit():
             self.counters[typ] = max(self.counters.get(typ, 0), int(digits))
-        self.touched.append(("new", (name,)))
+        if self.logged is None or "new" in self.logged:
+            self.touched.append(("new", (name,)))
 
     def destroy(self, obj) -> None:
         """Remove an object and every fact and attribute value that mentions it."""
@@ -119,28 +123,29 @@ class State:
         for t in self.ancestors.get(typ, (typ, "object")):
             self.members.get(t, {}).pop(obj, None)
         touched = self.touched
+        logged = self.logged
         for rel in self.rels.values():
             for ix in rel.idx:
                 bucket = ix.get(obj)
                 if bucket:
                     for tup in list(bucket):
-                        if rel.remove(tup):
+                        if rel.remove(tup) and (logged is None or rel.name in logged):
                             touched.append((rel.name, tup))
         for name, values in self.attrs.items():
-            if values.pop(obj, None) is not None:
-                self.touched.append((name, (obj,)))
-        self.touched.append(("destroy", (obj,)))
+            if values.pop(obj, None) is not None and (logged is None or name in logged):
+                touched.append((name, (obj,)))
+        touched.append(("destroy", (obj,)))
 
     def isa(self, obj, typ: str) -> bool:
         return obj in self.members.get(typ, EMPTY)
 
     # facts ------------------------------------------------------------------------
     def add(self, rel: str, tup: tuple) -> None:
-        if self.rels[rel].add(tup):
+        if self.rels[rel].add(tup) and (self.logged is None or rel in self.logged):
             self.touched.append((rel, tup))
 
     def remove(self, rel: str, tup: tuple) -> None:
-        if self.rels[rel].remove(tup):
+        if self.rels[rel].remove(tup) and (self.logged is None or rel in self.logged):
             self.touched.append((rel, tup))
 
     def holds(self, rel: str, tup: tuple) -> bool:
@@ -153,7 +158,8 @@ class State:
         values = self.attrs[attr]
         if values.get(obj, self.defaults[attr]) != value:
             values[obj] = value
-            self.touched.append((attr, (obj,)))
+            if self.logged is None or attr in self.logged:
+                self.touched.append((attr, (obj,)))
 
     def drain(self) -> list:
         out, self.touched = self.touched, []
@@ -180,4 +186,5 @@ class State:
         s.attrs = {k: dict(v) for k, v in self.attrs.items()}
         s.pos = dict(self.pos)
         s.counters = dict(self.counters)
+        s.logged = self.logged
         return s

@@ -117,8 +117,15 @@ class World:
         self.resource_cap = {n: r.capacity for n, r in p.resources.items()}
         self.statics = Statics(self.grid, self._containers(p), {}, self.ancestors, self.relations)
         self.compiler = Compiler(self.statics, p.attributes)
+        self.logged = _logged_changes(p)
+        self.compiler.logged = self.logged
         self.ops = {n: self._op(a) for n, a in p.actions.items()}
         self.surfaces = p.surfaces
+        # action name -> (surface, argument name, cell?, {argument type: candidates}) for the surfaces with one
+        # cell or object argument (the plan steps the simulator prepares without the general argument checks)
+        self.step_specs = {name: (sf, sf.params[1].name, sf.params[1].type == "cell", {})
+                           for name, sf in p.surfaces.items()
+                           if len(sf.params) == 2 and not sf.final and sf.params[1].type != "number"}
         self.procs = [self._proc(pr) for pr in p.processes.values()]
         self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
             frozenset(["destroy"])
@@ -384,6 +391,7 @@ class World:
 
     def _build_initial(self) -> State:
         st = State(self.ancestors, self.relations, self.attr_defaults)
+        st.logged = self.logged
         for a in self.agents:
             st.add_object(a, "agent")
             st.pos[a] = self.start_pos[a]
@@ -434,6 +442,44 @@ def _fast_caps(caps: list, args: Optional[list] = None) -> Optional[Callable]:
                 return name, key, cap, role
         return None
     return check
+
+
+def _logged_changes(p: ir.Project) -> Optional[frozenset]:
+    """The change names the simulator must log (``State.logged``): what processes depend on, what the 'when
+    all' conditions of actions read, and object destruction; None (log everything) when some 'when all'
+    condition could be falsified without touching its action's objects or could be false when the action
+    starts -- the simulator re-checks it on any logged change of its objects, so only then do other changes
+    matter.  Exact for conditions that are conjunctions of atoms and comparisons over the action's
+    parameters, each also a start condition."""
+    names = {"destroy"}
+    for pr in p.processes.values():
+        _deps(pr.condition, names)
+        for g in pr.aggregates:
+            _deps(g.formula, names)
+    for a in p.actions.values():
+        params = {q.name for q in a.params}
+        start = set()
+        for cond in a.conditions:
+            if cond.when is ir.When.START:
+                start.update(conjuncts(cond.formula))
+        for cond in a.conditions:
+            if cond.when is not ir.When.ALL:
+                continue
+            for f in conjuncts(cond.formula):
+                if f not in start:
+                    return None
+                if isinstance(f, ir.Atom):
+                    if f.relation not in p.relations or not all(x in params for x in f.args):
+                        return None
+                elif isinstance(f, ir.Compare):
+                    for term in (f.left, f.right):
+                        if term.kind == "attr" and term.arg not in params or term.kind == "var" and \
+                                term.name not in params:
+                            return None
+                else:
+                    return None
+                _deps(f, names)
+    return frozenset(names)
 
 
 def _deps(f, out: set) -> None:
