@@ -315,7 +315,7 @@ class KitchenSim:
             return None, None
         if surface.final:
             self.finished[agent] = t
-            self.runs[agent].append(Run(agent, index, surface.name, None, t, t, 0))
+            self.runs[agent].append(_new_run(Run, (agent, index, surface.name, None, t, t, 0)))
             self._next(agent, t)
             return None, None
         return args, cands
@@ -670,7 +670,7 @@ class KitchenSim:
             if inst is not None:
                 del self.instances[ik]
             return
-        active = proc.cond(st, env)
+        active = proc.cond_in_scope(st, env)       # the scope holds here
         if inst is None:
             if not active:
                 return

@@ -637,6 +637,7 @@ def _type_gen(var: str, typ: str) -> Callable:
             e2[var] = o
             out.append(e2)
         return out
+    gen.enumerates = (var, typ)                 # lets _chain_first take the first object without the list
     return gen
 
 
@@ -750,6 +751,19 @@ def _chain_first(steps: list) -> Callable:
                 return None
             return lookup
         if i + 1 == len(steps):
+            enum = getattr(f, "enumerates", None)
+            if enum is not None:                 # any object of a type: the first one (creation order)
+                evar, etyp = enum
+                empty2: dict = {}
+
+                def last_object(st, env):
+                    for o in st.members.get(etyp, empty2):
+                        e2 = dict(env)
+                        e2[evar] = o
+                        return e2
+                    return None
+                return last_object
+
             def last(st, env):                   # the final generator: its first binding is the answer
                 for e2 in f(st, env):
                     return e2
