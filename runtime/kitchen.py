@@ -247,9 +247,14 @@ class KitchenSim:
             if cands is None:
                 return
         st = self.st
-        # candidates as compiled by World.candidates: the first whose start conditions and capacities hold runs
+        # candidates as compiled by World.candidates: the first whose start conditions and capacities hold runs.
+        # Matching does not modify the binding it is given, so consecutive candidates naming their parameters
+        # alike share one (operators creating objects get their own).
+        last = None
         for op, names, first, n1, new, cap_check, res_holds, instant, end_test, end_apply in cands:
-            e0 = {names[0]: agent, n1: args[0]} if n1 is not None else dict(zip(names, (agent,) + args))
+            if names is not last or new:
+                e0 = {names[0]: agent, n1: args[0]} if n1 is not None else dict(zip(names, (agent,) + args))
+                last = None if new else names
             if new:
                 made = self._tentative(op, e0)
                 e2 = first(st, e0)

@@ -23,6 +23,8 @@ from chronoplan.runtime.kitchen_state import State
 
 __all__ = ["World", "Op", "Proc", "Dish", "CompileFailure", "compile_world"]
 
+_NAMES: dict = {}                              # parameter-name tuples, interned (the simulator compares identity)
+
 
 @dataclass
 class Op:
@@ -50,7 +52,8 @@ class Op:
     def bound_names(self, k: int) -> tuple:
         names = self._names.get(k)
         if names is None:
-            names = self._names[k] = tuple(p.name for p in self.action.params[:k])
+            names = tuple(p.name for p in self.action.params[:k])
+            names = self._names[k] = _NAMES.setdefault(names, names)     # one tuple per spelling (shared)
         return names
 
     def solver(self, k: int) -> Solver:
