@@ -1,8 +1,9 @@
 """Entry point of the PDDL backends: project + scenario name -> ``PddlExport``.
 
 Input: a checked ``ir.Project`` and a scenario name.  Output: the temporal (``compiler.pddl_temporal``) or
-classical (``compiler.pddl_classical``) export.  Raises ``pddl_common.ExportError`` (diagnostic P010) for
-scenario kinds the backends do not cover yet (grid kitchens with actions and processes, tool-use tasks).
+classical (``compiler.pddl_classical``) export of step-level scenarios, or the kitchen export
+(``compiler.pddl_kitchen``) of grid kitchens.  Raises ``pddl_common.ExportError`` (diagnostic P010) for
+scenario kinds the backends do not cover (tool-use tasks) and kitchens whose operators they do not know.
 """
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from chronoplan.compiler.pddl_common import ExportError, PddlExport, error
 
 def export_scenario(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
     scen = project.scenario(scenario)
+    if not scen.procedures and scen.map is not None and scen.orders:
+        from chronoplan.compiler.pddl_kitchen import export_kitchen
+        return export_kitchen(project, scen.name, classical=classical)
     if not scen.procedures:
-        kind = "a tool-use task" if (scen.apps or scen.tools) else "an action-based grid kitchen"
+        kind = "a tool-use task" if (scen.apps or scen.tools) else "neither step-level nor a grid kitchen"
         raise ExportError([error(
             "P010", f"scenario {scen.name} is {kind}; the PDDL export covers step-level scenarios "
-            "(scenarios listing procedures)", scen.span,
-            ("see docs/pddl.md for what an action-based export needs",))])
+            "(scenarios listing procedures) and grid kitchens (a map and orders)", scen.span,
+            ("see docs/pddl.md",))])
     try:
         problem = procedure_problem(project, scen)
     except InstantiationError as exc:

@@ -279,10 +279,13 @@ class _Export:
                 self.objects.append((name, add_type(kind)))
                 self.type_of[name] = kind
                 self.pool.setdefault(kind, []).append(name)
-                self.init += [_lit("fresh", name)] + self.attr_facts(None, kind, name)
+                self.init += self.attr_facts(None, kind, name)
                 for s in self.stations:
                     if w.isa_type(s.kind, "dispenser") and s.arg == kind:
                         self.init.append(_lit("source", self.station(s.name), name))
+        for kind, names in self.pool.items():       # handed out in a fixed order: no symmetric choices
+            self.init += [_lit("fresh", names[0]), _lit("pool-last", names[-1])]
+            self.init += [_lit("pool-next", x, y) for x, y in zip(names, names[1:])]
         self.diags.append(warning("P012", "objects created by dispensers come from pools sized by the orders ("
                                   + ", ".join(f"{n} {k}" for k, n in need.items()) + "); a plan that wastes "
                                   "ingredients has no PDDL counterpart", self.scen.span))
@@ -334,12 +337,11 @@ class _Export:
     # ------------------------------------------------------------------ movement
     def build_moves(self) -> None:
         w, grid = self.world, self.world.grid
-        cells = []
+        cells = self.standing_cells()
         for s in self.stations:
             for c in grid.adjacent_cells(s.name):
-                if c not in cells:
-                    cells.append(c)
-                self.init.append(_lit("adj", self.cell(c), self.station(s.name)))
+                if c in cells:
+                    self.init.append(_lit("adj", self.cell(c), self.station(s.name)))
         for a in w.agents:
             if w.start_pos[a] not in cells:
                 cells.append(w.start_pos[a])
@@ -368,13 +370,35 @@ class _Export:
                               [_lit("at", "?a", "?to")], target=2, located=False,
                               comment=f"MoveTo over {d} tiles")
 
+    def standing_cells(self) -> list:
+        """The cells agents stop on: a greedy cover of the stations by their floor neighbours (a cell next to
+        several stations first; ties: the cell closest to all others, then the smallest (y, x)), among the cells
+        some agent can reach.  Every reachable station keeps at least one cell; fewer cells make the planners' search much smaller."""
+        grid, starts = self.world.grid, list(self.world.start_pos.values())
+        near: dict = {}
+        for s in self.stations:
+            for c in grid.adjacent_cells(s.name):
+                if any(grid.dist(a, c) is not None for a in starts):     # reachable by some agent
+                    near.setdefault(c, set()).add(s.name)
+        uncovered = set().union(*near.values()) if near else set()
+        spread = {c: sum(grid.dist(c, o) or 0 for o in near) for c in near}
+        chosen: list = []
+        while uncovered:
+            best = min(near, key=lambda c: (-len(near[c] & uncovered), spread[c], c[1], c[0]))
+            chosen.append(best)
+            uncovered -= near[best]
+        if len(chosen) < len(near):
+            self.diags.append(warning("P017", f"agents stop on {len(chosen)} of the {len(near)} cells next to "
+                                      "stations (each station keeps one); plans may walk a little further",
+                                      self.scen.span))
+        return sorted(chosen, key=lambda c: (c[1], c[0]))
+
     # ------------------------------------------------------------------ agent actions
     def agent_action(self, name: str, op: str, params: tuple, duration: Fraction, static: list, consumed: list,
                      produced: list, *, target: int, during: tuple = (), released: tuple = (),
-                     located: bool = True, end_cond: tuple = (), delayed: tuple = (), cost=None,
-                     comment: str = "") -> None:
+                     located: bool = True, comment: str = "") -> None:
         """One PDDL action for ``op``.  ``consumed`` facts are required and deleted at the start, ``produced``
-        added at the end (or at the start when ``delayed`` facts come at the end: the agent is free at once),
+        added at the end,
         ``static`` only required; ``during`` must hold throughout; ``released`` are deleted at the start and
         restored at the end (locks such as a chopping board's ``free``).  ``located``: the agent stands next
         to the target station (a ``?c - cell`` parameter is added)."""
@@ -387,19 +411,17 @@ class _Export:
         surface = self.surface_of.get(op)
         self.info[name] = KitchenAction(surface, op, 0, target)
         if self.classical:
-            eff = [l.negate() for l in consumed] + list(produced) + list(delayed)
-            pre += list(consumed) + list(released) + list(during) + list(end_cond)
-            self.actions.append(Action(name, params, tuple(pre), tuple(_net(eff)),
-                                       cost=duration if cost is None else cost, comment=comment))
+            eff = [l.negate() for l in consumed] + list(produced)
+            pre += list(consumed) + list(released) + list(during)
+            self.actions.append(Action(name, params, tuple(pre), tuple(_net(eff)), cost=duration, comment=comment))
             return
-        lock = [] if delayed else [_lit("idle", "?a")]
+        lock = [_lit("idle", "?a")]
         self.actions.append(DurativeAction(
             name, params, ticks, False,
             cond_start=tuple([_lit("idle", "?a")] + pre + list(consumed) + list(released)),
-            cond_all=tuple(during), cond_end=tuple(end_cond),
-            eff_start=tuple([l.negate() for l in lock + list(consumed) + list(released)]
-                            + (list(produced) if delayed else [])),
-            eff_end=tuple(lock + list(released) + ([] if delayed else list(produced)) + list(delayed)),
+            cond_all=tuple(during),
+            eff_start=tuple(l.negate() for l in lock + list(consumed) + list(released)),
+            eff_end=tuple(lock + list(released) + list(produced)),
             comment=comment))
 
     def plate_add(self, name: str, op: str, params: tuple, static: list, consumed: list, produced: list,
@@ -427,22 +449,34 @@ class _Export:
             self.agent_action(name + suffix, op, params, self.op_duration(op), static + st,
                               consumed + [_lit("cw-empty", cw)], produced + [_lit("in", item, cw)], **kw)
 
+    @staticmethod
+    def dispensing() -> list:
+        """(name suffix, parameters, static facts, produced facts) of the two ways to take pool object ?i: the
+        next one ?j becomes fresh, or ?i was the last of its kind."""
+        return [("", (("?j", "ingredient"),), [_lit("pool-next", "?i", "?j")], [_lit("fresh", "?j")]),
+                ("-last", (), [_lit("pool-last", "?i")], [])]
+
     def op_take_from_dispenser(self, op: str) -> None:
-        self.agent_action(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?i", "ingredient")),
-                          self.op_duration(op), [_lit("empty", "?d"), _lit("source", "?d", "?i")],
-                          [_lit("hand-empty", "?a"), _lit("fresh", "?i")], [_lit("holding", "?a", "?i")], target=1)
+        for suffix, params, static, produced in self.dispensing():
+            self.agent_action(op.replace("_", "-") + suffix, op,
+                              (("?a", "agent"), ("?d", "dispenser"), ("?i", "ingredient")) + params,
+                              self.op_duration(op), [_lit("empty", "?d"), _lit("source", "?d", "?i")] + static,
+                              [_lit("hand-empty", "?a"), _lit("fresh", "?i")], [_lit("holding", "?a", "?i")] + produced,
+                              target=1)
 
     def op_dispense_onto_plate(self, op: str) -> None:
-        self.plate_add(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "plate"),
-                                                  ("?i", "ingredient")),
-                       [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p"),
-                        self.clean("?p")], [_lit("fresh", "?i")], [], "?p", "?i", target=1)
+        for suffix, params, static, produced in self.dispensing():
+            self.plate_add(op.replace("_", "-") + suffix, op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "plate"),
+                                                               ("?i", "ingredient")) + params,
+                           [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p"),
+                            self.clean("?p")] + static, [_lit("fresh", "?i")], produced, "?p", "?i", target=1)
 
     def op_dispense_into_cookware(self, op: str) -> None:
-        self.cookware_add(op.replace("_", "-"), op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "cookware"),
-                                                     ("?i", "ingredient")),
-                          [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p")],
-                          [_lit("fresh", "?i")], [], "?p", "?i", target=1)
+        for suffix, params, static, produced in self.dispensing():
+            self.cookware_add(op.replace("_", "-") + suffix, op, (("?a", "agent"), ("?d", "dispenser"),
+                                                                  ("?p", "cookware"), ("?i", "ingredient")) + params,
+                              [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p")] + static,
+                              [_lit("fresh", "?i")], produced, "?p", "?i", target=1)
 
     def op_pick_up(self, op: str) -> None:
         self.agent_action("pick-up", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
@@ -526,21 +560,27 @@ class _Export:
         self._process(op, self.p.actions[op].params[1].type, "plate")
 
     # ------------------------------------------------------------------ cooking and serving
+    def world_action(self, name: str, what: str, params: tuple, duration: Fraction, pre: tuple, keep: tuple,
+                     eff_start: tuple, eff_end: tuple, end_cond: tuple = (), comment: str = "") -> None:
+        """An action without an agent (the simulator does it by itself: cooking, plates coming back): ``pre``
+        at the start, ``keep`` at the start and throughout, ``end_cond`` at the end.  Classical: one action,
+        cost 0 (no agent time)."""
+        self.info[name] = KitchenAction(None, what)
+        params = tuple((v, self.ptype(t)) for v, t in params)
+        if self.classical:
+            self.actions.append(Action(name, params, pre + keep + end_cond, tuple(_net(list(eff_start + eff_end))),
+                                       cost=Fraction(0), comment=comment))
+            return
+        self.actions.append(DurativeAction(name, params, self.ticks(duration), False, cond_start=pre + keep,
+                                           cond_all=keep, cond_end=end_cond, eff_start=eff_start, eff_end=eff_end,
+                                           comment=comment))
+
     def build_cooking(self) -> None:
         for pr, typ, (attr, before, after), per_item in self.cooks:
-            name = f"cook-{value_code(pr.name)}"
-            params = (("?p", self.ptype(typ)), ("?s", self.ptype("stove")), ("?i", self.ptype("ingredient")))
-            self.info[name] = KitchenAction(None, pr.name)
-            keep = (_lit("on", "?p", "?s"), _lit("in", "?i", "?p"))
-            if self.classical:
-                self.actions.append(Action(name, params, keep + (self.state(attr, before, "?i"),),
-                                           (self.state(attr, before, "?i").negate(), self.state(attr, after, "?i")),
-                                           cost=per_item, comment=f"process {pr.name} (one item)"))
-                continue
-            self.actions.append(DurativeAction(
-                name, params, self.ticks(per_item), False, cond_start=keep + (self.state(attr, before, "?i"),),
-                cond_all=keep, eff_start=(self.state(attr, before, "?i").negate(),),
-                eff_end=(self.state(attr, after, "?i"),), comment=f"process {pr.name} (one item, no pause)"))
+            raw = self.state(attr, before, "?i")
+            self.world_action(f"cook-{value_code(pr.name)}", pr.name, (("?p", typ), ("?s", "stove"), ("?i", "ingredient")),
+                              per_item, (raw,), (_lit("on", "?p", "?s"), _lit("in", "?i", "?p")), (raw.negate(),),
+                              (self.state(attr, after, "?i"),), comment=f"process {pr.name} (one item, no pause)")
         if self.cooks:
             self.diags.append(warning("P014", "cookware holds one ingredient at a time in the export (the "
                                       "simulator cooks several together)", self.cooks[0][0].span))
@@ -563,8 +603,8 @@ class _Export:
                                       "plate return, as in the simulator when it is free)", a.span))
         self.init += [_lit("return-slot", ret), _lit("zero", self.count(0))]
         for k, dish in enumerate(w.orders):
-            params = [("?a", "agent"), ("?w", a.params[1].type), ("?p", dish.container), ("?r", "station"),
-                      ("?n", "count"), ("?z", "count")]
+            params = [("?a", "agent"), ("?w", a.params[1].type), ("?p", dish.container), ("?n", "count"),
+                      ("?z", "count")]
             items, states = [], []
             for j, (kind, sattr, value, _) in enumerate(dish.items):
                 v = f"?i{j + 1}"
@@ -573,15 +613,19 @@ class _Export:
                 if sattr is not None:
                     states.append(self.state(sattr, value, v))
             self.init.append(_lit(f"size-{k + 1}", self.count(len(items))))
-            static = [_lit("return-slot", "?r"), _lit(f"size-{k + 1}", "?n"), _lit("zero", "?z")] + states
-            produced = [_lit("hand-empty", "?a"), _lit("filled", "?p", "?z"), _lit(self.turn(k + 1))]
-            # the plate lands, dirty, on the (empty) return station when the delay has passed
-            back = (_lit("on", "?p", "?r"), self.state(attr, dirty, "?p"), _neg("empty", "?r"))
-            self.agent_action(f"serve-{k + 1}", "serve", tuple(params), delay, static,
+            static = [_lit(f"size-{k + 1}", "?n"), _lit("zero", "?z")] + states
+            produced = [_lit("hand-empty", "?a"), _lit("filled", "?p", "?z"), _lit(self.turn(k + 1)),
+                        _lit("returning", "?p")]
+            self.agent_action(f"serve-{k + 1}", "serve", tuple(params), self.op_duration("serve"), static,
                               [_lit("holding", "?a", "?p"), _lit(self.turn(k)), _lit("filled", "?p", "?n"),
-                               self.state(attr, clean, "?p")] + items, produced, target=1, delayed=back,
-                              end_cond=(_lit("empty", "?r"),), cost=self.op_duration("serve"),
+                               self.state(attr, clean, "?p")] + items, produced, target=1,
                               comment=f"order {k + 1}: {dish.name}")
+        # the plate lands, dirty, on the (empty) return station at least the delay after the serve (the
+        # simulator: exactly the delay after it)
+        self.world_action("return-plate", "serve", (("?p", "plate"), ("?r", "station")), delay,
+                          (_lit("returning", "?p"), _lit("return-slot", "?r")), (), (_neg("returning", "?p"),),
+                          (_lit("on", "?p", "?r"), self.state(attr, dirty, "?p"), _neg("empty", "?r")),
+                          end_cond=(_lit("empty", "?r"),), comment=f"a served plate comes back after {num_text(delay)}")
 
 
 def _net(effects: list) -> list:

@@ -49,11 +49,12 @@ class KitchenSolution:
 @dataclass(frozen=True)
 class MappedStep:
     order: int                     # position in the planner's plan
+    what: str                      # the physics operator or process it stands for
     agent: Optional[str]           # None: a world action (cooking), not part of the ParaCook plan
     action: Optional[dict]         # the ParaCook action
     start: Fraction                # planner time (PDDL units; a classical plan's position)
     end: Fraction
-    objects: frozenset             # PDDL objects the action touches (for classical plans' ordering)
+    objects: frozenset             # name-map keys of the stations and items it touches (("item", name), ...)
 
 
 def to_steps(export, project: ir.Project, actions) -> tuple:
@@ -75,9 +76,9 @@ def to_steps(export, project: ir.Project, actions) -> tuple:
             except KeyError:
                 problems.append(f"unknown PDDL object {arg} in {a.name}")
                 keys.append(None)
-        objs = frozenset(arg for arg, key in zip(a.args, keys) if key and key[0] in ("station", "item", "pool"))
+        objs = frozenset(key for key in keys if key and key[0] in ("station", "item", "pool"))
         if info.surface is None:
-            steps.append(MappedStep(k, None, None, a.start, end, objs))
+            steps.append(MappedStep(k, info.operator, None, None, a.start, end, objs))
             continue
         agent, target = keys[info.agent], keys[info.target]
         if not agent or agent[0] != "agent" or not target:
@@ -85,7 +86,7 @@ def to_steps(export, project: ir.Project, actions) -> tuple:
             continue
         field_name = surfaces[info.surface].params[1].name if len(surfaces[info.surface].params) > 1 else "target"
         value = list(target[1]) if target[0] == "cell" else target[1]
-        steps.append(MappedStep(k, agent[1], {"action": info.surface, field_name: value}, a.start, end, objs))
+        steps.append(MappedStep(k, info.operator, agent[1], {"action": info.surface, field_name: value}, a.start, end, objs))
     return steps, problems
 
 
@@ -93,20 +94,13 @@ def _json_num(x: Fraction):
     return x.numerator if x.denominator == 1 else float(x)
 
 
-def _simulate(world, out: dict):
+def _simulate(world, out: dict, until=None):
     from chronoplan.runtime.kitchen import KitchenSim, Step
     sim = KitchenSim(world)
     for agent, acts in out.items():
         sim.add(agent, [Step(i, a["action"], {k: v for k, v in a.items() if k != "action"}) for i, a in enumerate(acts)])
-    sim.run()
+    sim.run(until)
     return sim
-
-
-def _end_of(sim, agent: str, index: int):
-    for r in sim.result().runs.get(agent, ()):
-        if r.index == index:
-            return r.end
-    return None
 
 
 def _depends(classical: bool, y: MappedStep, x: MappedStep) -> bool:
@@ -115,22 +109,35 @@ def _depends(classical: bool, y: MappedStep, x: MappedStep) -> bool:
     return y.end <= x.start
 
 
+def _world_done(world, out: dict, t: Fraction, y: MappedStep) -> Fraction:
+    """When the simulator completes the world step ``y`` (cooking, a plate coming back) that the planner
+    started once the actions placed so far had ended (simulator time ``t``): the last pending event at ``t``
+    on its objects (cooking) or the last pending delayed effect (plates)."""
+    objs = {k[1] for k in y.objects if k[0] == "item"}
+    later = [Fraction(when) for when, (what, key) in _simulate(world, out, until=t).pending_events()
+             if (what == "proc" and key and objs & set(key[1])) or (what == "delay" and y.what == "serve")]
+    return max(later, default=t)
+
+
 def retime(world, steps: list, classical: bool) -> tuple:
     """(plan {agent: [ParaCook actions]}, None) or (partial plan, why it failed)."""
     out = {a: [] for a in world.agents}
     free = {a: Fraction(0) for a in world.agents}
     placed: list = []                              # (MappedStep, simulator end)
     for x in steps:
+        after = max([end for y, end in placed if _depends(classical, y, x)
+                     and (y.agent is not None or y.objects & x.objects)], default=Fraction(0))
         if x.agent is None:
+            placed.append((x, _world_done(world, out, after, x)))
             continue
         if x.agent not in out:
             return out, f"the planner used an agent {x.agent!r} that the scenario does not have"
         base = _simulate(world, out)
         errors0 = len(base.errors)
-        after = max([end for y, end in placed if end is not None and _depends(classical, y, x)], default=Fraction(0))
         t = max(after, free[x.agent])
-        events = sorted({Fraction(e) for e, _ in base.pending_events()}
-                        | {Fraction(r.end) for rs in base.result().runs.values() for r in rs})
+        ends = {Fraction(r.end) for rs in base.result().runs.values() for r in rs}
+        pend = {Fraction(when) for when, _ in _simulate(world, out, until=t).pending_events()}
+        events = sorted(e for e in ends | pend if e > t)
         first_error = None
         for _ in range(MAX_TRIES):
             trial = {a: list(v) for a, v in out.items()}
@@ -141,8 +148,8 @@ def retime(world, steps: list, classical: bool) -> tuple:
             sim = _simulate(world, trial)
             if len(sim.errors) == errors0:
                 out = trial
-                end = _end_of(sim, x.agent, len(acts) - 1)
-                free[x.agent] = Fraction(end if end is not None else t)
+                end = next((r.end for r in sim.result().runs.get(x.agent, ()) if r.index == len(acts) - 1), t)
+                free[x.agent] = Fraction(end)
                 placed.append((x, free[x.agent]))
                 break
             first_error = first_error or sim.errors[errors0].message
