@@ -125,27 +125,29 @@ class KitchenSim:
         w = self.w
         specs, st, otype = w.step_specs, self.st, self.st.otype
         for step in steps:                      # _prepare, inlined for one cell or object argument
-            action, fields = step.action, step.args
+            index, action, fields = step
             spec = specs.get(action) if action.__class__ is str else None
             if spec is not None and fields.__class__ is dict:
                 surface, pname, is_cell, by_type = spec
                 v = fields.get(pname, fields)
                 if is_cell:
-                    if v.__class__ is list and len(v) == 2 and v[0].__class__ is int and v[1].__class__ is int \
-                            and -MAX_NUMBER <= v[0] <= MAX_NUMBER and -MAX_NUMBER <= v[1] <= MAX_NUMBER:
-                        arg = (v[0], v[1])
-                        cands = by_type.get("cell")
-                        if cands is None:
-                            cands = by_type["cell"] = w.candidates(surface, (arg,), st)
-                        plan.append((step.index, surface, (arg,), None, step, cands))
-                        continue
+                    if v.__class__ is list and len(v) == 2:
+                        x, y = v
+                        if x.__class__ is int and y.__class__ is int and -MAX_NUMBER <= x <= MAX_NUMBER and \
+                                -MAX_NUMBER <= y <= MAX_NUMBER:
+                            arg = (x, y)
+                            cands = by_type.get("cell")
+                            if cands is None:
+                                cands = by_type["cell"] = w.candidates(surface, (arg,), st)
+                            plan.append((index, surface, (arg,), None, step, cands))
+                            continue
                 elif v.__class__ is str:
                     typ = otype.get(v)
                     if typ is not None:
                         cands = by_type.get(typ)
                         if cands is None:
                             cands = by_type[typ] = w.candidates(surface, (v,), st)
-                        plan.append((step.index, surface, (v,), None, step, cands))
+                        plan.append((index, surface, (v,), None, step, cands))
                         continue
             plan.append(self._prepare(step))
         if self.idle[agent] and self.cursor[agent] < len(self.plan[agent]):

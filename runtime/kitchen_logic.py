@@ -90,6 +90,43 @@ class Statics:
         return False
 
 
+def _accepts(s: Statics, g0: Callable, g1: Callable) -> Callable:
+    """``Statics.accepts`` with what depends only on the two objects' types resolved once per pair of types:
+    True (accepted whatever its state), or the (attribute, value) alternatives the item must meet."""
+    cache: dict = {}
+
+    def resolve(ctyp, ityp):
+        spec = None
+        for t in s.ancestors.get(ctyp, ()):
+            spec = s.containers.get(t)
+            if spec is not None:
+                break
+        alts = []
+        if spec is not None and ityp is not None:
+            chain = s.ancestors.get(ityp, (ityp, "object"))
+            for kind, attr, value in spec[0]:
+                if kind in chain:
+                    if attr is None:
+                        return True
+                    alts.append((attr, value))
+        return tuple(alts)
+
+    def accepts(st, env):
+        c, i = g0(st, env), g1(st, env)
+        otype = st.otype
+        key = (otype.get(c), otype.get(i))
+        alts = cache.get(key)
+        if alts is None:
+            alts = cache[key] = resolve(*key)
+        if alts is True:
+            return True
+        for attr, value in alts:
+            if st.attrs[attr].get(i, st.defaults[attr]) == value:
+                return True
+        return False
+    return accepts
+
+
 # ------------------------------------------------------------------------------ formulas
 def conjuncts(f) -> list:
     if f is None:
@@ -238,8 +275,8 @@ class Compiler:
                 return st.pos.get(a) == c if isinstance(c, tuple) else s.adjacent(st, a, c)
             return at
         if name == "walkable" and len(gets) == 1 and len(args) == 1 and args[0] in (vars or {}):
-            a0, walkable = args[0], s.grid.walkable
-            return lambda st, env: walkable(env[a0])
+            a0, floor = args[0], s.grid.floor          # Grid.walkable, inlined
+            return lambda st, env: env[a0] in floor
         if name == "walkable" and len(gets) == 1:
             g0 = gets[0]
             return lambda st, env: s.grid.walkable(g0(st, env))
@@ -253,7 +290,7 @@ class Compiler:
             return lambda st, env: s.distance(st, g0(st, env), g1(st, env)) is not None
         if name == "accepts" and len(gets) == 2:
             g0, g1 = gets
-            return lambda st, env: s.accepts(st, g0(st, env), g1(st, env))
+            return _accepts(s, g0, g1)
         raise CompileFailure(f"built-in relation {name} with {len(gets)} arguments")
 
     def term(self, t: ir.Term, vars: dict, other: Optional[ir.Term] = None) -> Callable:

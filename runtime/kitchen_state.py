@@ -54,7 +54,8 @@ class Rel:
         return self.idx[pos].get(value, EMPTY)
 
     def copy(self) -> "Rel":
-        r = Rel(self.name, self.arity)
+        r = Rel.__new__(Rel)
+        r.name, r.arity = self.name, self.arity
         r.facts = dict(self.facts)
         r.idx = [{k: dict(v) for k, v in ix.items()} for ix in self.idx]
         return r
@@ -179,7 +180,10 @@ class State:
         return out
 
     def snapshot(self) -> "State":
-        s = State(self.ancestors, {}, self.defaults)
+        s = State.__new__(State)                        # every field set below
+        s.ancestors = self.ancestors
+        s.defaults = self.defaults
+        s.touched = []
         s.otype = dict(self.otype)
         s.members = {k: dict(v) for k, v in self.members.items()}
         s.rels = {k: r.copy() for k, r in self.rels.items()}
