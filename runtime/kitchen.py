@@ -78,7 +78,7 @@ class KitchenResult:
 
 
 class _Running:
-    __slots__ = ("op", "env", "index", "surface", "start", "end", "distance", "holds", "broken")
+    __slots__ = ("op", "env", "index", "surface", "start", "end", "distance", "holds", "broken", "objs")
 
     def __init__(self, op, env, index, surface, start, end, distance, holds) -> None:
         self.op, self.env, self.index, self.surface = op, env, index, surface
@@ -436,6 +436,7 @@ class KitchenSim:
             r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
             if op.all_test is not None:
                 self.watchers[agent] = r
+                r.objs = frozenset(v for v in env.values() if isinstance(v, (str, tuple)))   # what changes touch
             q = self.q                               # EventQueue.push, inlined
             heappush(q._heap, (end, END, self.w.rank[agent], i, next(q.counter), ("end", agent)))
             return
@@ -446,6 +447,7 @@ class KitchenSim:
         r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
         if op.all_test is not None:
             self.watchers[agent] = r
+            r.objs = frozenset(v for v in env.values() if isinstance(v, (str, tuple)))
         self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
 
     # ------------------------------------------------------------------ completions and events
@@ -528,8 +530,7 @@ class KitchenSim:
         if watchers:                               # running actions with a 'when all' condition to re-check
             objs = {x for _, tup in touched for x in tup}
             for agent, r in list(watchers.items()):
-                if not r.broken and objs.intersection(v for v in r.env.values() if isinstance(v, (str, tuple))) \
-                        and not r.op.all_test(st, r.env):
+                if not r.broken and not objs.isdisjoint(r.objs) and not r.op.all_test(st, r.env):
                     self._broken(agent, r, t)
         else:
             watched = self.w.watched
