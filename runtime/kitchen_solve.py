@@ -28,6 +28,9 @@ from typing import Optional
 from chronoplan.compiler import ir
 
 MAX_TRIES = 200                    # candidate start times per action before giving up
+# Engine options for kitchens: kairos' default search times out on most two-order kitchens, its eager
+# LAMA configuration solves them in seconds (bench/bench_kitchen_planners.py, docs/planners.md).
+ENGINE_OPTIONS = {"kairos": {"search": "eager-lama"}}
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,7 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
         return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
         dom, prob = export.write(d)
-        outcome = run_worker(planner, dom, prob, timeout, Path(d))
+        outcome = run_worker(planner, dom, prob, timeout, Path(d), ENGINE_OPTIONS.get(planner))
     stats = {"engine_status": outcome.status, **outcome.info,
              "export_notes": sorted({x.code for x in export.diagnostics})}
     if outcome.status != "solved":

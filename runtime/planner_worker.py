@@ -1,6 +1,7 @@
 """Subprocess side of ``runtime.planners``: run one unified-planning engine on PDDL files.
 
-Usage: ``python -m chronoplan.runtime.planner_worker ENGINE DOMAIN PROBLEM --timeout SEC --out JSON``, or
+Usage: ``python -m chronoplan.runtime.planner_worker ENGINE DOMAIN PROBLEM --timeout SEC --out JSON
+[--params JSON]``, or
 ``... ENGINE --batch JOBS --timeout SEC`` (JOBS: a JSON list of {"domain", "problem", "out"}; each job gets
 SEC seconds and its answer is written as soon as it is known).
 Input: PDDL domain and problem files (read with unified-planning's PDDLReader) and an engine name
@@ -21,7 +22,9 @@ import json
 import sys
 import time
 from fractions import Fraction
+from typing import Optional
 
+KAIROS_OPTIONS = ("search",)          # engine options a caller may set (runtime.planners.run_worker(params=...))
 UP_NAMES = {"aries": "aries", "kairos": "kairos", "lpg": "lpg", "fast-downward": "fast-downward",
             "pyperplan": "pyperplan"}
 
@@ -75,7 +78,7 @@ def _actions(plan) -> list:
     return out
 
 
-def solve(engine: str, domain: str, problem: str, timeout: float) -> dict:
+def solve(engine: str, domain: str, problem: str, timeout: float, options: Optional[dict] = None) -> dict:
     t0 = time.perf_counter()
     import warnings
     warnings.simplefilter("ignore")
@@ -90,7 +93,7 @@ def solve(engine: str, domain: str, problem: str, timeout: float) -> dict:
     if engine == "kairos":
         import up_kairos
         up_kairos.register(env)
-        params = {"anytime": False}
+        params = {"anytime": False, **{k: v for k, v in (options or {}).items() if k in KAIROS_OPTIONS}}
     if engine == "pyperplan":
         prob.clear_quality_metrics()
     left = timeout - (time.perf_counter() - t0)
@@ -130,6 +133,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out")
     ap.add_argument("--batch")
+    ap.add_argument("--params", help="engine options as a JSON object (kairos: search)")
     args = ap.parse_args(argv)
     if args.batch:
         with open(args.batch, encoding="utf-8") as f:
@@ -140,7 +144,8 @@ def main(argv=None) -> int:
         ap.error("give DOMAIN PROBLEM --out JSON, or --batch JOBS")
     for job in jobs:
         try:
-            out = solve(args.engine, job["domain"], job["problem"], args.timeout)
+            out = solve(args.engine, job["domain"], job["problem"], args.timeout,
+                        json.loads(args.params) if args.params else None)
         except Exception as exc:            # report, never hang: the parent reads this file
             out = {"status": "error", "engine": args.engine, "actions": [],
                    "message": f"{type(exc).__name__}: {str(exc)[:500]}"}

@@ -135,12 +135,15 @@ def _outcome(engine: str, out: Path, seconds: float, info: dict, workdir: Path) 
     return WorkerOutcome(data.get("status", "error"), tuple(acts), seconds, data.get("message", ""), info)
 
 
-def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path) -> WorkerOutcome:
+def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path,
+               params: Optional[dict] = None) -> WorkerOutcome:
     """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
-    process group is killed before the worker is reaped, so no engine process outlives this call."""
+    process group is killed before the worker is reaped, so no engine process outlives this call.
+    ``params``: engine options (``planner_worker.KAIROS_OPTIONS``)."""
     out = workdir / "result.json"
+    extra = ["--params", json.dumps(params)] if params else []
     killed, seconds, info = _run(engine, [str(domain), str(problem), "--timeout", f"{timeout:.3f}", "--out",
-                                          str(out)], timeout + GRACE, workdir)
+                                          str(out), *extra], timeout + GRACE, workdir)
     if killed:
         return WorkerOutcome("timeout", (), seconds, f"{engine} did not finish within {timeout:g} s", info)
     return _outcome(engine, out, seconds, info, workdir)

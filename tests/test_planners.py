@@ -229,9 +229,9 @@ def test_cli_time_limit(tmp_path, capsys):
 
 @pytest.mark.planners
 @pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
-def test_solve_reports_non_procedure_scenarios(capsys):
-    status = main(["solve", str(ROOT / "domains" / "paracook"), "--scenario", "burger_s1_a2",
-                   "--planner", "kairos", "--format", "json"])
+def test_solve_reports_scenarios_it_cannot_export(capsys):
+    status = main(["solve", str(ROOT / "domains" / "tools"), "--scenario",
+                   "calendar_meeting_chain", "--planner", "kairos", "--format", "json"])
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert status == 1 and report["status"] == "error" and report["valid"] is None
 
