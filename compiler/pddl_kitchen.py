@@ -249,7 +249,8 @@ class _Export:
                 self.init.append(_lit("empty", self.station(s.name)))
             if any(w.isa_type(s.kind, r) for r in resources):
                 self.init.append(_lit("free", self.station(s.name)))
-            if w.isa_type(s.kind, "counter") and not w.isa_type(s.kind, "dispenser"):
+            if w.isa_type(s.kind, "counter") and not (w.isa_type(s.kind, "dispenser") or
+                                                       w.isa_type(s.kind, "plate_return")):
                 self.init.append(_lit("puttable", self.station(s.name)))
         self.containers = []
         for item in on.values():
@@ -527,8 +528,9 @@ class _Export:
         self.agent_action("put-down", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
                           [_lit("puttable", "?s")], [_lit("holding", "?a", "?i"), _lit("empty", "?s")],
                           [_lit("on", "?i", "?s"), _lit("hand-empty", "?a")], target=1)
-        self.diags.append(warning("P013", "put_down is exported for counters that are not dispensers (on a "
-                                  "dispenser the simulator would dispense into a held container first)",
+        self.diags.append(warning("P013", "put_down is exported for counters that are neither dispensers (there "
+                                  "the simulator would dispense into a held container first) nor plate returns "
+                                  "(served plates come back there at a fixed time)",
                                   self.p.actions[op].span))
 
     def op_put_on_stove(self, op: str) -> None:

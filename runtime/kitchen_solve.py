@@ -141,7 +141,7 @@ def retime(world, steps: list, classical: bool) -> tuple:
         ends = {Fraction(r.end) for rs in base.result().runs.values() for r in rs}
         pend = {Fraction(when) for when, _ in _simulate(world, out, until=t).pending_events()}
         events = sorted(e for e in ends | pend if e > t)
-        first_error = None
+        first_error, tried = None, set()
         for _ in range(MAX_TRIES):
             trial = {a: list(v) for a, v in out.items()}
             acts = trial[x.agent]
@@ -156,9 +156,12 @@ def retime(world, steps: list, classical: bool) -> tuple:
                 placed.append((x, free[x.agent]))
                 break
             first_error = first_error or sim.errors[errors0].message
-            later = [e for e in events if e > t]
+            # the next event, else one time unit later (two agents at one instant go in scenario order, so
+            # an action that must follow another agent's zero-duration action at that instant cannot)
+            later = [e for e in events if e > t] or ([t + 1] if t + 1 not in tried else [])
             if not later:
                 return out, f"{x.agent} {x.action}: {first_error}"
+            tried.add(t)
             t = later[0]
         else:
             return out, f"{x.agent} {x.action}: no start time found ({first_error})"
