@@ -38,7 +38,6 @@
     (puttable table2)
     (empty dispenser4)
     (empty plate_return1)
-    (puttable plate_return1)
     (empty sink1)
     (free sink1)
     (on plate2 table3)
