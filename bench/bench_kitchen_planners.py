@@ -20,7 +20,6 @@ import json
 import re
 import statistics
 import sys
-from fractions import Fraction
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

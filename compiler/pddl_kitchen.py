@@ -42,6 +42,10 @@ KNOWN = ("move_to", "take_from_dispenser", "dispense_onto_plate", "dispense_into
          "pour_onto_plate", "put_down", "put_on_stove", "put_in_sink", "serve", "throw_away", "empty_container",
          "chop", "wash", "wait")
 NOT_EXPORTED = ("throw_away", "empty_container", "wait")
+RESERVED_NAMES = ("at", "idle", "hand-empty", "holding", "on", "empty", "free", "puttable", "in", "cw-empty",
+                  "filled", "succ", "fresh", "pool-next", "pool-last", "source", "adj", "returning", "return-slot",
+                  "zero", "all-served", "pick-up", "put-down", "put-on-stove", "put-in-sink", "chop", "wash",
+                  "add-to-plate", "scoop-onto-plate", "return-plate", "clean-true", "clean-false")
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,8 @@ class _Export:
         self.scen = w.scenario
         self.classical = classical
         self.names = NameMap()
+        for n in RESERVED_NAMES:            # unified-planning wants one name space for everything
+            self.names.name(("reserved", n), None, n)
         self.diags: list = []
         self.actions: list = []
         self.info: dict = {}
