@@ -122,11 +122,24 @@ def _world_done(world, out: dict, t: Fraction, y: MappedStep) -> Fraction:
     return max(later, default=t)
 
 
+def _deviation(sim, runs: dict, meant: dict) -> Optional[str]:
+    """Why the simulation differs from the planner's plan: an error, or a surface action carried out by
+    another operator than the planner's (Interact picks the first applicable one), or None."""
+    if sim.errors:
+        return sim.errors[0].message
+    for (agent, i), op in meant.items():
+        r = runs.get((agent, i))
+        if r is None or r.operator != op:
+            return f"{agent}'s action {i} ran as {r.operator if r else 'nothing'}, the planner meant {op}"
+    return None
+
+
 def retime(world, steps: list, classical: bool) -> tuple:
     """(plan {agent: [ParaCook actions]}, None) or (partial plan, why it failed)."""
     out = {a: [] for a in world.agents}
     free = {a: Fraction(0) for a in world.agents}
     placed: list = []                              # (MappedStep, simulator end)
+    meant: dict = {}                               # (agent, index in its list) -> the operator the planner chose
     for x in steps:
         after = max([end for y, end in placed if _depends(classical, y, x)
                      and (y.agent is not None or y.objects & x.objects)], default=Fraction(0))
@@ -136,7 +149,6 @@ def retime(world, steps: list, classical: bool) -> tuple:
         if x.agent not in out:
             return out, f"the planner used an agent {x.agent!r} that the scenario does not have"
         base = _simulate(world, out)
-        errors0 = len(base.errors)
         t = max(after, free[x.agent])
         ends = {Fraction(r.end) for rs in base.result().runs.values() for r in rs}
         pend = {Fraction(when) for when, _ in _simulate(world, out, until=t).pending_events()}
@@ -148,14 +160,16 @@ def retime(world, steps: list, classical: bool) -> tuple:
             if t > free[x.agent]:
                 acts.append({"action": "Wait", "duration": _json_num(t - free[x.agent])})
             acts.append(x.action)
+            key = (x.agent, len(acts) - 1)
             sim = _simulate(world, trial)
-            if len(sim.errors) == errors0:
-                out = trial
-                end = next((r.end for r in sim.result().runs.get(x.agent, ()) if r.index == len(acts) - 1), t)
-                free[x.agent] = Fraction(end)
+            runs = {(a, r.index): r for a, rs in sim.result().runs.items() for r in rs}
+            wrong = _deviation(sim, runs, {**meant, key: x.what})
+            if wrong is None:
+                out, meant[key] = trial, x.what
+                free[x.agent] = Fraction(runs[key].end)
                 placed.append((x, free[x.agent]))
                 break
-            first_error = first_error or sim.errors[errors0].message
+            first_error = first_error or wrong
             # the next event, else one time unit later (two agents at one instant go in scenario order, so
             # an action that must follow another agent's zero-duration action at that instant cannot)
             later = [e for e in events if e > t] or ([t + 1] if t + 1 not in tried else [])
