@@ -24,7 +24,7 @@ Semantics (docs/benchmarks/paracook.md):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from heapq import heappop, heappush
 from typing import Any, NamedTuple, Optional
@@ -102,9 +102,9 @@ class KitchenSim:
         self.errors: list = []
         self.runs: dict = {a: [] for a in world.agents}
         self.plan: dict = {a: [] for a in world.agents}
-        self.cursor: dict = {a: 0 for a in world.agents}
-        self.idle: dict = {a: True for a in world.agents}     # no START pending or action running
-        self.idle_since: dict = {a: 0 for a in world.agents}
+        self.cursor: dict = dict.fromkeys(world.agents, 0)
+        self.idle: dict = dict.fromkeys(world.agents, True)     # no START pending or action running
+        self.idle_since: dict = dict.fromkeys(world.agents, 0)
         self.finished: dict = {}
         self.after_finish_reported: set = set()
         self.running: dict = {}

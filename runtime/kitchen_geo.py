@@ -65,6 +65,11 @@ class Grid:
             self._pairs[key] = self._astar(src, dst)
         return self._pairs[key]
 
+    def bfs_maps(self) -> Optional[dict]:
+        """The cache behind ``dist`` on small maps: source cell -> {reachable cell: distance} (a source's map,
+        once present, answers ``dist(source, c)`` as ``map.get(c)``); None on large maps (A* per pair)."""
+        return self._bfs if self.full else None
+
     def dist_to_station(self, src, station: str) -> Optional[int]:
         best = None
         for c in self._adj.get(station, ()):

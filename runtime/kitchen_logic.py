@@ -285,8 +285,13 @@ class Compiler:
             if len(args) == 2 and all(a in (vars or {}) for a in args) and vars[args[1]] == "cell" and \
                     "agent" in s.ancestors.get(vars[args[0]], ()):
                 a, b = args
-                gdist = s.grid.dist
-                return lambda st, env: gdist(st.pos[env[a]], env[b]) is not None
+                gdist, maps = s.grid.dist, s.grid.bfs_maps()
+
+                def reachable(st, env):
+                    src = st.pos[env[a]]
+                    d = maps.get(src) if maps is not None else None     # Grid.dist's cached map, read inline
+                    return (env[b] in d) if d is not None else gdist(src, env[b]) is not None
+                return reachable
             return lambda st, env: s.distance(st, g0(st, env), g1(st, env)) is not None
         if name == "accepts" and len(gets) == 2:
             g0, g1 = gets
@@ -501,10 +506,12 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
             s = c.s
             anc = s.ancestors
             if a in vars and b in vars and "agent" in anc.get(vars[a], ()) and vars[b] == "cell":
-                gdist = s.grid.dist
+                gdist, maps = s.grid.dist, s.grid.bfs_maps()
 
                 def dist_agent_cell(st, env):       # the common MoveTo case, without the generic lookups
-                    d = gdist(st.pos[env[a]], env[b])
+                    src = st.pos[env[a]]
+                    m = maps.get(src) if maps is not None else None      # Grid.dist's cached map, read inline
+                    d = m.get(env[b]) if m is not None else gdist(src, env[b])
                     return math.inf if d is None else d
                 return dist_agent_cell
 
