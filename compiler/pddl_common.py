@@ -33,6 +33,7 @@ CODES = {
     "P015": "kitchen export: served plates come back to the first plate return",
     "P016": "kitchen export: operator not exported (never needed to serve the orders)",
     "P017": "kitchen export: agents stop on a subset of the cells next to stations",
+    "P018": "kitchen export: planning for a subset of the agents (the others stay idle)",
     "P101": "classical export: agents, concurrency and resource capacities are not modelled",
     "P102": "classical export: maximum lag dropped",
     "P103": "classical export: minimum lag dropped",

@@ -69,7 +69,7 @@ def _neg(pred: str, *args: str) -> Lit:
 
 
 class _Export:
-    def __init__(self, project: ir.Project, scenario: str, classical: bool) -> None:
+    def __init__(self, project: ir.Project, scenario: str, classical: bool, agents: Optional[tuple] = None) -> None:
         from chronoplan.runtime.kitchen_world import World
         self.world = w = World(project, scenario)
         self.p = w.project
@@ -91,6 +91,11 @@ class _Export:
                 ("see docs/pddl.md, 'Grid kitchens', for the lowering of each operator",))])
         self.surface_of = {op: s.name for s in self.p.surfaces.values() for op in s.operators}
         self.st = w.initial_state()
+        self.agents = tuple(a for a in w.agents if agents is None or a in agents)
+        if agents is not None and len(self.agents) < len(w.agents):
+            left = [a for a in w.agents if a not in self.agents]
+            self.diags.append(warning("P018", f"planning for {', '.join(self.agents)} only ({', '.join(left)} "
+                                      "stay idle)", self.scen.span))
         self.placement = w.roles.get("placement")
         self.stations = list(self.map.stations)
 
@@ -239,7 +244,7 @@ class _Export:
             if t not in ("object", "number", "bool"):
                 add_type(t)
         self.type_of = {}
-        for a in w.agents:
+        for a in self.agents:
             self.objects.append((self.agent(a), add_type("agent")))
             self.init += [_lit("at", self.agent(a), self.cell(w.start_pos[a])), _lit("idle", self.agent(a)),
                           _lit("hand-empty", self.agent(a))]
@@ -349,7 +354,7 @@ class _Export:
             for c in grid.adjacent_cells(s.name):
                 if c in cells:
                     self.init.append(_lit("adj", self.cell(c), self.station(s.name)))
-        for a in w.agents:
+        for a in self.agents:
             if w.start_pos[a] not in cells:
                 cells.append(w.start_pos[a])
         for c in cells:
@@ -381,7 +386,7 @@ class _Export:
         """The cells agents stop on: a greedy cover of the stations by their floor neighbours (a cell next to
         several stations first; ties: the cell closest to all others, then the smallest (y, x)), among the cells
         some agent can reach.  Every reachable station keeps at least one cell; fewer cells make the planners' search much smaller."""
-        grid, starts = self.world.grid, list(self.world.start_pos.values())
+        grid, starts = self.world.grid, [self.world.start_pos[a] for a in self.agents]
         near: dict = {}
         for s in self.stations:
             for c in grid.adjacent_cells(s.name):
@@ -675,11 +680,13 @@ def num_text(x: Fraction) -> str:
     return str(x.numerator) if x.denominator == 1 else str(float(x))
 
 
-def export_kitchen(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
-    """The PDDL export of a kitchen scenario (see the module docstring)."""
+def export_kitchen(project: ir.Project, scenario: str, *, classical: bool = False,
+                   agents: Optional[tuple] = None) -> PddlExport:
+    """The PDDL export of a kitchen scenario (see the module docstring); ``agents``: plan for these agents
+    only (the others stay where they are; P018)."""
     from chronoplan.runtime.kitchen_logic import CompileFailure
     try:
-        return _Export(project, scenario, classical).run()
+        return _Export(project, scenario, classical, agents).run()
     except CompileFailure as exc:
         scen = project.scenario(scenario)
         raise ExportError([error("P010", f"scenario {scenario} cannot be compiled for export: {exc}", scen.span)])

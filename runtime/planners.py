@@ -29,6 +29,7 @@ from typing import Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.cpsat import Entry, Result
+from chronoplan.runtime.proctree import Tracker
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def kill_group(pgid: int) -> None:
 
 def _run(engine: str, args: list, limit: float, workdir: Path):
     """Start the worker with ``args`` in a new session, wait at most ``limit`` seconds, kill its process
-    group before reaping it.  Returns (killed, seconds, info)."""
+    group and every group its descendants used (``runtime.proctree``) before reaping it.  Returns (killed,
+    seconds, info)."""
     log = workdir / "worker.log"
     cmd = [sys.executable, "-m", "chronoplan.runtime.planner_worker", engine, *args]
     t0 = time.perf_counter()
@@ -104,18 +106,26 @@ def _run(engine: str, args: list, limit: float, workdir: Path):
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
                                 start_new_session=True, cwd=str(workdir))
     pgid = proc.pid                      # leader of its own session and group
+    tracker = Tracker(pgid)              # engines that start sessions of their own (FD, LPG) are tracked too
     deadline = t0 + limit
     killed = False
+    next_look = 0.0
     try:
         while not _exited(proc.pid):
-            if time.perf_counter() >= deadline:
+            now = time.perf_counter()
+            if now >= deadline:
                 killed = True
                 break
+            if now >= next_look:
+                tracker.snapshot()
+                next_look = now + 0.25
             time.sleep(0.02)
     finally:
-        kill_group(pgid)
+        tracker.snapshot()               # the worker is not reaped yet, so its children are still its own
+        tracker.kill_all()
         proc.wait()
-    return killed, time.perf_counter() - t0, {"pgid": pgid, "returncode": proc.returncode}
+    return killed, time.perf_counter() - t0, {"pgid": pgid, "returncode": proc.returncode,
+                                              "groups": sorted(tracker.groups)}
 
 
 def _outcome(engine: str, out: Path, seconds: float, info: dict, workdir: Path) -> WorkerOutcome:

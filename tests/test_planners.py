@@ -181,6 +181,44 @@ def test_no_engine_process_outlives_a_run(planner, tmp_path):
     assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
 
 
+def engine_processes() -> set:
+    """(pid, start time) of every living process running a planner engine or worker, in any session
+    (unified-planning starts Fast Downward's driver and LPG in sessions of their own)."""
+    out = set()
+    for pid, (_, _, _, state) in procs().items():
+        if state == "Z":
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
+                start = f.read().rsplit(")", 1)[1].split()[19]
+        except OSError:
+            continue
+        if "site-packages/up_" in cmd or "planner_worker" in cmd:
+            out.add((pid, start))
+    return out
+
+
+@pytest.mark.planners
+@pytest.mark.parametrize("planner", ["fast-downward", "lpg"])
+def test_engines_in_sessions_of_their_own_are_killed_at_the_limit(planner, tmp_path):
+    # a two-order kitchen that neither finishes in 20 s; Fast Downward's driver and LPG run in new sessions,
+    # which the worker's process-group kill alone does not reach
+    if missing(planner):
+        pytest.skip(missing(planner))
+    proj = chronoplan.load(ROOT / "domains" / "paracook" / "generated" / "burrito_s42.chrono")
+    dom, prob = export_scenario(proj, "burrito_s42_o2_a2", classical=planner == "fast-downward").write(tmp_path)
+    before = engine_processes()
+    out = run_worker(planner, dom, prob, 20.0, tmp_path)
+    assert out.status in ("timeout", "unsolvable", "solved"), out
+    assert len(out.info["groups"]) >= 2 or out.status != "timeout"     # the engine's own group was seen
+    deadline = time.monotonic() + 3
+    while engine_processes() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engine_processes() - before == set()
+
+
 @pytest.mark.planners
 @pytest.mark.skipif(missing("aries") is not None, reason=missing("aries") or "")
 def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
