@@ -182,9 +182,37 @@ def retime(world, steps: list, classical: bool) -> tuple:
     return out, None
 
 
-def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> KitchenSolution:
+def _first_plan(planner: str, exports: list, timeout: float, workdir: Path, run_worker) -> tuple:
+    """(index, outcome) of the first export solved, running all of them at once (one worker each; the
+    others are stopped as soon as one answers with a plan); else the first export's outcome."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    stops = [threading.Event() for _ in exports]
+
+    def one(i):
+        dom, prob = exports[i].write(workdir / f"v{i}")
+        return i, run_worker(planner, dom, prob, timeout, workdir / f"v{i}", ENGINE_OPTIONS.get(planner), stops[i])
+
+    results = {}
+    with ThreadPoolExecutor(max_workers=len(exports)) as pool:
+        for fut in as_completed([pool.submit(one, i) for i in range(len(exports))]):
+            i, out = fut.result()
+            results[i] = out
+            if out.status == "solved":
+                for j, ev in enumerate(stops):
+                    if j != i:
+                        ev.set()
+    solved = [i for i in sorted(results) if results[i].status == "solved"]
+    k = solved[0] if solved else 0
+    return k, results[k]
+
+
+def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0,
+                  portfolio: bool = True) -> KitchenSolution:
     """Export, plan, map back, retime, grade; never raises for planner failures (PlannerUnavailable when the
-    engine is not installed)."""
+    engine is not installed).  ``portfolio``: with a temporal engine and several agents, also plan for the
+    first agent alone in parallel (P018) and take the first plan found (two-agent kitchens are much harder
+    for the temporal engines; a one-agent plan is valid for the whole team)."""
     from chronoplan.compiler.pddl_common import ExportError
     from chronoplan.compiler.pddl_kitchen import export_kitchen
     from chronoplan.compiler.pddl_plan import plan_text
@@ -195,15 +223,18 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     if why is not None:
         raise PlannerUnavailable(why)
     classical = not ENGINES[planner].temporal
+    agents = project.scenario(scenario).agents
+    # temporal engines on several agents: the full kitchen and, in parallel, the first agent alone
+    variants = [None] + ([(agents[0].name,)] if len(agents) > 1 and not classical and portfolio else [])
     try:
-        export = export_kitchen(project, scenario, classical=classical)
+        exports = [export_kitchen(project, scenario, classical=classical, agents=v) for v in variants]
     except ExportError as exc:
         return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
-        dom, prob = export.write(d)
-        outcome = run_worker(planner, dom, prob, timeout, Path(d), ENGINE_OPTIONS.get(planner))
-    stats = {"engine_status": outcome.status, **outcome.info,
-             "export_notes": sorted({x.code for x in export.diagnostics})}
+        k, outcome = _first_plan(planner, exports, timeout, Path(d), run_worker)
+    export = exports[k]
+    stats = {"engine_status": outcome.status, **outcome.info, "variant": "all agents" if k == 0 else
+             f"{variants[k][0]} only", "export_notes": sorted({x.code for x in export.diagnostics})}
     if outcome.status != "solved":
         status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
         msg = outcome.message
@@ -224,7 +255,7 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     sim = _simulate(world, plan)
     res = sim.result()
     pddl_end = max((s.end for s in steps), default=Fraction(0)) / export.scale.factor
-    msg = f"{planner}: {len(outcome.actions)} PDDL actions" + \
+    msg = f"{planner} ({stats['variant']}): {len(outcome.actions)} PDDL actions" + \
         ("" if classical else f" (planner makespan {float(pddl_end):g})") + "; retimed in the simulator"
     return KitchenSolution("feasible" if res.success else "error", res.oct if res.success else None, None, plan,
                            time.perf_counter() - t0, planner, msg if res.success else

@@ -95,7 +95,7 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def _run(engine: str, args: list, limit: float, workdir: Path):
+def _run(engine: str, args: list, limit: float, workdir: Path, cancel=None):
     """Start the worker with ``args`` in a new session, wait at most ``limit`` seconds, kill its process
     group and every group its descendants used (``runtime.proctree``) before reaping it.  Returns (killed,
     seconds, info)."""
@@ -113,7 +113,7 @@ def _run(engine: str, args: list, limit: float, workdir: Path):
     try:
         while not _exited(proc.pid):
             now = time.perf_counter()
-            if now >= deadline:
+            if now >= deadline or (cancel is not None and cancel.is_set()):
                 killed = True
                 break
             if now >= next_look:
@@ -146,14 +146,17 @@ def _outcome(engine: str, out: Path, seconds: float, info: dict, workdir: Path) 
 
 
 def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir: Path,
-               params: Optional[dict] = None) -> WorkerOutcome:
+               params: Optional[dict] = None, cancel=None) -> WorkerOutcome:
     """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
     process group is killed before the worker is reaped, so no engine process outlives this call.
-    ``params``: engine options (``planner_worker.KAIROS_OPTIONS``)."""
+    ``params``: engine options (``planner_worker.KAIROS_OPTIONS``); ``cancel``: a ``threading.Event``
+    that stops the run early (reported as a timeout)."""
     out = workdir / "result.json"
     extra = ["--params", json.dumps(params)] if params else []
     killed, seconds, info = _run(engine, [str(domain), str(problem), "--timeout", f"{timeout:.3f}", "--out",
-                                          str(out), *extra], timeout + GRACE, workdir)
+                                          str(out), *extra], timeout + GRACE, workdir, cancel)
+    if killed and cancel is not None and cancel.is_set():
+        return WorkerOutcome("timeout", (), seconds, f"{engine} stopped: another run answered first", info)
     if killed:
         return WorkerOutcome("timeout", (), seconds, f"{engine} did not finish within {timeout:g} s", info)
     return _outcome(engine, out, seconds, info, workdir)
