@@ -24,7 +24,8 @@ import time
 from fractions import Fraction
 from typing import Optional
 
-KAIROS_OPTIONS = ("search",)          # engine options a caller may set (runtime.planners.run_worker(params=...))
+# engine options a caller may set (runtime.planners.run_worker(params=...)); anything else is ignored
+OPTIONS = {"kairos": ("search",), "fast-downward": ("fast_downward_search_config",)}
 UP_NAMES = {"aries": "aries", "kairos": "kairos", "lpg": "lpg", "fast-downward": "fast-downward",
             "pyperplan": "pyperplan"}
 
@@ -89,11 +90,11 @@ def solve(engine: str, domain: str, problem: str, timeout: float, options: Optio
     env.credits_stream = None
     prob = PDDLReader(env).parse_problem(domain, problem)
     read = time.perf_counter() - t0
-    params: dict = {}
+    params: dict = {k: v for k, v in (options or {}).items() if k in OPTIONS.get(engine, ())}
     if engine == "kairos":
         import up_kairos
         up_kairos.register(env)
-        params = {"anytime": False, **{k: v for k, v in (options or {}).items() if k in KAIROS_OPTIONS}}
+        params = {"anytime": False, **params}
     if engine == "pyperplan":
         prob.clear_quality_metrics()
     left = timeout - (time.perf_counter() - t0)
@@ -133,7 +134,7 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--out")
     ap.add_argument("--batch")
-    ap.add_argument("--params", help="engine options as a JSON object (kairos: search)")
+    ap.add_argument("--params", help="engine options as a JSON object (see OPTIONS)")
     args = ap.parse_args(argv)
     if args.batch:
         with open(args.batch, encoding="utf-8") as f:

@@ -149,7 +149,7 @@ def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir
                params: Optional[dict] = None, cancel=None) -> WorkerOutcome:
     """Run ``runtime.planner_worker`` in a new session; hard limit ``timeout`` + GRACE seconds; the whole
     process group is killed before the worker is reaped, so no engine process outlives this call.
-    ``params``: engine options (``planner_worker.KAIROS_OPTIONS``); ``cancel``: a ``threading.Event``
+    ``params``: engine options (``planner_worker.OPTIONS``); ``cancel``: a ``threading.Event``
     that stops the run early (reported as a timeout)."""
     out = workdir / "result.json"
     extra = ["--params", json.dumps(params)] if params else []
