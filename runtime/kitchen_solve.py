@@ -187,37 +187,54 @@ def retime(world, steps: list, classical: bool) -> tuple:
     return out, None
 
 
-def _first_plan(planner: str, exports: list, timeout: float, workdir: Path, run_worker) -> tuple:
-    """(index, outcome) of the first export solved, running all of them at once (one worker each; the
-    others are stopped as soon as one answers with a plan); else the first export's outcome."""
+def _run_variants(planner: str, exports: list, timeout: float, workdir: Path, run_worker) -> dict:
+    """{index: outcome} of running every export at once (one worker each).  Once one has answered with a
+    plan after t seconds, the others get until 2t (at most the time limit) and are then stopped, so a
+    faster restricted run does not wait for a slow full one, nor throw away a full one about to answer."""
     import threading
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
     stops = [threading.Event() for _ in exports]
 
     def one(i):
         dom, prob = exports[i].write(workdir / f"v{i}")
         return i, run_worker(planner, dom, prob, timeout, workdir / f"v{i}", ENGINE_OPTIONS.get(planner), stops[i])
 
-    results = {}
+    results, start, until = {}, time.perf_counter(), None
     with ThreadPoolExecutor(max_workers=len(exports)) as pool:
-        for fut in as_completed([pool.submit(one, i) for i in range(len(exports))]):
-            i, out = fut.result()
-            results[i] = out
-            if out.status == "solved":
-                for j, ev in enumerate(stops):
-                    if j != i:
-                        ev.set()
-    solved = [i for i in sorted(results) if results[i].status == "solved"]
-    k = solved[0] if solved else 0
-    return k, results[k]
+        pending = {pool.submit(one, i) for i in range(len(exports))}
+        while pending:
+            left = None if until is None else max(0.0, until - time.perf_counter())
+            done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+            for fut in done:
+                i, out = fut.result()
+                results[i] = out
+                if out.status == "solved" and until is None:
+                    until = start + 2 * (time.perf_counter() - start)
+            if until is not None and time.perf_counter() >= until:
+                for ev in stops:
+                    ev.set()
+    return results
+
+
+def _map_back(project, world, export, outcome, classical: bool) -> tuple:
+    """(KitchenSimulation result or None, plan, steps, why not) for one solved outcome."""
+    steps, problems = to_steps(export, project, outcome.actions)
+    if problems:
+        return None, None, steps, "; ".join(problems[:5])
+    plan, why = retime(world, steps, classical)
+    if why is not None:
+        return None, plan, steps, f"the simulator rejects the planner's plan: {why}"
+    res = _simulate(world, plan).result()
+    return res, plan, steps, None if res.success else (res.errors[0].message if res.errors else
+                                                        "orders not served")
 
 
 def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0,
                   portfolio: bool = True) -> KitchenSolution:
     """Export, plan, map back, retime, grade; never raises for planner failures (PlannerUnavailable when the
     engine is not installed).  ``portfolio``: with a temporal engine and several agents, also plan for the
-    first agent alone in parallel (P018) and take the first plan found (two-agent kitchens are much harder
-    for the temporal engines; a one-agent plan is valid for the whole team)."""
+    first agent alone in parallel (P018; a one-agent plan is valid for the whole team, and two-agent
+    kitchens are much harder for the temporal engines) and keep the plan with the smaller OCT."""
     from chronoplan.compiler.pddl_common import ExportError
     from chronoplan.compiler.pddl_kitchen import export_kitchen
     from chronoplan.compiler.pddl_plan import plan_text
@@ -229,39 +246,40 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
         raise PlannerUnavailable(why)
     classical = not ENGINES[planner].temporal
     agents = project.scenario(scenario).agents
-    # temporal engines on several agents: the full kitchen and, in parallel, the first agent alone
     variants = [None] + ([(agents[0].name,)] if len(agents) > 1 and not classical and portfolio else [])
     try:
         exports = [export_kitchen(project, scenario, classical=classical, agents=v) for v in variants]
     except ExportError as exc:
         return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
-        k, outcome = _first_plan(planner, exports, timeout, Path(d), run_worker)
-    export = exports[k]
+        outcomes = _run_variants(planner, exports, timeout, Path(d), run_worker)
+    world = World(project, scenario)
+    tried = []                                     # (OCT or None, variant, outcome, plan, steps, why)
+    for k in sorted(outcomes):
+        if outcomes[k].status == "solved":
+            res, plan, steps, why = _map_back(project, world, exports[k], outcomes[k], classical)
+            tried.append((res.oct if why is None else None, k, outcomes[k], plan, steps, why))
+    good = sorted((t for t in tried if t[0] is not None), key=lambda t: (t[0], t[1]))
+    best = good[0] if good else (tried[0] if tried else None)
+    k = best[1] if best else 0
+    outcome, export = outcomes[k], exports[k]
     stats = {"engine_status": outcome.status, **outcome.info, "variant": "all agents" if k == 0 else
-             f"{variants[k][0]} only", "export_notes": sorted({x.code for x in export.diagnostics})}
-    if outcome.status != "solved":
+             f"{variants[k][0]} only", "variants": {("all agents" if i == 0 else f"{variants[i][0]} only"):
+                                                   o.status for i, o in sorted(outcomes.items())},
+             "export_notes": sorted({x.code for x in export.diagnostics})}
+    if best is None:
         status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
         msg = outcome.message
         if status == "unsolvable":
             msg = (msg + "; " if msg else "") + "the export restricts the kitchen (" + \
                 ", ".join(stats["export_notes"]) + "; docs/pddl.md)"
         return KitchenSolution(status, None, None, None, time.perf_counter() - t0, planner, msg, stats)
+    oct_, _, _, plan, steps, why = best
     stats["pddl_plan"] = plan_text(outcome.actions)
-    steps, problems = to_steps(export, project, outcome.actions)
-    if problems:
-        return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner,
-                               "; ".join(problems[:5]), stats)
-    world = World(project, scenario)
-    plan, why = retime(world, steps, classical)
-    if why is not None:
-        return KitchenSolution("error", None, None, {a: v for a, v in plan.items()}, time.perf_counter() - t0,
-                               planner, f"the simulator rejects the planner's plan: {why}", stats)
-    sim = _simulate(world, plan)
-    res = sim.result()
     pddl_end = max((s.end for s in steps), default=Fraction(0)) / export.scale.factor
     msg = f"{planner} ({stats['variant']}): {len(outcome.actions)} PDDL actions" + \
         ("" if classical else f" (planner makespan {float(pddl_end):g})") + "; retimed in the simulator"
-    return KitchenSolution("feasible" if res.success else "error", res.oct if res.success else None, None, plan,
-                           time.perf_counter() - t0, planner, msg if res.success else
-                           f"{msg}; but {res.errors[0].message if res.errors else 'orders not served'}", stats)
+    if why is not None:
+        return KitchenSolution("error", None, None, plan, time.perf_counter() - t0, planner, f"{msg}; but {why}",
+                               stats)
+    return KitchenSolution("feasible", oct_, None, plan, time.perf_counter() - t0, planner, msg, stats)
