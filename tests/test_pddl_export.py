@@ -6,12 +6,12 @@ No external tool is needed here (tests/test_pddl_roundtrip.py and tests/test_pla
 """
 from __future__ import annotations
 
-import os
 import re
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from golden_util import check_golden as _golden
 
 import chronoplan
 from chronoplan.cli import main
@@ -31,13 +31,6 @@ NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 @pytest.fixture(scope="module")
 def cake():
     return chronoplan.load(GOLDEN / "cake.chrono")
-
-
-def _golden(path: Path, text: str) -> None:
-    if os.environ.get("UPDATE_GOLDEN"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} differs (UPDATE_GOLDEN=1 to regenerate)"
 
 
 @pytest.mark.parametrize("kind", ["temporal", "classical"])

@@ -12,12 +12,12 @@ and kairos / Fast Downward solve 1-2 order, 1-2 agent kitchens within 60 s with 
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from golden_util import check_golden as _golden
 
 import chronoplan
 from chronoplan.cli import main
@@ -43,13 +43,6 @@ def paracook():
 
 def _kitchens(project) -> list:
     return [n for n, s in project.scenarios.items() if s.map is not None and s.orders]
-
-
-def _golden(path: Path, text: str) -> None:
-    if os.environ.get("UPDATE_GOLDEN"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} differs (UPDATE_GOLDEN=1 to regenerate)"
 
 
 @pytest.mark.parametrize("kind", ["temporal", "classical"])
