@@ -12,11 +12,11 @@ Lowering (docs/pddl.md, "Grid kitchens"): agent positions are facts over the flo
 (and the start cells); one ``move-dK`` action per walking distance K with static ``(dist-K from to)``
 facts; every interaction takes one PDDL tick (the simulator: 0) so that a planner can order the
 zero-duration chains; dispensers hand out objects from a pool per ingredient kind sized by the orders;
-cooking processes become ``cook-P`` actions with the cookware on the stove ``over all`` (the simulator
-pauses instead; lifting the pan is forbidden in PDDL); cookware holds one ingredient at a time; plates
-count their contents so that ``serve-K`` (one per order, in sequence) checks the exact recipe; the dirty
-plate comes back at the end of ``serve-K`` (duration = the delay).  Every restriction is reported as a
-warning (P011-P016).  Only positive preconditions are used (lock facts such as ``hand-empty``), so
+cooking processes become ``cook-P`` world actions (no agent) with the cookware on the stove ``over all``
+(the simulator pauses instead; lifting the pan is forbidden in PDDL); cookware holds one ingredient at a
+time; plates count their contents so that ``serve-K`` (one per order, in sequence) checks the exact recipe;
+the dirty plate comes back through a ``return-plate`` world action lasting the delay.  Every restriction is
+reported as a warning (P011-P018).  Only positive preconditions are used (lock facts such as ``hand-empty``), so
 LPG-td, aries, kairos, Fast Downward and pyperplan read the same files.
 """
 from __future__ import annotations

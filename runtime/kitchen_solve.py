@@ -11,10 +11,14 @@ actions have no agent and are dropped (the simulator cooks by itself).  Retiming
 are placed in the planner's order, each at the earliest simulator time that (1) is after the simulator end
 of every action the planner finished before it started (temporal plans) or of every earlier action sharing
 an object with it (classical plans, which are sequences), and (2) lets the simulator run it and everything
-placed so far without an error; the candidate times are the agent's free time and then the simulator's
-pending events (cooking done, plates coming back, other agents finishing).  A ``Wait`` fills each gap.  So
-the PDDL interaction tick (0 in the simulator) and the cooking that starts as soon as a pan is filled on the
-stove do not stretch the plan, and the final plan is graded by the ordinary validator.
+placed so far without an error and with every surface action carried out by the operator the planner
+chose; the candidate times are the agent's free time, then the simulator's pending events (cooking done,
+plates coming back, other agents finishing), then one unit later.  A ``Wait`` fills each gap.  So the PDDL
+interaction tick (0 in the simulator) and the cooking that starts as soon as a pan is filled on the stove do
+not stretch the plan, and the final plan is graded by the ordinary validator.
+
+Variants (``solve_kitchen``): with a temporal engine and several agents the whole team and the first agent
+alone are planned in parallel; the plan with the smaller simulator OCT is kept.
 """
 from __future__ import annotations
 
