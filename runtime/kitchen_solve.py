@@ -18,7 +18,8 @@ interaction tick (0 in the simulator) and the cooking that starts as soon as a p
 not stretch the plan, and the final plan is graded by the ordinary validator.
 
 Variants (``solve_kitchen``): with a temporal engine and several agents the whole team and the first agent
-alone are planned in parallel; the plan with the smaller simulator OCT is kept.
+alone are planned in parallel, Fast Downward runs two search configurations; the plan with the smaller
+simulator OCT is kept.
 """
 from __future__ import annotations
 
@@ -33,13 +34,35 @@ from chronoplan.compiler import ir
 
 MAX_TRIES = 200                    # candidate start times per action before giving up
 # Engine options for kitchens (bench/bench_kitchen_planners.py, docs/planners.md): kairos' default search
-# times out on most two-order kitchens, its eager LAMA configuration solves them in seconds; Fast Downward's
-# default (lama-first, lazy search) times out on one-agent two-order kitchens, eager greedy search with
-# FF and preferred operators solves them in about a second.
-ENGINE_OPTIONS = {"kairos": {"search": "eager-lama"},
-                  "fast-downward": {"fast_downward_search_config":
-                                    # no spaces: up-fast-downward splits the configuration on them
-                                    "let(hff,ff(),eager_greedy([hff],preferred=[hff],cost_type=one))"}}
+# times out on most two-order kitchens, its eager LAMA configuration solves them in seconds.  Fast
+# Downward's default (lama-first, lazy search) times out on one-agent two-order kitchens, which eager greedy
+# search with FF and preferred operators solves in about a second, and the other way round on some
+# two-agent ones: both run (``variants``).
+ENGINE_OPTIONS = {"kairos": {"search": "eager-lama"}}
+FD_EAGER = {"fast_downward_search_config":      # no spaces: up-fast-downward splits the configuration on them
+            "let(hff,ff(),eager_greedy([hff],preferred=[hff],cost_type=one))"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One planner run of a portfolio: a label, the agents planned for (None: all), engine options."""
+
+    label: str
+    agents: Optional[tuple]
+    options: Optional[dict]
+
+
+def variants(planner: str, agents: tuple, temporal: bool, portfolio: bool) -> list:
+    """The runs ``solve_kitchen`` makes at once: temporal engines on several agents also plan for the first
+    agent alone; Fast Downward runs two search configurations."""
+    base = Variant("all agents", None, ENGINE_OPTIONS.get(planner))
+    if not portfolio:
+        return [base]
+    if temporal and len(agents) > 1:
+        return [base, Variant(f"{agents[0]} only", (agents[0],), base.options)]
+    if planner == "fast-downward":
+        return [Variant("eager greedy FF", None, FD_EAGER), Variant("lama-first", None, None)]
+    return [base]
 
 
 @dataclass(frozen=True)
@@ -191,21 +214,22 @@ def retime(world, steps: list, classical: bool) -> tuple:
     return out, None
 
 
-def _run_variants(planner: str, exports: list, timeout: float, workdir: Path, run_worker) -> dict:
-    """{index: outcome} of running every export at once (one worker each).  Once one has answered with a
+def _run_variants(planner: str, runs: list, timeout: float, workdir: Path, run_worker) -> dict:
+    """{index: outcome} of running every (export, engine options) pair at once (one worker each).  Once one has answered with a
     plan after t seconds, the others get until 2t (at most the time limit) and are then stopped, so a
     faster restricted run does not wait for a slow full one, nor throw away a full one about to answer."""
     import threading
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-    stops = [threading.Event() for _ in exports]
+    stops = [threading.Event() for _ in runs]
 
     def one(i):
-        dom, prob = exports[i].write(workdir / f"v{i}")
-        return i, run_worker(planner, dom, prob, timeout, workdir / f"v{i}", ENGINE_OPTIONS.get(planner), stops[i])
+        export, options = runs[i]
+        dom, prob = export.write(workdir / f"v{i}")
+        return i, run_worker(planner, dom, prob, timeout, workdir / f"v{i}", options, stops[i])
 
     results, start, until = {}, time.perf_counter(), None
-    with ThreadPoolExecutor(max_workers=len(exports)) as pool:
-        pending = {pool.submit(one, i) for i in range(len(exports))}
+    with ThreadPoolExecutor(max_workers=len(runs)) as pool:
+        pending = {pool.submit(one, i) for i in range(len(runs))}
         while pending:
             left = None if until is None else max(0.0, until - time.perf_counter())
             done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
@@ -236,9 +260,9 @@ def _map_back(project, world, export, outcome, classical: bool) -> tuple:
 def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0,
                   portfolio: bool = True) -> KitchenSolution:
     """Export, plan, map back, retime, grade; never raises for planner failures (PlannerUnavailable when the
-    engine is not installed).  ``portfolio``: with a temporal engine and several agents, also plan for the
-    first agent alone in parallel (P018; a one-agent plan is valid for the whole team, and two-agent
-    kitchens are much harder for the temporal engines) and keep the plan with the smaller OCT."""
+    engine is not installed).  ``portfolio``: make the runs of ``variants`` at once (with a temporal engine
+    and several agents, the first agent alone as well: P018; a one-agent plan is valid for the whole team,
+    and two-agent kitchens are much harder for the temporal engines) and keep the plan with the smaller OCT."""
     from chronoplan.compiler.pddl_common import ExportError
     from chronoplan.compiler.pddl_kitchen import export_kitchen
     from chronoplan.compiler.pddl_plan import plan_text
@@ -249,14 +273,14 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     if why is not None:
         raise PlannerUnavailable(why)
     classical = not ENGINES[planner].temporal
-    agents = project.scenario(scenario).agents
-    variants = [None] + ([(agents[0].name,)] if len(agents) > 1 and not classical and portfolio else [])
+    runs = variants(planner, tuple(a.name for a in project.scenario(scenario).agents), not classical, portfolio)
     try:
-        exports = [export_kitchen(project, scenario, classical=classical, agents=v) for v in variants]
+        exports = [export_kitchen(project, scenario, classical=classical, agents=v.agents) for v in runs]
     except ExportError as exc:
         return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
     with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
-        outcomes = _run_variants(planner, exports, timeout, Path(d), run_worker)
+        outcomes = _run_variants(planner, [(e, v.options) for e, v in zip(exports, runs)], timeout, Path(d),
+                                 run_worker)
     world = World(project, scenario)
     tried = []                                     # (OCT or None, variant, outcome, plan, steps, why)
     for k in sorted(outcomes):
@@ -267,9 +291,8 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     best = good[0] if good else (tried[0] if tried else None)
     k = best[1] if best else 0
     outcome, export = outcomes[k], exports[k]
-    stats = {"engine_status": outcome.status, **outcome.info, "variant": "all agents" if k == 0 else
-             f"{variants[k][0]} only", "variants": {("all agents" if i == 0 else f"{variants[i][0]} only"):
-                                                   o.status for i, o in sorted(outcomes.items())},
+    stats = {"engine_status": outcome.status, **outcome.info, "variant": runs[k].label,
+             "variants": {runs[i].label: o.status for i, o in sorted(outcomes.items())},
              "export_notes": sorted({x.code for x in export.diagnostics})}
     if best is None:
         status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
