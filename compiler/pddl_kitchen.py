@@ -209,7 +209,8 @@ class _Export:
                        for pr, typ, _, d in self.cooks]
 
     def _transition(self, conds, effs, what: str, span):
-        cmp = [c for f in conds for c in _conjuncts(f) if isinstance(c, ir.Compare) and c.op == "==" and
+        from chronoplan.runtime.kitchen_logic import conjuncts
+        cmp = [c for f in conds for c in conjuncts(f) if isinstance(c, ir.Compare) and c.op == "==" and
                c.left.kind == "attr" and c.right.kind == "value"]
         asg = [e for e in effs if isinstance(e, ir.Assign) and e.value.kind == "value"]
         if len(cmp) != 1 or len(asg) != 1 or cmp[0].left.name != asg[0].target.name:
@@ -651,14 +652,6 @@ def _net(effects: list) -> list:
         seen.add((l.pred, l.args, l.positive))
         out.append(l)
     return out
-
-
-def _conjuncts(f) -> list:
-    if isinstance(f, ir.And):
-        return [x for a in f.args for x in _conjuncts(a)]
-    if isinstance(f, ir.Exists):
-        return _conjuncts(f.formula)
-    return [f]
 
 
 def _value(attr: ir.Attribute, text: str):
