@@ -103,9 +103,7 @@ def to_steps(export, project: ir.Project, actions) -> tuple:
         if info is None:
             problems.append(f"unknown PDDL action {a.name}")
             continue
-        end = a.start + (a.duration if a.duration is not None else 0)
-        if not export.classical and a.duration is None:
-            end = a.start
+        end = a.start + (a.duration or 0)
         keys = []
         for arg in a.args:
             try:
@@ -117,7 +115,8 @@ def to_steps(export, project: ir.Project, actions) -> tuple:
         if info.surface is None:
             steps.append(MappedStep(k, info.operator, None, None, a.start, end, objs))
             continue
-        agent, target = keys[info.agent], keys[info.target]
+        agent, target = (keys[info.agent], keys[info.target]) if len(keys) > max(info.agent, info.target) else \
+            (None, None)
         if not agent or agent[0] != "agent" or not target:
             problems.append(f"{a.name}: no agent or target among {a.args}")
             continue
