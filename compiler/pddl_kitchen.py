@@ -60,8 +60,8 @@ class KitchenAction:
     target: Optional[int] = None
 
 
-def _lit(pred: str, *args: str, positive: bool = True) -> Lit:
-    return Lit(pred, tuple(args), positive)
+def _lit(pred: str, *args: str) -> Lit:
+    return Lit(pred, tuple(args))
 
 
 def _neg(pred: str, *args: str) -> Lit:
@@ -244,7 +244,6 @@ class _Export:
         for t in list(w.ancestors) + ["count"]:
             if t not in ("object", "number", "bool"):
                 add_type(t)
-        self.type_of = {}
         for a in self.agents:
             self.objects.append((self.agent(a), add_type("agent")))
             self.init += [_lit("at", self.agent(a), self.cell(w.start_pos[a])), _lit("idle", self.agent(a)),
@@ -268,7 +267,6 @@ class _Export:
         for item in on.values():
             typ = st.otype[item]
             self.objects.append((self.item(item), add_type(typ)))
-            self.type_of[self.item(item)] = typ
             self.init += self.attr_facts(item, typ)
             if w.isa_type(typ, "container"):
                 self.containers.append((self.item(item), typ))
@@ -290,7 +288,6 @@ class _Export:
             for j in range(1, n + 1):
                 name = self.names.name(("pool", kind, j), None, f"{kind}_{j}")
                 self.objects.append((name, add_type(kind)))
-                self.type_of[name] = kind
                 self.pool.setdefault(kind, []).append(name)
                 self.init += self.attr_facts(None, kind, name)
                 for s in self.stations:
