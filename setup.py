@@ -57,12 +57,33 @@ class OptionalBuildExt(build_ext):
             self._warn("Cython is not installed")
             return
         try:
-            self.extensions = cythonize(self.extensions, build_dir=str(Path(self.build_temp) / "cython"),
-                                        compiler_directives={"language_level": "3"}, quiet=True,
-                                        nthreads=os.cpu_count() or 1)
+            done = cythonize(self.extensions, build_dir=str(Path(self.build_temp) / "cython"),
+                             include_path=[self._pxd_tree()],
+                             compiler_directives={"language_level": "3"}, quiet=True, nthreads=os.cpu_count() or 1)
+            c_files = {e.name: e.sources for e in done}
+            for ext in self.extensions:          # keep setuptools' Extension objects, now with the C sources
+                ext.sources = c_files[ext.name]
             super().run()
         except Exception as exc:  # noqa: BLE001 - Cython and distutils raise several unrelated types here
             self._warn(exc)
+
+    def _pxd_tree(self) -> str:
+        """The .pxd files beside the modules, copied under their package names (chronoplan/runtime/...): Cython
+        finds a module's .pxd by its full name, which the repository layout (runtime/, not
+        chronoplan/runtime/) does not spell."""
+        root = Path(self.build_temp) / "pxd"
+        for name, source in _modules().items():
+            pxd = (HERE / source).with_suffix(".pxd")
+            target = root.joinpath(*name.split(".")).with_suffix(".pxd")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            for parent in target.relative_to(root).parents:
+                if parent != Path("."):
+                    (root / parent / "__init__.pxd").touch()
+            if pxd.exists():
+                target.write_bytes(pxd.read_bytes())
+            elif target.exists():
+                target.unlink()
+        return str(root)
 
     def build_extension(self, ext) -> None:
         try:
@@ -76,6 +97,11 @@ class OptionalBuildExt(build_ext):
               "module is used (slower, same results)", file=sys.stderr)
 
 
-EXTENSIONS = [] if _flag("CHRONOPLAN_PURE_PYTHON") else [Extension(n, [p], extra_compile_args=["-g0"])
-                                                               for n, p in _modules().items()]
-setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": OptionalBuildExt})
+def main() -> None:
+    exts = [] if _flag("CHRONOPLAN_PURE_PYTHON") else [Extension(n, [p], extra_compile_args=["-g0"])
+                                                       for n, p in _modules().items()]
+    setup(ext_modules=exts, cmdclass={"build_ext": OptionalBuildExt})
+
+
+if __name__ == "__main__":                     # setuptools' build backend runs this file as __main__
+    main()

@@ -4,26 +4,35 @@ Input: none (uses the bundled generated seed-42 instances and the scripted plann
 stdout (and JSON with --json): (1) 10x8 maps, 2-3 agents, plans of about 50 actions: plans/s for the full
 grade (plan read + simulation + metrics + report, plan given as decoded JSON) and for the simulation
 alone; (2) a 100x100 map with 10 agents and about 1,000 actions: seconds per validation.  Worlds are
-compiled once per scenario (not timed); each figure is the best of several repetitions on one core.
+compiled once per scenario (not timed).  Each figure is the best of many short repetitions on one core: the
+machine is shared, and the best repetition is the one least disturbed by other load.
+
+The installed engine is normally the Cython-compiled build of the kitchen modules (setup.py); the report says
+which modules are compiled.  Unless --no-pure is given, the same workload is also run in a subprocess on
+the repository's pure-Python sources (``runtime.compiled.pure_tree``), so the speed-up of the compiled build
+is a ratio measured in the same run.
 
 Reference cost (not measured here): issue 4 states that ParaCook's own simulator validates about 130
 plans/s on such plans, and sets the target of 3,000 plans/s for the full grade.  ParaCook's code cannot be
 run in this environment, so ``PARACOOK_REFERENCE_PLANS_PER_S`` is that quoted figure, printed for
-comparison only.  The load average at measurement time is printed too: the machine is shared, so compare
-ratios between runs made in one session (pin to a core, e.g. ``taskset -c 1``).
+comparison only.  The load average at measurement time is printed too (pin to a core, e.g.
+``taskset -c 1``).
 
-    python bench/bench_kitchen.py [--json] [--quick]
+    python bench/bench_kitchen.py [--json] [--quick] [--no-pure]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import chronoplan
+from chronoplan.runtime.compiled import compiled, pure_tree
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
@@ -116,31 +125,62 @@ def bench_big(reps: int) -> dict:
             "validate_s": round(t, 4), "oct": rep.metrics["oct"]}
 
 
+def pure_run(quick: bool) -> dict:
+    """This benchmark's small workload on the repository's pure-Python modules, in a subprocess."""
+    with tempfile.TemporaryDirectory() as d:
+        tree = pure_tree(ROOT, Path(d))
+        args = [sys.executable, "-P", str(Path(__file__).resolve()), "--json", "--no-pure", "--small-only"]
+        p = subprocess.run(args + (["--quick"] if quick else []), cwd=tree, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(tree)}, timeout=3600)
+    if p.returncode != 0:
+        raise SystemExit(f"the pure-Python run failed: {p.stderr[-2000:]}")
+    return json.loads(p.stdout)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--no-pure", action="store_true", help="skip the pure-Python comparison run")
+    ap.add_argument("--small-only", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
-    reps, rounds = (2, 1) if a.quick else (5, 3)
+    reps, rounds = (5, 1) if a.quick else (100, 1)
+    state = compiled()
     project = chronoplan.load(GENERATED)
     small = bench_small(project, reps, rounds)
-    big = bench_big(reps)
-    out = {"small": small, "big": big, "load_average": [round(x, 2) for x in os.getloadavg()],
-           "reference": {"paracook_plans_per_s": PARACOOK_REFERENCE_PLANS_PER_S, "source": "issue 4 (quoted, not "
-                         "measured here)", "target_plans_per_s": TARGET_PLANS_PER_S}}
+    out = {"small": small, "compiled_modules": sum(state.values()), "modules": len(state)}
+    if not a.small_only:
+        out["big"] = bench_big(max(3, reps // 10))
+    if not a.no_pure and any(state.values()):
+        pure = pure_run(a.quick)
+        out["pure"] = {"small": pure["small"], "compiled_modules": pure["compiled_modules"],
+                       "speedup_grade": round(small["grade_plans_per_s"] / pure["small"]["grade_plans_per_s"], 2),
+                       "speedup_simulate": round(small["simulate_plans_per_s"]
+                                                 / pure["small"]["simulate_plans_per_s"], 2)}
+    out["load_average"] = [round(x, 2) for x in os.getloadavg()]
+    out["reference"] = {"paracook_plans_per_s": PARACOOK_REFERENCE_PLANS_PER_S, "source": "issue 4 (quoted, not "
+                        "measured here)", "target_plans_per_s": TARGET_PLANS_PER_S}
     if a.json:
         print(json.dumps(out))
-    else:
-        print(f"10x8 maps, 2-3 agents: {small['plans']} plans of {small['mean_actions']} actions on average")
-        print(f"  grade (read + simulate + metrics + report): {small['grade_plans_per_s']} plans/s "
-              f"({small['grade_us_per_action']} us per action)")
-        print(f"  simulate only:                              {small['simulate_plans_per_s']} plans/s")
-        print(f"  reference: ParaCook's simulator about {PARACOOK_REFERENCE_PLANS_PER_S} plans/s (quoted in issue 4, "
-              f"not measured here): {small['grade_plans_per_s'] / PARACOOK_REFERENCE_PLANS_PER_S:.1f}x; target "
-              f"{TARGET_PLANS_PER_S} plans/s: {small['grade_plans_per_s'] / TARGET_PLANS_PER_S:.2f} of it")
+        return 0
+    print(f"engine: {out['compiled_modules']}/{out['modules']} kitchen modules compiled (Cython)")
+    print(f"10x8 maps, 2-3 agents: {small['plans']} plans of {small['mean_actions']} actions on average")
+    print(f"  grade (read + simulate + metrics + report): {small['grade_plans_per_s']} plans/s "
+          f"({small['grade_us_per_action']} us per action)")
+    print(f"  simulate only:                              {small['simulate_plans_per_s']} plans/s")
+    if "pure" in out:
+        ps = out["pure"]["small"]
+        print(f"  same workload, pure-Python modules (this run): grade {ps['grade_plans_per_s']} plans/s, simulate "
+              f"{ps['simulate_plans_per_s']} plans/s; compiled/pure: {out['pure']['speedup_grade']}x grade, "
+              f"{out['pure']['speedup_simulate']}x simulate")
+    print(f"  reference: ParaCook's simulator about {PARACOOK_REFERENCE_PLANS_PER_S} plans/s (quoted in issue 4, not "
+          f"measured here): {small['grade_plans_per_s'] / PARACOOK_REFERENCE_PLANS_PER_S:.1f}x; target "
+          f"{TARGET_PLANS_PER_S} plans/s: {small['grade_plans_per_s'] / TARGET_PLANS_PER_S:.2f} of it")
+    if "big" in out:
+        big = out["big"]
         print(f"100x100 map, {big['agents']} agents, {big['actions']} actions: validate {big['validate_s']} s "
               f"(compile {big['compile_s']} s)")
-        print(f"load average: {' '.join(str(x) for x in out['load_average'])}")
+    print(f"load average: {' '.join(str(x) for x in out['load_average'])}")
     return 0
 
 

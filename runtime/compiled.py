@@ -2,11 +2,13 @@
 
 Input: none.  Output: ``MODULES`` (module name -> source path in the repository, read by setup.py) and
 ``compiled() -> {module: bool}`` (True when the imported module is a C extension, False when it is the
-pure-Python source).  Results are identical either way (tests/test_compiled.py); only speed differs.
+pure-Python source); ``pure_tree(repo, dest)`` lays out the repository's sources to import the pure-Python
+engine beside a compiled install (tests and bench/ compare the two).  Results are identical either way (tests/test_compiled.py); only speed differs.
 """
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 MODULES = {
     "chronoplan.runtime.events": "runtime/events.py",
@@ -30,3 +32,25 @@ def compiled() -> dict:
         path = getattr(importlib.import_module(name), "__file__", "") or ""
         out[name] = not path.endswith(".py")
     return out
+
+
+SOURCE_DIRS = {"chronoplan": "chronoplan", "grammar": "grammar", "compiler": "compiler", "runtime": "runtime",
+               "validators": "validators", "domains": "domains"}
+
+
+def pure_tree(repo: Path, dest: Path) -> Path:
+    """A directory to put on PYTHONPATH that imports ``chronoplan`` from the repository's ``.py`` files only
+    (no compiled extension, even one built in place), to run the pure-Python engine beside a compiled
+    install: ``dest/chronoplan/<package>/...`` with a link to every source file.  Returns ``dest``."""
+    pkg = dest / "chronoplan"
+    for sub, src in SOURCE_DIRS.items():
+        base = repo / src
+        target = pkg if sub == "chronoplan" else pkg / sub
+        for path in base.rglob("*"):
+            if path.is_dir() or path.suffix in (".so", ".pyd", ".c", ".pyc") or "__pycache__" in path.parts:
+                continue
+            link = target / path.relative_to(base)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.exists():
+                link.symlink_to(path)
+    return dest

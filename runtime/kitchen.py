@@ -179,7 +179,6 @@ class KitchenSim:
         st = self.st
         idle = self.idle
         rank, cursor = self.w.rank, self.cursor
-        start, end, settle = self._start, self._end, self._settle
         while heap and not self.stopped:
             if agent is not None and idle[agent]:
                 break
@@ -196,15 +195,15 @@ class KitchenSim:
             self.t = t
             ev = entry[5]
             if entry[1] == START:
-                start(ev, t)
+                self._start(ev, t)
             elif ev[0] == "end":
-                end(ev[1], t)
+                self._end(ev[1], t)
             elif ev[0] == "proc":
                 self._proc_done(ev[1], ev[2], t)
             elif ev[0] == "delay":
                 self._delayed(ev[1], ev[2], t)
             if st.touched:
-                settle(t)
+                self._settle(t)
             while self._due is not None:
                 who = self._due
                 self._due = None
@@ -214,9 +213,9 @@ class KitchenSim:
                     break
                 top = heap[0] if heap else None
                 if top is None or top[0] > t or (top[0] == t and top[1] == START and (top[2], top[3]) > (r, i)):
-                    start(who, t)                # it would be the next event anyway: no queue round trip
+                    self._start(who, t)          # it would be the next event anyway: no queue round trip
                     if st.touched:
-                        settle(t)
+                        self._settle(t)
                 else:
                     heappush(heap, (t, START, r, i, next(counter), who))    # EventQueue.push, inlined
 
@@ -436,18 +435,18 @@ class KitchenSim:
             r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
             if op.all_test is not None:
                 self.watchers[agent] = r
-                r.objs = frozenset(v for v in env.values() if isinstance(v, (str, tuple)))   # what changes touch
+                r.objs = frozenset([v for v in env.values() if isinstance(v, (str, tuple))])   # what changes touch
             q = self.q                               # EventQueue.push, inlined
             heappush(q._heap, (end, END, self.w.rank[agent], i, next(q.counter), ("end", agent)))
             return
-        holds = tuple(env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None) \
+        holds = tuple([env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None]) \
             if op.res_holds else ()
         for obj in holds:
             self.holders.setdefault(obj, []).append((agent, i, end))
         r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
         if op.all_test is not None:
             self.watchers[agent] = r
-            r.objs = frozenset(v for v in env.values() if isinstance(v, (str, tuple)))
+            r.objs = frozenset([v for v in env.values() if isinstance(v, (str, tuple))])
         self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
 
     # ------------------------------------------------------------------ completions and events
@@ -542,7 +541,11 @@ class KitchenSim:
         fast = self.w.fast_triggers
         if fast is not None:                       # every process has one parameter and exact triggers
             self._update_fast(fast, touched, t)
-            return
+        else:
+            self._update_general(touched, t)
+
+    def _update_general(self, touched: list, t) -> None:
+        """Process instances a change may affect, process by process (no compiled triggers)."""
         names = {n for n, _ in touched}
         members = self.st.members
         instances = self.instances
@@ -567,8 +570,8 @@ class KitchenSim:
             if table is None:
                 if name == "destroy":
                     gone = tup[0]
-                    keys.extend((proc, key) for (pn, key) in self.instances if gone in key
-                                for proc in self.w.procs if proc.name == pn)
+                    keys.extend([(proc, key) for (pn, key) in self.instances if gone in key
+                                 for proc in self.w.procs if proc.name == pn])
                 continue
             types = (otype.get(tup[0]), otype.get(tup[1])) if len(tup) == 2 else tuple([otype.get(x) for x in tup])
             acts = table.get(types)

@@ -21,6 +21,12 @@ from typing import Any, Callable, Optional
 import sympy
 
 from chronoplan.compiler import ir
+from chronoplan.runtime.kitchen_state import Rel, State
+
+try:                                             # C types for the hot closures when compiled (setup.py)
+    import cython
+except ImportError:                              # pragma: no cover - plain Python without Cython installed
+    from chronoplan.runtime import cython_shim as cython
 
 BUILTIN_ATOMS = ("adjacent", "at", "walkable", "reachable", "accepts")
 MAX_ENUMERATION = 10_000
@@ -111,6 +117,7 @@ def _accepts(s: Statics, g0: Callable, g1: Callable) -> Callable:
                     alts.append((attr, value))
         return tuple(alts)
 
+    @cython.locals(st=State)
     def accepts(st, env):
         c, i = g0(st, env), g1(st, env)
         otype = st.otype
@@ -287,6 +294,7 @@ class Compiler:
                 a, b = args
                 gdist, maps = s.grid.dist, s.grid.bfs_maps()
 
+                @cython.locals(st=State)
                 def reachable(st, env):
                     src = st.pos[env[a]]
                     d = maps.get(src) if maps is not None else None     # Grid.dist's cached map, read inline
@@ -314,9 +322,15 @@ class Compiler:
         if op in ("==", "!=") and f.left.kind == "attr" and f.left.arg in vars and f.right.kind not in ("var", "attr"):
             attr, o = f.left.name, f.left.arg       # the common case: x.attr == literal, without term calls
             v = right(None, None)
-            if op == "==":
-                return lambda st, env: st.attrs[attr].get(env[o], st.defaults[attr]) == v
-            return lambda st, env: st.attrs[attr].get(env[o], st.defaults[attr]) != v
+
+            @cython.locals(st=State)
+            def attr_eq(st, env):
+                return st.attrs[attr].get(env[o], st.defaults[attr]) == v
+
+            @cython.locals(st=State)
+            def attr_ne(st, env):
+                return st.attrs[attr].get(env[o], st.defaults[attr]) != v
+            return attr_eq if op == "==" else attr_ne
         if op == "==":
             return lambda st, env: left(st, env) == right(st, env)
         if op == "!=":
@@ -360,6 +374,7 @@ class Compiler:
         logged = self.logged
         log_at = logged is None or "at" in logged
 
+        @cython.locals(st=State)
         def apply(st, env, t, hooks):                 # (empty parts skip their comprehensions)
             sols = [(solver.all(st, env), body) for solver, body in foralls] if foralls else ()
             ground_dels = [(rel, f(st, env)) for rel, f in dels] if dels else ()
@@ -399,6 +414,7 @@ class Compiler:
             adds2 = [(rel, f) + pair(e) + (logged is None or rel in logged,) for (rel, f), e in
                      zip(adds, [e for e in effects if isinstance(e, ir.AddFact)])]
 
+            @cython.locals(st=State, r=Rel)
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
                 rels = st.rels
                 for rel, f, a0, a1, log in dels2:
@@ -508,6 +524,7 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
             if a in vars and b in vars and "agent" in anc.get(vars[a], ()) and vars[b] == "cell":
                 gdist, maps = s.grid.dist, s.grid.bfs_maps()
 
+                @cython.locals(st=State)
                 def dist_agent_cell(st, env):       # the common MoveTo case, without the generic lookups
                     src = st.pos[env[a]]
                     m = maps.get(src) if maps is not None else None      # Grid.dist's cached map, read inline
@@ -543,6 +560,7 @@ def _count_bucket(spec: tuple, tests: list) -> Callable:
     name, kpos, kvar, upos, uvar, utyp = spec
     empty: dict = {}
 
+    @cython.locals(st=State)
     def count(st, env):
         bucket = st.rels[name].idx[kpos].get(env[kvar])
         if not bucket:
@@ -625,6 +643,7 @@ def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
         upos, uvar, utyp = unknown[0]
         empty: dict = {}
 
+        @cython.locals(st=State)
         def gen2(st, env):
             bucket = st.rels[name].idx[kpos].get(env[kvar], empty)
             if not bucket:
@@ -708,6 +727,7 @@ def _chain_first(steps: list) -> Callable:
             adj_a, adj_b, adjsets = adj
             q1 = None
 
+        @cython.locals(st=State)
         def fused(st, env):
             if adj is not None:
                 if st.pos.get(env[adj_a]) not in adjsets.get(env[adj_b], ()):
@@ -764,6 +784,7 @@ def _chain_first(steps: list) -> Callable:
             name, kpos, kvar, upos, uvar, utyp = spec
             empty: dict = {}
             if i + 1 == len(steps):
+                @cython.locals(st=State)
                 def last_lookup(st, env):
                     bucket = st.rels[name].idx[kpos].get(env[kvar])
                     if not bucket:
@@ -779,6 +800,7 @@ def _chain_first(steps: list) -> Callable:
                 return last_lookup
             nxt = make(i + 1)
 
+            @cython.locals(st=State)
             def lookup(st, env):
                 bucket = st.rels[name].idx[kpos].get(env[kvar])
                 if not bucket:
@@ -800,6 +822,7 @@ def _chain_first(steps: list) -> Callable:
                 evar, etyp = enum
                 empty2: dict = {}
 
+                @cython.locals(st=State)
                 def last_object(st, env):
                     for o in st.members.get(etyp, empty2):
                         e2 = dict(env)

@@ -14,6 +14,7 @@ Batch: ``SR``, ``pOCT``, ``nOCT`` (over successes), ``pMD``, ``AU`` (over succes
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Any, Iterable, Optional
 
@@ -27,7 +28,22 @@ BUDGET = {"MoveTo": "move", "Interact": "interact", "Process": "process", "Wait"
 
 
 def _mean(xs: list) -> Optional[Any]:
-    return num(Fraction(sum(xs)) / len(xs)) if xs else None
+    return _ratio(sum(xs), len(xs)) if xs else None
+
+
+def _ratio(p, q) -> Any:
+    """p / q exactly (q != 0): an int when q divides p, else a Fraction (one normalisation for two ints)."""
+    if p.__class__ is int and q.__class__ is int:
+        return p // q if p % q == 0 else Fraction(p, q)
+    return num(Fraction(p) / q)
+
+
+def _mean_ratio(pairs: list) -> Any:
+    """The exact mean of p / q over (p, q) pairs, through one common denominator when all are integers."""
+    if all(p.__class__ is int and q.__class__ is int for p, q in pairs):
+        den = math.lcm(*[q for _, q in pairs])
+        return _ratio(sum([p * (den // q) for p, q in pairs]), den * len(pairs))
+    return _mean([_ratio(p, q) for p, q in pairs])
 
 
 # ------------------------------------------------------------------ appendix G bounds
@@ -177,7 +193,7 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
         budget[a] = b
         dist[a] = num(walked)
         b["_last"] = last
-        util.append(num(Fraction(last - b["wait"]) / last) if last else 0)
+        util.append((last - b["wait"], last) if last else (0, 1))
     success = result.success
     end = result.oct if success else max([b["_last"] for b in budget.values()] + [0])
     for b in budget.values():
@@ -189,9 +205,9 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
         "served": len(result.served), "orders": result.orders_total,
         "T_max": t_max, "D_max": d_max,
         "poct": result.oct if success else t_max,
-        "noct": num(Fraction(result.oct) / t_max) if success and t_max else None,
+        "noct": _ratio(result.oct, t_max) if success and t_max else None,
         "md": md, "pmd": md if success else d_max,
-        "utilisation": _mean(util) if util else None,
+        "utilisation": _mean_ratio(util) if util else None,
         "time_budget": budget, "distance": dist,
     }
 

@@ -21,6 +21,11 @@ from chronoplan.runtime.kitchen_logic import (BUILTIN_ATOMS, CompileFailure, Com
                                               conjuncts, literal)
 from chronoplan.runtime.kitchen_state import State
 
+try:                                             # C types for the hot closures when compiled (setup.py)
+    import cython
+except ImportError:                              # pragma: no cover - plain Python without Cython installed
+    from chronoplan.runtime import cython_shim as cython
+
 __all__ = ["World", "Op", "Proc", "Dish", "CompileFailure", "compile_world"]
 
 _NAMES: dict = {}                              # parameter-name tuples, interned (the simulator compares identity)
@@ -434,6 +439,7 @@ def _fast_caps(caps: list, args: Optional[list] = None) -> Optional[Callable]:
     if args is not None and all(len(a) == 2 for a in args):
         specs2 = [(name, pos, cap, role, a[0], a[1]) for (name, pos, cap, role, _), a in zip(specs, args)]
 
+        @cython.locals(st=State)
         def check2(st, env):
             rels = st.rels
             for name, pos, cap, role, a0, a1 in specs2:

@@ -1,0 +1,30 @@
+# C types for kitchen.py when it is compiled with Cython (setup.py); the .py file stays plain Python.
+cimport cython
+from chronoplan.runtime.kitchen_state cimport State
+
+
+cdef class _Running:
+    cdef public object op, env, index, surface, start, end, distance, holds, objs
+    cdef public bint broken
+
+
+@cython.final
+cdef class KitchenSim:
+    cdef public object w, q, t, cur, containment, _due, world_rank
+    cdef public State st
+    cdef public bint first, stopped
+    cdef public list errors, served
+    cdef public dict runs, plan, cursor, idle, idle_since, finished, running, holders, instances, watchers
+    cdef public set after_finish_reported
+
+    cpdef _loop(self, until, limit, agent)
+    @cython.locals(st=State)
+    cpdef _start(self, str agent, t)
+    @cython.locals(st=State, r=_Running)
+    cpdef _execute(self, agent, i, surface, op, dict env, t)
+    @cython.locals(st=State, r=_Running)
+    cpdef _end(self, str agent, t)
+    cpdef _settle(self, t)
+    cpdef _update_fast(self, dict fast, list touched, t)
+    cpdef _reeval(self, proc, tuple key, t)
+    cpdef _next(self, str agent, t)
