@@ -4,7 +4,8 @@ Input: the environment of ``pip install``.  Output: setuptools' ``setup()`` with
 modules listed in runtime/compiled.py (everything else -- metadata, packages, data -- is in pyproject.toml).
 
 The modules stay plain Python: the extensions are the same ``.py`` files compiled by Cython, the ``.pxd``
-files beside them only add C types, and the package runs unchanged without them.  Compilation is skipped,
+files beside them (and ``@cython.locals`` on a few closures) are the only C types -- the ``.py`` annotations
+are ignored (``annotation_typing=False``) -- and the package runs unchanged without them.  Compilation is skipped,
 and the pure-Python modules are installed alone, when:
 - ``CHRONOPLAN_PURE_PYTHON=1`` is set;
 - the install is editable (``pip install -e``), unless ``CHRONOPLAN_COMPILE=1`` is set: an in-place ``.so``
@@ -59,7 +60,8 @@ class OptionalBuildExt(build_ext):
         try:
             done = cythonize(self.extensions, build_dir=str(Path(self.build_temp) / "cython"),
                              include_path=[self._pxd_tree()],
-                             compiler_directives={"language_level": "3"}, quiet=True, nthreads=os.cpu_count() or 1)
+                             compiler_directives={"language_level": "3", "annotation_typing": False},
+                             quiet=True, nthreads=os.cpu_count() or 1)
             c_files = {e.name: e.sources for e in done}
             for ext in self.extensions:          # keep setuptools' Extension objects, now with the C sources
                 ext.sources = c_files[ext.name]
