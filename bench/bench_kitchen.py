@@ -136,7 +136,7 @@ def pure_run(quick: bool) -> dict:
     """This benchmark's small workload on the repository's pure-Python modules, in a subprocess."""
     with tempfile.TemporaryDirectory() as d:
         tree = pure_tree(ROOT, Path(d))
-        args = [sys.executable, "-P", str(Path(__file__).resolve()), "--json", "--no-pure", "--small-only"]
+        args = [sys.executable, str(Path(__file__).resolve()), "--json", "--no-pure", "--small-only"]
         p = subprocess.run(args + (["--quick"] if quick else []), cwd=tree, capture_output=True, text=True,
                            env={**os.environ, "PYTHONPATH": str(tree)}, timeout=3600)
     if p.returncode != 0:

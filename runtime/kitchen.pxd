@@ -1,10 +1,12 @@
 # C types for kitchen.py when it is compiled with Cython (setup.py); the .py file stays plain Python.
 cimport cython
 from chronoplan.runtime.kitchen_state cimport State
+from chronoplan.runtime.kitchen_world cimport Op
 
 
 cdef class _Running:
-    cdef public object op, env, index, surface, start, end, distance, holds, objs
+    cdef public Op op
+    cdef public object env, index, surface, start, end, distance, holds, objs
     cdef public bint broken
 
 
@@ -18,11 +20,11 @@ cdef class KitchenSim:
     cdef public set after_finish_reported
 
     cpdef _loop(self, until, limit, agent)
-    @cython.locals(st=State)
+    @cython.locals(st=State, op=Op)
     cpdef _start(self, str agent, t)
     @cython.locals(st=State, r=_Running)
-    cpdef _execute(self, agent, i, surface, op, dict env, t)
-    @cython.locals(st=State, r=_Running)
+    cpdef _execute(self, agent, i, surface, Op op, dict env, t)
+    @cython.locals(st=State, r=_Running, op=Op)
     cpdef _end(self, str agent, t)
     cpdef _settle(self, t)
     cpdef _update_fast(self, dict fast, list touched, t)

@@ -9,7 +9,7 @@ applied); numbers are exact.  Raises ``CompileFailure`` for constructs the runti
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from sympy.core.function import AppliedUndef
@@ -31,28 +31,28 @@ __all__ = ["World", "Op", "Proc", "Dish", "CompileFailure", "compile_world"]
 _NAMES: dict = {}                              # parameter-name tuples, interned (the simulator compares identity)
 
 
-@dataclass
 class Op:
-    name: str
-    action: ir.Action
-    vars: dict
-    start_parts: list
-    duration: Callable
-    distance: Optional[Callable]
-    all_test: Optional[Callable]
-    end_test: Optional[Callable]
-    start_apply: Optional[Callable]
-    end_apply: Optional[Callable]
-    caps: list
-    holds: tuple
-    new: tuple                                 # (param, type, source param | None)
-    world: Any = field(repr=False, default=None)
-    _solvers: dict = field(default_factory=dict, repr=False)
-    _names: dict = field(default_factory=dict, repr=False)
-    cap_check: Optional[Callable] = None
-    distance_is_duration: bool = False
-    res_holds: tuple = ()                      # held parameters whose objects may be resources with capacity
-    instant: bool = False                      # duration 0, no distance, no start effects, no 'when all'
+    """One operator compiled for the simulator (a plain class, so that the compiled build can give it C
+    fields through kitchen_world.pxd)."""
+
+    def __init__(self, name: str, action: ir.Action, vars: dict, start_parts: list, duration: Callable,
+                 distance: Optional[Callable], all_test: Optional[Callable], end_test: Optional[Callable],
+                 start_apply: Optional[Callable], end_apply: Optional[Callable], caps: list, holds: tuple,
+                 new: tuple, world: Any = None) -> None:
+        self.name, self.action, self.vars, self.start_parts = name, action, vars, start_parts
+        self.duration, self.distance, self.all_test, self.end_test = duration, distance, all_test, end_test
+        self.start_apply, self.end_apply, self.caps, self.holds = start_apply, end_apply, caps, holds
+        self.new = new                         # (param, type, source param | None)
+        self.world = world
+        self._solvers: dict = {}
+        self._names: dict = {}
+        self.cap_check: Optional[Callable] = None
+        self.distance_is_duration = False
+        self.res_holds: tuple = ()             # held parameters whose objects may be resources with capacity
+        self.instant = False                   # duration 0, no distance, no start effects, no 'when all'
+
+    def __repr__(self) -> str:
+        return f"Op({self.name})"
 
     def bound_names(self, k: int) -> tuple:
         names = self._names.get(k)

@@ -81,7 +81,7 @@ def test_module_list_matches_sources():
 def test_pure_tree_imports_sources_only(tmp_path):
     tree = C.pure_tree(ROOT, tmp_path)
     code = "import json; from chronoplan.runtime.compiled import compiled; print(json.dumps(compiled()))"
-    p = subprocess.run([sys.executable, "-P", "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+    p = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     state = json.loads(p.stdout)
@@ -95,7 +95,7 @@ def test_compiled_and_pure_give_identical_results(tmp_path):
     code = (f"import json, sys; sys.path.insert(0, {str(TESTS)!r}); "
             "from chronoplan.runtime.compiled import compiled; assert not any(compiled().values()); "
             "from test_compiled import outcomes; print(json.dumps(outcomes()))")
-    p = subprocess.run([sys.executable, "-P", "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+    p = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     pure = json.loads(p.stdout)
