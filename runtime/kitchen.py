@@ -126,14 +126,14 @@ class KitchenSim:
         specs, st, otype = w.step_specs, self.st, self.st.otype
         for step in steps:                      # _prepare, inlined for one cell or object argument
             index, action, fields = step
-            spec = specs.get(action) if action.__class__ is str else None
-            if spec is not None and fields.__class__ is dict:
+            spec = specs.get(action) if type(action) is str else None
+            if spec is not None and type(fields) is dict:
                 surface, pname, is_cell, by_type = spec
                 v = fields.get(pname, fields)
                 if is_cell:
-                    if v.__class__ is list and len(v) == 2:
+                    if type(v) is list and len(v) == 2:
                         x, y = v
-                        if x.__class__ is int and y.__class__ is int and -MAX_NUMBER <= x <= MAX_NUMBER and \
+                        if type(x) is int and type(y) is int and -MAX_NUMBER <= x <= MAX_NUMBER and \
                                 -MAX_NUMBER <= y <= MAX_NUMBER:
                             arg = (x, y)
                             cands = by_type.get("cell")
@@ -141,7 +141,7 @@ class KitchenSim:
                                 cands = by_type["cell"] = w.candidates(surface, (arg,), st)
                             plan.append((index, surface, (arg,), None, step, cands))
                             continue
-                elif v.__class__ is str:
+                elif type(v) is str:
                     typ = otype.get(v)
                     if typ is not None:
                         cands = by_type.get(typ)
@@ -366,7 +366,7 @@ class KitchenSim:
                               f"write {{\"action\": \"{surface.name}\", \"{p.name}\": ...}}")
             v = fields[p.name]
             if p.type == "cell":
-                if v.__class__ is list and len(v) == 2 and v[0].__class__ is int and v[1].__class__ is int and \
+                if type(v) is list and len(v) == 2 and type(v[0]) is int and type(v[1]) is int and \
                         -MAX_NUMBER <= v[0] <= MAX_NUMBER and -MAX_NUMBER <= v[1] <= MAX_NUMBER:
                     out.append((v[0], v[1]))
                     continue
@@ -407,7 +407,7 @@ class KitchenSim:
     def _execute(self, agent, i, surface, op, env, t) -> None:
         st = self.st
         d = op.duration(st, env)
-        if d.__class__ is not int and d == math.inf:
+        if type(d) is not int and d == math.inf:
             self.error("E250", f"{surface.name}: the target cannot be reached", "pick a reachable floor tile",
                        agent, i)
             self._next(agent, t)
@@ -421,7 +421,7 @@ class KitchenSim:
         if op.start_apply is not None:
             op.start_apply(st, env, t, self)
         end = t + d
-        if end.__class__ is not int:
+        if type(end) is not int:
             end = num(end)
         if not d and op.all_test is None:
             if op.end_test is not None and not op.end_test(st, env):
@@ -669,7 +669,7 @@ class KitchenSim:
         otype = st.otype
         alive = True
         for o in key:
-            if o.__class__ is str and o not in otype:
+            if type(o) is str and o not in otype:
                 alive = False
                 break
         if alive and proc.scope is not None:

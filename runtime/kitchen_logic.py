@@ -38,7 +38,7 @@ class CompileFailure(ValueError):
 
 def num(x) -> Any:
     """An exact number: int when integral, else Fraction."""
-    if x.__class__ is int:
+    if type(x) is int:
         return x
     if isinstance(x, Fraction):
         return x.numerator if x.denominator == 1 else x
@@ -414,7 +414,7 @@ class Compiler:
             adds2 = [(rel, f) + pair(e) + (logged is None or rel in logged,) for (rel, f), e in
                      zip(adds, [e for e in effects if isinstance(e, ir.AddFact)])]
 
-            @cython.locals(st=State, r=Rel)
+            @cython.locals(st=State, r=Rel, env=dict, rels=dict, facts=dict, ix=dict, bucket=dict, tup=tuple)
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
                 rels = st.rels
                 for rel, f, a0, a1, log in dels2:
@@ -727,7 +727,7 @@ def _chain_first(steps: list) -> Callable:
             adj_a, adj_b, adjsets = adj
             q1 = None
 
-        @cython.locals(st=State)
+        @cython.locals(st=State, env=dict, e2=dict, bucket=dict, members=dict, tup=tuple)
         def fused(st, env):
             if adj is not None:
                 if st.pos.get(env[adj_a]) not in adjsets.get(env[adj_b], ()):

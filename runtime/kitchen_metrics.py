@@ -33,14 +33,14 @@ def _mean(xs: list) -> Optional[Any]:
 
 def _ratio(p, q) -> Any:
     """p / q exactly (q != 0): an int when q divides p, else a Fraction (one normalisation for two ints)."""
-    if p.__class__ is int and q.__class__ is int:
+    if type(p) is int and type(q) is int:
         return p // q if p % q == 0 else Fraction(p, q)
     return num(Fraction(p) / q)
 
 
 def _mean_ratio(pairs: list) -> Any:
     """The exact mean of p / q over (p, q) pairs, through one common denominator when all are integers."""
-    if all(p.__class__ is int and q.__class__ is int for p, q in pairs):
+    if all(type(p) is int and type(q) is int for p, q in pairs):
         den = math.lcm(*[q for _, q in pairs])
         return _ratio(sum([p * (den // q) for p, q in pairs]), den * len(pairs))
     return _mean([_ratio(p, q) for p, q in pairs])
@@ -187,7 +187,7 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
             if r.end > last:
                 last = r.end
         for cat, v in b.items():
-            if v.__class__ is not int:
+            if type(v) is not int:
                 b[cat] = num(v)
         last = num(last)
         budget[a] = b

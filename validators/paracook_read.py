@@ -108,8 +108,8 @@ def _read(plan: Any) -> CookPlan:
             del args["action"]
             bad = None
             for k, x in args.items():
-                c = x.__class__
-                if c is list and len(x) == 2 and x[0].__class__ is int and x[1].__class__ is int:
+                c = type(x)
+                if c is list and len(x) == 2 and type(x[0]) is int and type(x[1]) is int:
                     continue                            # a cell [x, y]: nothing to check
                 if (c is float and not math.isfinite(x)) or (c is list and any(map(_bad_number, x))):
                     bad = k
