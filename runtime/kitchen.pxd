@@ -19,6 +19,7 @@ cdef class KitchenSim:
     cdef public dict runs, plan, cursor, idle, idle_since, finished, running, holders, instances, watchers
     cdef public set after_finish_reported
 
+    @cython.locals(heap=list, st=State, idle=dict, rank=dict, cursor=dict, entry=tuple)
     cpdef _loop(self, until, limit, agent)
     @cython.locals(st=State, op=Op)
     cpdef _start(self, str agent, t)
@@ -26,7 +27,10 @@ cdef class KitchenSim:
     cpdef _execute(self, agent, i, surface, Op op, dict env, t)
     @cython.locals(st=State, r=_Running, op=Op)
     cpdef _end(self, str agent, t)
+    @cython.locals(st=State, touched=list, watchers=dict, objs=set)
     cpdef _settle(self, t)
+    @cython.locals(otype=dict, rels=dict, table=dict, tup=tuple, keys=list, members=dict, seen=set)
     cpdef _update_fast(self, dict fast, list touched, t)
+    @cython.locals(st=State, env=dict, otype=dict)
     cpdef _reeval(self, proc, tuple key, t)
     cpdef _next(self, str agent, t)
