@@ -178,14 +178,14 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
         b = {"move": 0, "interact": 0, "process": 0, "wait": 0}
         last = 0
         walked = 0
-        for r in result.runs.get(a, ()):
-            if r.operator is None:                       # Finish and other final surfaces
+        for _, _, surface, operator, start, end, distance in result.runs.get(a, ()):     # Run fields, unpacked
+            if operator is None:                         # Finish and other final surfaces
                 continue
-            cat = BUDGET.get(r.surface) or r.surface.lower()
-            b[cat] = b.get(cat, 0) + (r.end - r.start)
-            walked += r.distance or 0
-            if r.end > last:
-                last = r.end
+            cat = BUDGET.get(surface) or surface.lower()
+            b[cat] = b.get(cat, 0) + (end - start)
+            walked += distance or 0
+            if end > last:
+                last = end
         for cat, v in b.items():
             if type(v) is not int:
                 b[cat] = num(v)
