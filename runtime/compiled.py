@@ -3,7 +3,8 @@
 Input: none.  Output: ``MODULES`` (module name -> source path in the repository, read by setup.py) and
 ``compiled() -> {module: bool}`` (True when the imported module is a C extension, False when it is the
 pure-Python source); ``pure_tree(repo, dest)`` lays out the repository's sources to import the pure-Python
-engine beside a compiled install (tests and bench/ compare the two).  Results are identical either way (tests/test_compiled.py); only speed differs.
+engine beside a compiled install (tests and bench/ compare the two).  Results are identical either way
+(tests/test_compiled.py); only speed differs.
 """
 from __future__ import annotations
 

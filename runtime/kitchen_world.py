@@ -533,8 +533,9 @@ BUILTINS = BUILTIN_ATOMS
 def _triggers(formulas, params: list, relations: set):
     """Which parameter values a change can affect: {relation or attribute: [(pos, link, j, vtype)]} where a
     changed fact's (or attribute's, pos None) object at ``pos`` is parameter j (link None) or is a quantified
-    variable of type vtype joined to parameter j by ``link = (relation, var position, param position)``.  None when the formulas nest
-    quantifiers or use a quantified variable without such a join (the simulator then searches neighbours)."""
+    variable of type vtype joined to parameter j by ``link = (relation, var position, param position)``.
+    None when the formulas nest quantifiers or use a quantified variable without such a join (the simulator
+    then searches neighbours)."""
     out: dict = {}
     pindex = {p: j for j, p in enumerate(params)}
 
