@@ -9,7 +9,7 @@ machine is shared, and the best repetition is the one least disturbed by other l
 
 The installed engine is normally the Cython-compiled build of the kitchen modules (setup.py); the report says
 which modules are compiled.  Unless --no-pure is given, the same workload is also run in a subprocess on
-the repository's pure-Python sources (``runtime.compiled.pure_tree``), so the speed-up of the compiled build
+the repository's pure-Python sources (``runtime.compiled.run_pure``), so the speed-up of the compiled build
 is a ratio measured in the same run.
 
 Reference cost (not measured here): issue 4 states that ParaCook's own simulator validates about 130
@@ -25,14 +25,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import chronoplan
-from chronoplan.runtime.compiled import compiled, pure_tree
+from chronoplan.runtime.compiled import compiled, run_pure
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
@@ -134,11 +132,8 @@ def bench_big(reps: int) -> dict:
 
 def pure_run(quick: bool) -> dict:
     """This benchmark's small workload on the repository's pure-Python modules, in a subprocess."""
-    with tempfile.TemporaryDirectory() as d:
-        tree = pure_tree(ROOT, Path(d))
-        args = [sys.executable, str(Path(__file__).resolve()), "--json", "--no-pure", "--small-only"]
-        p = subprocess.run(args + (["--quick"] if quick else []), cwd=tree, capture_output=True, text=True,
-                           env={**os.environ, "PYTHONPATH": str(tree)}, timeout=3600)
+    args = [str(Path(__file__).resolve()), "--json", "--no-pure", "--small-only"] + (["--quick"] if quick else [])
+    p = run_pure(ROOT, args, timeout=3600)
     if p.returncode != 0:
         raise SystemExit(f"the pure-Python run failed: {p.stderr[-2000:]}")
     return json.loads(p.stdout)

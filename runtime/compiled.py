@@ -3,12 +3,17 @@
 Input: none.  Output: ``MODULES`` (module name -> source path in the repository, read by setup.py) and
 ``compiled() -> {module: bool}`` (True when the imported module is a C extension, False when it is the
 pure-Python source); ``pure_tree(repo, dest)`` lays out the repository's sources to import the pure-Python
-engine beside a compiled install (tests and bench/ compare the two).  Results are identical either way
+engine beside a compiled install, and ``run_pure(repo, args)`` runs Python on them in a subprocess (tests and
+bench/ compare the two).  Results are identical either way
 (tests/test_compiled.py); only speed differs.
 """
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 MODULES = {
@@ -55,3 +60,13 @@ def pure_tree(repo: Path, dest: Path) -> Path:
             if not link.exists():
                 link.symlink_to(path)
     return dest
+
+
+def run_pure(repo: Path, args: list, timeout: float) -> subprocess.CompletedProcess:
+    """``python ARGS`` in a subprocess that imports ``chronoplan`` from ``pure_tree(repo, ...)`` only: the
+    working directory is the tree (so ``-c`` code, whose ``''`` path entry is the working directory, finds it
+    first) and PYTHONPATH names it (so a script does too).  Output captured as text."""
+    with tempfile.TemporaryDirectory() as d:
+        tree = pure_tree(repo, Path(d))
+        return subprocess.run([sys.executable, *args], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
+                              capture_output=True, text=True, timeout=timeout)

@@ -3,7 +3,7 @@
 - When the install compiled them (``CHRONOPLAN_REQUIRE_COMPILED=1``, as in .ci/run), every module listed in
   runtime/compiled.py must be loaded from its extension.
 - Differential: generated valid and faulty plans (and hostile JSON) are simulated and graded in this process
-  (compiled) and in a subprocess that imports the repository's ``.py`` files only (``pure_tree``); reports,
+  (compiled) and in a subprocess that imports the repository's ``.py`` files only (``run_pure``); reports,
   runs, serves, errors and final states must be identical.
 - The build hook: every ``.pxd`` belongs to a compiled module, and a module Cython cannot compile leaves the
   install working (the pure-Python module stays, a warning names it).
@@ -11,8 +11,6 @@
 import json
 import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -78,11 +76,9 @@ def test_module_list_matches_sources():
         assert str(pxd.relative_to(ROOT)) in listed, f"{pxd.name} declares types for a module setup.py never compiles"
 
 
-def test_pure_tree_imports_sources_only(tmp_path):
-    tree = C.pure_tree(ROOT, tmp_path)
+def test_pure_tree_imports_sources_only():
     code = "import json; from chronoplan.runtime.compiled import compiled; print(json.dumps(compiled()))"
-    p = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                       capture_output=True, text=True, timeout=120)
+    p = C.run_pure(ROOT, ["-c", code], timeout=120)
     assert p.returncode == 0, p.stderr
     state = json.loads(p.stdout)
     assert set(state) == set(C.MODULES) and not any(state.values())
@@ -90,13 +86,11 @@ def test_pure_tree_imports_sources_only(tmp_path):
 
 @pytest.mark.skipif(not _any_compiled(), reason="the kitchen modules are not compiled in this install "
                     "(editable or CHRONOPLAN_PURE_PYTHON): nothing to compare")
-def test_compiled_and_pure_give_identical_results(tmp_path):
-    tree = C.pure_tree(ROOT, tmp_path)
+def test_compiled_and_pure_give_identical_results():
     code = (f"import json, sys; sys.path.insert(0, {str(TESTS)!r}); "
             "from chronoplan.runtime.compiled import compiled; assert not any(compiled().values()); "
             "from test_compiled import outcomes; print(json.dumps(outcomes()))")
-    p = subprocess.run([sys.executable, "-c", code], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
-                       capture_output=True, text=True, timeout=600)
+    p = C.run_pure(ROOT, ["-c", code], timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     pure = json.loads(p.stdout)
     mine = outcomes()
