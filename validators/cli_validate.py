@@ -38,20 +38,33 @@ def _pct(v) -> str:
     return "-" if v is None else f"{100 * float(v):.1f}%"
 
 
+def _row(r) -> tuple:
+    """The summary row of one report (kept instead of the report, so a batch's memory stays small)."""
+    m = r.to_json()["metrics"]
+    graded = set(m) - {"makespan", "success"}
+    progress = m.get("progress")
+    # an unreadable or unmatched plan has no metrics beyond makespan/success: it counts 0 in the mean
+    mean_part = progress if isinstance(progress, (int, float)) else (None if graded else 0)
+    return ((r.plan, r.scenario, _fmt(r.valid), str(len(r.errors)), _fmt(m.get("makespan")), _pct(progress),
+             _fmt(m.get("relative_efficiency"))), bool(r.valid), mean_part, "progress" in m)
+
+
 def summary(reports: list) -> str:
-    rows = [("plan", "scenario", "valid", "errors", "makespan", "progress", "rel.eff")]
-    for r in reports:
-        m = r.to_json()["metrics"]
-        rows.append((r.plan, r.scenario, _fmt(r.valid), str(len(r.errors)), _fmt(m.get("makespan")),
-                     _pct(m.get("progress")), _fmt(m.get("relative_efficiency"))))
-    widths = [min(48, max(len(row[i]) for row in rows)) for i in range(len(rows[0]))]
-    lines = ["  ".join(c[:w].ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    """The text table after a batch: one row per plan, then counts and the mean progress (docs/errors.md)."""
+    return _table([_row(r) for r in reports])
+
+
+def _table(rows: list) -> str:
+    head = ("plan", "scenario", "valid", "errors", "makespan", "progress", "rel.eff")
+    cells = [head] + [row[0] for row in rows]
+    widths = [min(48, max(len(c[i]) for c in cells)) for i in range(len(head))]
+    lines = ["  ".join(c[:w].ljust(w) for c, w in zip(cell, widths)).rstrip() for cell in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
-    n = len(reports)
-    valid = sum(r.valid for r in reports)
-    progs = [r.to_json()["metrics"].get("progress") for r in reports]
-    progs = [p for p in progs if isinstance(p, (int, float))]
-    mean = f", mean progress {100 * sum(progs) / len(progs):.1f}%" if progs else ""
+    n = len(rows)
+    valid = sum(row[1] for row in rows)
+    progs = [row[2] for row in rows if row[2] is not None]
+    mean = (f", mean progress {100 * sum(progs) / len(progs):.1f}%"
+            if progs and any(row[3] for row in rows) else "")
     lines.append(f"{n} plan{'s' * (n != 1)}: {valid} valid ({100 * valid / n:.1f}%){mean}" if n else "no plans")
     return "\n".join(lines)
 
@@ -70,7 +83,8 @@ def _references(project, paths, scenario) -> tuple[dict, list]:
 
 def run(args) -> int:
     from chronoplan.compiler.cli_common import load_project
-    from chronoplan.validators.grade import Grader, iter_sources, validate_many
+    from chronoplan.validators.grade import Grader, validate_many
+    from chronoplan.validators.report import INTERNAL_ERROR
 
     project = load_project([args.file])
     if project is None:
@@ -82,31 +96,52 @@ def run(args) -> int:
     refs, problems = _references(project, args.reference, args.scenario)
     for msg in problems:
         print(f"chronoplan validate: warning: {msg}", file=sys.stderr)
-    srcs = list(iter_sources(args.plans))
-    if not srcs:
+    status = 0
+    rows: list = []
+    internal = n = 0
+    bar = Bar() if sys.stderr.isatty() and not args.no_progress else None
+    grader = Grader(project)
+    for rep in validate_many(project, args.plans, scenario=args.scenario, fmt=args.plan_format,
+                             first=args.first, references=refs, grader=grader):
+        n += 1
+        if bar is not None:
+            bar.clear()
+        print(rep.to_json_line() if args.format == "json" else rep.to_text(), flush=bar is not None)
+        if args.format == "text":
+            rows.append(_row(rep))
+        codes = {e.code for e in rep.errors}
+        if INTERNAL_ERROR in codes:
+            internal += 1
+        status = max(status, 2 if "E015" in codes else 0 if rep.valid else 1)
+        if bar is not None:
+            bar.show(rep.plan)
+    if bar is not None:
+        bar.clear()
+    if args.format == "text" and len(rows) > 1:
+        print()
+        print(_table(rows))
+    if not n:
         print("chronoplan validate: error: no plan files found", file=sys.stderr)
         return 2
-    bar = sys.stderr.isatty() and not args.no_progress and len(srcs) > 1
-    reports = []
-    status = 0
-    grader = Grader(project)
-    for i, rep in enumerate(validate_many(project, srcs, scenario=args.scenario, fmt=args.plan_format,
-                                          first=args.first, references=refs, grader=grader), 1):
-        reports.append(rep)
-        if args.format == "json":
-            print(rep.to_json_line(), flush=bar)
-        else:
-            print(rep.to_text(), flush=bar)
-        if any(e.code == "E015" for e in rep.errors):
-            status = 2
-        elif not rep.valid and status == 0:
-            status = 1
-        if bar:
-            done = 30 * i // len(srcs)
-            print(f"\r[{'#' * done}{'.' * (30 - done)}] {i}/{len(srcs)}", end="", file=sys.stderr, flush=True)
-    if bar:
-        print(file=sys.stderr)
-    if args.format == "text" and len(reports) > 1:
-        print()
-        print(summary(reports))
+    if internal:
+        print(f"chronoplan validate: internal error while grading {internal} plan{'s' * (internal != 1)} (code "
+              f"{INTERNAL_ERROR} in {'their reports' if internal > 1 else 'its report'}); every other plan was "
+              "graded. This is a bug in chronoplan: please report it with the plan and the command.",
+              file=sys.stderr)
+        return 3
     return status
+
+
+class Bar:
+    """A one-line progress indicator on stderr, erased before each report is printed (never interleaved)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def show(self, name: str) -> None:
+        self.count += 1
+        print(f"\r{self.count} plan{'s' * (self.count != 1)} graded ({name[-40:]})", end="", file=sys.stderr,
+              flush=True)
+
+    def clear(self) -> None:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)

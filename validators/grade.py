@@ -18,12 +18,14 @@ from typing import Any, Iterable, Iterator, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
-from chronoplan.validators.plans import decode
+from chronoplan.validators.plan_text import MAX_TEXT, Decoded, Native, decode, decode_line, plan_value
 from chronoplan.validators.replay import validate_plan
-from chronoplan.validators.report import PlanError, Report, error_report
+from chronoplan.validators.report import PlanError, Report, error_report, internal_error, internal_error_report, with_notes
 from chronoplan.validators.schema import scenario_kind
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".txt", ".plan")
+MAX_FILE_BYTES = 4 * MAX_TEXT        # a plan file (not JSON Lines) larger than this is refused unread
+INTERNAL = "E090"                    # grading crashed: a chronoplan bug (docs/errors.md)
 
 
 @dataclass(frozen=True)
@@ -32,23 +34,71 @@ class PlanSource:
     stem: str                         # file stem, for scenario matching
     value: Any = None                 # plan text or decoded JSON value
     error: Optional[PlanError] = None  # unreadable / unparsable
+    notes: tuple[PlanError, ...] = ()  # reading problems that do not stop grading (repeated keys)
+    decoded: bool = False             # value came from json.loads (no Python-only types to normalise)
+
+
+def _unreadable(name: str, stem: str, why: str) -> PlanSource:
+    return PlanSource(name, stem, None, PlanError("E002", "syntax", f"cannot read {name}: {why}", "check the path"))
+
+
+def _sources(name: str, stem: str, entries: list[Decoded]) -> Iterator[PlanSource]:
+    if len(entries) == 1 and entries[0].line is None:
+        d = entries[0]
+        yield PlanSource(name, stem, d.value, d.error, d.notes, True)
+        return
+    for d in entries:
+        yield PlanSource(f"{name}:{d.line}", stem, d.value, d.error, d.notes, True)
+
+
+def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
+    """JSON Lines, streamed: one source per non-empty line, in order, whatever the other lines hold."""
+    any_line = False
+    for no, raw in enumerate(stream, 1):
+        if len(raw) > MAX_TEXT:
+            yield PlanSource(f"{name}:{no}", stem, None, PlanError("E013", "schema", f"line {no} is {len(raw)} "
+                             f"bytes long; at most {MAX_TEXT}", "split the plan"))
+            any_line = True
+            continue
+        if not raw.strip():
+            continue
+        any_line = True
+        d = decode_line(raw, no)
+        yield PlanSource(f"{name}:{no}", stem, d.value, d.error, d.notes, True)
+    if not any_line:
+        yield PlanSource(name, stem, None, PlanError("E002", "syntax", "the plan file is empty", "write a plan"))
 
 
 def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
+    stem = path.stem
     try:
-        text = sys.stdin.read() if name == "-" else path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        yield PlanSource(name, path.stem, None, PlanError("E002", "syntax", f"cannot read {name}: "
-                                                          f"{exc.strerror or exc}", "check the path"))
+        if name == "-":
+            stdin = getattr(sys.stdin, "buffer", sys.stdin)      # a text stream when replaced (tests, notebooks)
+            data = stdin.read(MAX_FILE_BYTES + 1)
+        elif path.suffix == ".jsonl":
+            with path.open("rb") as stream:
+                yield from _read_lines(stream, name, stem)
+            return
+        elif path.stat().st_size > MAX_FILE_BYTES:
+            yield PlanSource(name, stem, None, PlanError("E013", "schema", f"{name} is {path.stat().st_size} bytes "
+                             f"long; at most {MAX_FILE_BYTES} (use JSON Lines for many plans)", "split the file"))
+            return
+        else:
+            data = path.read_bytes()
+    except (OSError, ValueError) as exc:
+        why = "broken symbolic link" if path.is_symlink() and not path.exists() else (getattr(exc, 'strerror', None) or str(exc))
+        yield _unreadable(name, stem, why if isinstance(exc, OSError) else str(exc)[:200])
         return
-    values, err = decode(text)
-    if err is not None:
-        yield PlanSource(name, path.stem, None, err)
-    elif len(values) == 1:
-        yield PlanSource(name, path.stem, values[0][1])
-    else:
-        for line, value in values:
-            yield PlanSource(f"{name}:{line}", path.stem, value)
+    if len(data) > MAX_FILE_BYTES:
+        yield PlanSource(name, stem, None, PlanError("E013", "schema", f"{name} is longer than {MAX_FILE_BYTES} "
+                         "bytes", "split the file"))
+        return
+    yield from _sources(name, stem, decode(data))
+
+
+def _plan_files(path: Path) -> list[Path]:
+    """The plan files under a directory, sorted; broken links and unreadable entries are kept (E002)."""
+    return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_file() or p.is_symlink()))
 
 
 def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
@@ -63,7 +113,7 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
             if str(item) == "-":
                 yield from _read_file(path, "-")
             elif path.is_dir():
-                for f in sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in PLAN_SUFFIXES):
+                for f in _plan_files(path):
                     yield from _read_file(f, str(f))
             else:
                 yield from _read_file(path, str(item))
@@ -93,7 +143,20 @@ class Grader:
         return self._problems[scenario]
 
     def grade(self, scenario: str, plan: Any, *, fmt: Optional[str] = None, first: bool = False,
-              name: str = "<plan>", reference: Any = None) -> Report:
+              name: str = "<plan>", reference: Any = None, decoded: bool = False) -> Report:
+        """Grade one plan (text, bytes, or a value; ``decoded``: it came from ``json.loads``).  Never raises:
+        a crash inside chronoplan becomes an ``E090`` report (docs/errors.md, "Internal errors")."""
+        try:
+            got = plan_value(plan, decoded=decoded)
+            if got.error is not None:
+                return Report(False, name, str(scenario), (got.error,), {"makespan": None, "success": False})
+            report = self._grade(scenario, Native(got.value), fmt, first, name, reference)
+            return with_notes(report, got.notes)
+        except Exception as exc:   # noqa: BLE001 - one plan's crash must not stop the batch
+            return internal_error_report(name, str(scenario), exc)
+
+    def _grade(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str,
+               reference: Any) -> Report:
         try:
             scen = self.project.scenario(scenario)
         except KeyError as exc:
@@ -128,8 +191,12 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
                   grader: Optional[Grader] = None) -> Iterator[Report]:
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics)."""
     grader = grader or Grader(project)
-    for src in iter_sources(plans):
-        target = match_scenario(project, scenario, src.value, src.stem)
+    for src in _safe_sources(plans):
+        try:
+            target = match_scenario(project, scenario, src.value, src.stem)
+        except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
+            yield internal_error_report(src.name, scenario or "", exc)
+            continue
         if src.error is not None:
             yield Report(False, src.name, target or "", (src.error,), {"makespan": None, "success": False})
             continue
@@ -141,4 +208,15 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
                                f"pass --scenario, one of: {known}")
             continue
         ref = (references or {}).get(target)
-        yield grader.grade(target, src.value, fmt=fmt, first=first, name=src.name, reference=ref)
+        report = grader.grade(target, src.value, fmt=fmt, first=first, name=src.name, reference=ref,
+                              decoded=src.decoded)
+        yield with_notes(report, src.notes)
+
+
+def _safe_sources(plans: Iterable[Any]) -> Iterator[PlanSource]:
+    """``iter_sources`` that turns a crash while reading one input into a report for it, then goes on."""
+    for item in plans:
+        try:
+            yield from iter_sources([item])
+        except Exception as exc:    # noqa: BLE001 - one input's crash must not stop the batch
+            yield PlanSource(str(item)[:200], "", None, internal_error(exc))

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from chronoplan.runtime.kitchen import Step
-from chronoplan.validators.plans import decode
+from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError
 
 MAX_ACTIONS = 100_000
@@ -56,17 +56,14 @@ def read_cook_plan(plan: Any) -> CookPlan:
 
 
 def _read(plan: Any) -> CookPlan:
-    value = plan
-    if isinstance(plan, (bytes, bytearray)):
-        plan = plan.decode("utf-8", "replace")
-    if isinstance(plan, str):
-        values, err = decode(plan)
-        if err is not None:
-            return CookPlan({}, (err,))
-        if len(values) != 1:
-            return CookPlan({}, (PlanError("E010", "schema", f"the text holds {len(values)} JSON values; "
-                                "grade them one by one", "one plan per file"),))
-        value = values[0][1]
+    got = plan_value(plan)
+    if got.error is not None:
+        return CookPlan({}, (got.error,))
+    read = _read_value(got.value)
+    return replace(read, errors=got.notes + read.errors) if got.notes else read
+
+
+def _read_value(value: Any) -> CookPlan:
     scenario = value.get("scenario") if isinstance(value, dict) and isinstance(value.get("scenario"), str) else None
     if not isinstance(value, dict):
         return CookPlan({}, (PlanError("E012", "schema", f"expected a JSON object of per-agent action lists, "

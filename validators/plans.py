@@ -11,23 +11,23 @@ Never raises on bad input.  Formats: ``schedule`` ({"schedule": [{"task","step",
 from __future__ import annotations
 
 import json
-import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Optional
 
 from jsonschema import Draft202012Validator
 
-from chronoplan.runtime.simtypes import Chunk
 from chronoplan.compiler import ir
+from chronoplan.compiler.numparse import Problem, describe, exact, exact_int, parse_int
+from chronoplan.runtime.simtypes import Chunk
+from chronoplan.validators.plan_text import MAX_TEXT, plan_value
 from chronoplan.validators.report import PlanError
 
 FORMATS = ("paracook", "schedule", "recipe2plan", "tools", "planningarena")
 TIMED_FORMATS = ("schedule", "recipe2plan")
 MAX_ACTIONS = 100_000
 MAX_NUMBER = 10 ** 12
-MAX_TEXT = 50_000_000
 
 _ACTION = {
     "type": "object",
@@ -104,46 +104,6 @@ def _type_name(x: Any) -> str:
     return type(x).__name__
 
 
-def strip_fence(text: str) -> str:
-    """Remove one surrounding Markdown code fence (```json ... ```), as LLMs often add."""
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and "\n" in body:
-        inner = body[3:-3]
-        return inner.split("\n", 1)[1] if "\n" in inner else ""
-    return text
-
-
-def decode(text: str) -> tuple[list[tuple[Optional[int], Any]], Optional[PlanError]]:
-    """Text -> [(line number or None, value)]: one JSON value, JSON Lines, or [(None, text)]."""
-    if len(text) > MAX_TEXT:
-        return [], PlanError("E013", "schema", f"the plan is {len(text)} characters long; at most {MAX_TEXT}",
-                             "split the plan file")
-    body = strip_fence(text).strip()
-    if not body:
-        return [], PlanError("E002", "syntax", "the plan is empty", "write a plan")
-    if body[0] in "[{":
-        try:
-            return [(None, json.loads(body))], None
-        except RecursionError:
-            return [], PlanError("E001", "syntax", "the JSON is nested too deeply", "flatten the plan")
-        except ValueError as exc:
-            values = []
-            for no, line in enumerate(body.splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    values.append((no, json.loads(line)))
-                except (ValueError, RecursionError):
-                    values = None
-                    break
-            if values and len(values) > 1:
-                return values, None
-            if re.search(r"step\s*\(", body, re.I):
-                return [(None, body)], None
-            return [], PlanError("E001", "syntax", f"invalid JSON: {exc}", "write the plan as valid JSON")
-    return [(None, body)], None
-
-
 def detect(value: Any) -> Optional[str]:
     """The format of a decoded plan (text: recipe2plan if it holds Step(...) entries)."""
     if isinstance(value, str):
@@ -174,31 +134,32 @@ def detect(value: Any) -> Optional[str]:
 
 
 # ------------------------------------------------------------------------------------ numbers
+MAX_STEP = 10 ** 9
+
+
 def _number(x: Any, path: str, errors: list, index: Optional[int]) -> Optional[Fraction]:
-    if isinstance(x, float) and not math.isfinite(x):
-        errors.append(PlanError("E011", "schema", f"{path}: {x} is not a finite number",
-                                "use a finite number", None, index))
-        return None
-    try:
-        f = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if abs(f) > MAX_NUMBER:
-        errors.append(PlanError("E011", "schema", f"{path}: {_short(x)} is out of range (at most 10^12)",
-                                "use a plausible time", None, index))
+    """A time or duration of any numeric type -> exact Fraction; a problem is reported (E010/E011), never dropped."""
+    f = exact(x, limit=MAX_NUMBER)
+    if isinstance(f, Problem):
+        code = "E010" if f in (Problem.NOT_A_NUMBER, Problem.NOT_INTEGER) else "E011"
+        errors.append(PlanError(code, "schema", f"{path}: {_short(x)} {f.value}"
+                                f"{' (at most 10^12)' if f is Problem.OUT_OF_RANGE else ''}",
+                                "use a finite number of plausible size", None, index))
         return None
     return f
 
 
-def _is_int(x: Any) -> bool:
-    return (isinstance(x, int) and not isinstance(x, bool)) or (isinstance(x, float) and x.is_integer())
+def _step_number(x: Any) -> Optional[int]:
+    """A step index written as a number or as ASCII digits -> int (None when it is neither)."""
+    n = exact_int(x, limit=MAX_STEP) if not isinstance(x, str) else parse_int(x, limit=MAX_STEP)
+    return None if isinstance(n, Problem) else n
 
 
 def _field_number(e: dict, key: str, path: str, errors: list, index: int, quiet: bool) -> Optional[Fraction]:
     """A numeric field of a schedule entry (None when absent or unusable; errors only when not quiet)."""
     x = e.get(key)
-    if x is None or isinstance(x, bool) or not isinstance(x, (int, float)):
-        return None
+    if x is None or isinstance(x, (str, bool, list, dict)):
+        return None                  # absent, or a wrong type that the schema check reports
     return _number(x, path, [] if quiet else errors, index)
 
 
@@ -255,18 +216,17 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
         if not isinstance(e, dict):
             continue
         task, step = e.get("task"), e.get("step")
-        key_ok = isinstance(task, str) and _is_int(step)
+        num = _step_number(step)
+        key_ok = isinstance(task, str) and num is not None and not isinstance(step, str)
         quiet = i in bad      # its schema errors are reported; salvage what is readable without new errors
         start = _field_number(e, "start", f"{base}[{i}].start", errors, i, quiet)
         dur = _field_number(e, "duration", f"{base}[{i}].duration", errors, i, quiet)
         agent = e.get("agent") if isinstance(e.get("agent"), str) else None
         if not key_ok or start is None:
-            if key_ok:
-                skipped.append((task, int(step)))
-            elif isinstance(task, str) and isinstance(step, str) and step.strip().isdigit():
-                skipped.append((task, int(step)))
+            if isinstance(task, str) and num is not None:
+                skipped.append((task, num))
             continue
-        actions.append(PlanAction(i, task, int(step), start, dur, agent))
+        actions.append(PlanAction(i, task, num, start, dur, agent))
     return ReadPlan("schedule", tuple(actions), tuple(errors), scenario, value, tuple(skipped))
 
 
@@ -288,9 +248,13 @@ def _read_r2p_list(value: list, unit: ir.TimeUnit) -> ReadPlan:
             continue
         dur = None if len(e) == 3 else _number(e[2], f"$[{i}][2]", errors, i)
         start = _number(e[-1], f"$[{i}][{len(e) - 1}]", errors, i)
-        if start is None or (len(e) == 4 and dur is None):
+        step = _step_number(e[0])
+        if step is None:
+            errors.append(PlanError("E010", "schema", f"$[{i}][0]: {_short(e[0])} is not a step number",
+                                    "write the step index as an integer", None, i))
+        if start is None or (len(e) == 4 and dur is None) or step is None:
             continue
-        actions.append(PlanAction(i, e[1], int(e[0]), start * scale, None if dur is None else dur * scale))
+        actions.append(PlanAction(i, e[1], step, start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, value)
 
 
@@ -306,7 +270,7 @@ def parse_time(text: str) -> Optional[Fraction]:
     t = text.strip().strip("'\"")
     if len(t) > 40:
         return None
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?(?::(\d+(?:\.\d+)?))?", t)
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)(?::([0-9]+(?:\.[0-9]+)?))?(?::([0-9]+(?:\.[0-9]+)?))?", t)
     if m:
         parts = [Fraction(p) for p in m.groups() if p is not None]
         if len(parts) == 3:
@@ -316,12 +280,12 @@ def parse_time(text: str) -> Optional[Fraction]:
         return parts[0] * 60          # a bare number means minutes, as in the original evaluator
     total = Fraction(0)
     found = False
-    for num, unit in re.findall(r"(\d+(?:\.\d+)?)\s*([a-zA-Z]+)", t):
+    for num, unit in re.findall(r"([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)", t):
         if unit.lower() not in _UNITS:
             return None
         total += Fraction(num) * _UNITS[unit.lower()]
         found = True
-    rest = re.sub(r"(\d+(?:\.\d+)?)\s*([a-zA-Z]+)", "", t).strip()
+    rest = re.sub(r"([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)", "", t).strip()
     return total if found and not rest else None
 
 
@@ -345,7 +309,12 @@ def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:
         snippet = text[m.start():m.start() + 60].split(")")[0] + ")"
         parts = [p.strip() for p in body.split(",")]
         task = parts[1].strip("'\"").strip() if len(parts) > 1 else ""
-        if close < 0 or len(parts) not in (3, 4) or not parts[0].isdigit() or not task:
+        step = parse_int(parts[0], limit=MAX_STEP) if parts else Problem.NOT_A_NUMBER
+        if isinstance(step, Problem) and close >= 0 and len(parts) in (3, 4) and task:
+            errors.append(PlanError("E010", "schema", f"entry {i}: the step number {describe(parts[0], step)}",
+                                    "write the step number with the digits 0-9", None, i))
+            continue
+        if close < 0 or len(parts) not in (3, 4) or isinstance(step, Problem) or not task:
             errors.append(PlanError("E010", "schema", f"entry {i}: cannot read {snippet!r}",
                                     "write Step(step, recipe, duration, start) with HH:MM:SS times", None, i))
             continue
@@ -361,7 +330,7 @@ def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:
             errors.append(PlanError("E011", "schema", f"entry {i}: time out of range", "use a plausible time",
                                     None, i))
             continue
-        actions.append(PlanAction(i, task, int(parts[0]), start * scale, None if dur is None else dur * scale))
+        actions.append(PlanAction(i, task, step, start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, text)
 
 
@@ -375,17 +344,14 @@ def read_plan(plan: Any, unit: ir.TimeUnit, fmt: Optional[str] = None) -> ReadPl
 
 
 def _read(plan: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
-    value = plan
-    if isinstance(plan, (bytes, bytearray)):
-        plan = plan.decode("utf-8", "replace")
-    if isinstance(plan, str):
-        values, err = decode(plan)
-        if err is not None:
-            return ReadPlan(fmt, (), (err,))
-        if len(values) > 1:
-            return ReadPlan(fmt, (), (PlanError("E010", "schema", f"the text holds {len(values)} plans (JSON "
-                            "Lines); grade them one by one", "use validate_many or the CLI"),))
-        value = values[0][1]
+    got = plan_value(plan)
+    if got.error is not None:
+        return ReadPlan(fmt, (), (got.error,))
+    read = _read_value(got.value, unit, fmt)
+    return replace(read, errors=got.notes + read.errors) if got.notes else read
+
+
+def _read_value(value: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
     found = fmt or detect(value)
     if isinstance(value, dict) and isinstance(value.get("plan"), str) and found == "recipe2plan":
         value = value["plan"]

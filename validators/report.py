@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sys
+import traceback
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Optional
@@ -131,3 +134,28 @@ def error_report(plan: str, scenario: str, code: str, category: str, message: st
     """A report holding one plan-level error (unreadable plan, unsupported format...)."""
     return Report(False, plan, scenario, (PlanError(code, category, message, hint),),
                   dict(metrics or {"makespan": None, "success": False}))
+
+
+INTERNAL_ERROR = "E090"
+BUG_HINT = ("this is a bug in chronoplan, not in the plan: please report it with the plan and the command "
+            "(set CHRONOPLAN_DEBUG=1 for the traceback)")
+
+
+def internal_error(exc: BaseException) -> PlanError:
+    """The error of a plan whose grading crashed (code E090; the batch goes on)."""
+    if os.environ.get("CHRONOPLAN_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+    return PlanError(INTERNAL_ERROR, "schema", f"internal error while grading this plan: {type(exc).__name__}: "
+                     f"{str(exc)[:200]}", BUG_HINT)
+
+
+def internal_error_report(plan: str, scenario: str, exc: BaseException) -> Report:
+    return Report(False, plan, scenario, (internal_error(exc),), {"makespan": None, "success": False})
+
+
+def with_notes(report: Report, notes: tuple[PlanError, ...]) -> Report:
+    """A report with reading problems (repeated JSON keys) put first; the plan is then not valid."""
+    if not notes:
+        return report
+    metrics = dict(report.metrics, success=False)
+    return replace(report, valid=False, errors=tuple(notes) + report.errors, metrics=metrics)

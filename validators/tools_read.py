@@ -15,19 +15,20 @@ strings that are exactly one step reference become ``tools_refs.Ref``.
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
+from chronoplan.compiler.numparse import Problem, exact_int, parse_int
+from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError
 from chronoplan.validators.tools_literal import LiteralError, parse_call
 from chronoplan.validators.tools_refs import Ref, as_ref, refs_in
 
 MAX_STEPS = 5_000
-MAX_TEXT = 20_000_000
+MAX_ID = 10 ** 9 - 1            # step ids and StepDetail keys
 MAX_DEPTH = 40
 MAX_INT_DIGITS = 400
 FORMATS = ("tools", "planningarena")
@@ -70,32 +71,19 @@ class _Bad(Exception):
         self.message = message
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def decode(text: Any) -> tuple[Any, Optional[PlanError]]:
-    """Decode JSON text (optionally inside a Markdown code fence); bytes are decoded as UTF-8."""
-    if isinstance(text, (bytes, bytearray)):
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError:
-            return None, _err("T001", "syntax", "the plan is not UTF-8 text", "save the plan as UTF-8 JSON")
-    if not isinstance(text, str):
-        return text, None
-    if len(text) > MAX_TEXT:
-        return None, _err("T007", "schema", f"the plan is longer than {MAX_TEXT} characters",
-                          "submit a smaller plan")
-    body = text.strip()
-    fence = re.fullmatch(r"```[A-Za-z0-9_-]*\s*\n(.*?)\n?```", body, re.S)
-    if fence:
-        body = fence.group(1)
-    try:
-        return json.loads(body, parse_constant=_reject_constant), None
-    except (ValueError, RecursionError) as exc:
-        msg = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-        return None, _err("T001", "syntax", f"the plan is not valid JSON: {msg}",
-                          'write one JSON object such as {"steps": [{"id": 1, "tool": "...", "args": {}}]}')
+def decode(plan: Any) -> tuple[Any, Optional[PlanError]]:
+    """A plan as text, bytes or value -> its JSON-native value (``plan_text.plan_value``), errors as T-codes."""
+    got = plan_value(plan, constants=False)
+    if got.error is None and isinstance(plan, (str, bytes, bytearray)) and isinstance(got.value, str):
+        return None, _err("T001", "syntax", "the plan is not JSON", 'write one JSON object such as {"steps": '
+                          '[{"id": 1, "tool": "...", "args": {}}]}')
+    if got.error is None:
+        return got.value, None
+    e = got.error
+    if e.code == "E013":
+        return None, _err("T007", "schema", e.message, "submit a smaller plan")
+    return None, _err("T001", "syntax", f"the plan is not valid JSON: {e.message}",
+                      'write one JSON object such as {"steps": [{"id": 1, "tool": "...", "args": {}}]}')
 
 
 def normalize_value(v: Any, depth: int = 0) -> Any:
@@ -236,7 +224,6 @@ def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
     if not isinstance(order, dict):
         raise _Bad('"OrderSteps" is not an object')
     total = order.get("TotalSteps")
-    total = total if isinstance(total, int) and not isinstance(total, bool) else None
     detail = order.get("StepDetail")
     if isinstance(detail, list):
         return list(detail), total
@@ -245,9 +232,10 @@ def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
             return [detail], total
         keyed = []
         for k, v in detail.items():
-            if not (isinstance(k, str) and k.strip().isdigit() and len(k.strip()) < 10):
-                raise _Bad(f'"StepDetail" key {k!r} is not a step number')
-            keyed.append((int(k), v))
+            n = parse_int(k, limit=MAX_ID)
+            if isinstance(n, Problem) or n < 0:
+                raise _Bad(f'"StepDetail" key {_clip(repr(k))} is not a step number (digits 0-9)')
+            keyed.append((n, v))
         keyed.sort(key=lambda kv: kv[0])
         return [dict(v, StepNumber=v.get("StepNumber", k)) if isinstance(v, dict) else v for k, v in keyed], total
     raise _Bad('"OrderSteps" has no "StepDetail" list or object')
@@ -306,11 +294,21 @@ def _read_arena(obj: Any) -> ToolPlan:
             app = st["App"]
         refs = _refs(args) + tuple(refs_in(positional))
         steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text))
-    if total is not None and total != len(details):
+    count = _step_count(total)
+    if total is not None and count is None:
+        errors.append(_err("T008", "schema", f"TotalSteps {_clip(repr(total))} is not a number of steps",
+                           "make TotalSteps the number of StepDetail entries (an integer)"))
+    elif count is not None and count != len(details):
         errors.append(_err("T008", "schema", f"TotalSteps says {total} but the plan has {len(details)} steps",
                            "make TotalSteps equal to the number of StepDetail entries"))
     _check_ids(steps, errors)
-    return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, total)
+    return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, count)
+
+
+def _step_count(v: Any) -> Optional[int]:
+    """A declared TotalSteps (an integer, or ASCII digits) -> int; None when absent or not a count."""
+    n = parse_int(v, limit=MAX_ID) if isinstance(v, str) else exact_int(v, limit=MAX_ID)
+    return None if isinstance(n, Problem) or n < 0 else n
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -341,9 +339,9 @@ def _split_name(name: Any) -> tuple[Optional[str], Optional[str]]:
 def _read_id(v: Any, i: int, errors: list, key: str) -> int:
     if v is None:
         return i + 1
-    if isinstance(v, str) and v.strip().isdigit() and len(v.strip()) < 10:
-        return int(v)
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < 10 ** 9:
+    if isinstance(v, str) and not isinstance(parse_int(v, limit=MAX_ID), Problem):
+        v = parse_int(v, limit=MAX_ID)
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ID:
         errors.append(_err("T005", "schema", f"step {i}: {key} {_clip(repr(v))} is not a step number",
                            f"give every step a positive integer {key}", i))
         return i + 1
@@ -361,9 +359,9 @@ def _read_after(v: Any, i: int, errors: list) -> tuple:
         return ()
     out = []
     for x in v:
-        if isinstance(x, str) and x.strip().isdigit() and len(x.strip()) < 10:
-            x = int(x)
-        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x < 10 ** 9:
+        if isinstance(x, str) and not isinstance(parse_int(x, limit=MAX_ID), Problem):
+            x = parse_int(x, limit=MAX_ID)
+        if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= MAX_ID:
             errors.append(_err("T006", "schema", f'step {i}: "after" entry {_clip(repr(x))} is not a step id',
                                'list step ids (integers) in "after"', i))
             continue

@@ -1,0 +1,160 @@
+"""Numbers from untrusted input: the one parsing helper of every plan reader (and of the compiler's checks).
+
+Input: text (ASCII digits only, bounded length) or a Python value of any numeric type (``int``, ``float``,
+``Fraction``, ``Decimal``, numpy scalars, anything registered with the ``numbers`` ABCs).
+Output: an exact ``Fraction`` / ``int``, or a ``Problem`` saying why not.  Never raises, never returns a value
+that was silently changed: ``bool`` is not a number, NaN and infinities are refused, magnitudes and digit
+counts are bounded before any conversion (Python's ``int()`` accepts Unicode digits such as fullwidth "１" and
+raises on "²", which ``str.isdigit()`` accepts; both are refused here).
+"""
+from __future__ import annotations
+
+import enum
+import math
+import numbers
+import re
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Union
+
+MAX_DIGITS = 40                 # digits in one number written as text
+MAX_MAGNITUDE = 10 ** 12        # default bound on |x| for times, durations and ids
+MAX_BITS = 256                  # numerator/denominator size of an exact rational
+MAX_DEPTH = 200                 # nesting of a plan value built in Python
+
+
+class Problem(enum.Enum):
+    """Why a value is not a usable number (the value is the phrase used in messages)."""
+
+    NOT_A_NUMBER = "is not a number"
+    NOT_FINITE = "is not a finite number"
+    NON_ASCII = "uses non-ASCII digits"
+    TOO_LONG = "has too many digits"
+    OUT_OF_RANGE = "is out of range"
+    NOT_INTEGER = "is not an integer"
+    TOO_DEEP = "is nested too deeply"
+
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_DEC = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
+
+
+def _text_problem(text: str, pattern: re.Pattern) -> Union[Problem, None]:
+    if len(text) > MAX_DIGITS + 8:
+        return Problem.TOO_LONG
+    if pattern.fullmatch(text) is None:
+        return Problem.NON_ASCII if any(c.isdigit() and not c.isascii() for c in text) else Problem.NOT_A_NUMBER
+    return None
+
+
+def parse_int(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
+    """ASCII decimal integer text (surrounding whitespace allowed, sign allowed) -> int within +-limit."""
+    if not isinstance(text, str):
+        return Problem.NOT_A_NUMBER
+    t = text.strip()
+    bad = _text_problem(t, _INT)
+    if bad is not None:
+        return bad
+    n = int(t)
+    return n if abs(n) <= limit else Problem.OUT_OF_RANGE
+
+
+def parse_decimal(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, Problem]:
+    """ASCII decimal text ("12", "-1.5", "2e3") -> exact Fraction within +-limit."""
+    if not isinstance(text, str):
+        return Problem.NOT_A_NUMBER
+    t = text.strip()
+    bad = _text_problem(t, _DEC)
+    if bad is not None:
+        return bad
+    f = Fraction(t)
+    return f if abs(f) <= limit else Problem.OUT_OF_RANGE
+
+
+def is_number(x: Any) -> bool:
+    """A numeric value of any library (not bool, not complex)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) or isinstance(x, Decimal)
+
+
+def exact(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, Problem]:
+    """Any numeric Python value -> exact Fraction within +-limit (floats by their shortest decimal repr)."""
+    if isinstance(x, bool) or not is_number(x):
+        return Problem.NOT_A_NUMBER
+    if isinstance(x, numbers.Integral):
+        n = int(x)
+        return Fraction(n) if abs(n) <= limit else Problem.OUT_OF_RANGE
+    if isinstance(x, Decimal):
+        if not x.is_finite():
+            return Problem.NOT_FINITE
+        if x.adjusted() > len(str(limit)) or x.adjusted() < -MAX_DIGITS:
+            return Problem.OUT_OF_RANGE if x.adjusted() > 0 else Problem.TOO_LONG
+        f = Fraction(x)
+    elif isinstance(x, numbers.Rational):
+        num, den = int(x.numerator), int(x.denominator)
+        if num.bit_length() > MAX_BITS or den.bit_length() > MAX_BITS:
+            return Problem.OUT_OF_RANGE if abs(num) > abs(den) else Problem.TOO_LONG
+        f = Fraction(num, den)
+    else:
+        try:
+            v = float(x)
+        except (TypeError, ValueError, OverflowError):
+            return Problem.NOT_A_NUMBER
+        if not math.isfinite(v):
+            return Problem.NOT_FINITE
+        if abs(v) > limit:
+            return Problem.OUT_OF_RANGE
+        f = Fraction(repr(v))
+    return f if abs(f) <= limit else Problem.OUT_OF_RANGE
+
+
+def exact_int(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
+    """An integral number of any numeric type (3, 3.0, numpy.int64(3), Decimal("3")) -> int."""
+    f = exact(x, limit=limit)
+    if isinstance(f, Problem):
+        return f
+    return int(f) if f.denominator == 1 else Problem.NOT_INTEGER
+
+
+def plain_json(value: Any, depth: int = 0) -> Any:
+    """A plan value built in Python -> the same value with JSON-native numbers and containers.
+
+    Integral numbers of any type become ``int``; numpy floats become ``float``; ``Decimal`` and non-integral
+    rationals become ``Fraction`` (exact; NaN/infinite Decimals become float NaN/inf, which the readers refuse);
+    tuples become lists.  Other values (sets, objects, complex) are kept, so the reader reports their type.
+    Below ``MAX_DEPTH`` levels values are kept as they are (every reader refuses such nesting itself).
+    """
+    if depth > MAX_DEPTH:
+        return value
+    t = type(value)
+    if t is str or t is int or t is float or t is bool or value is None:
+        return value
+    if t is dict:
+        return {k: plain_json(v, depth + 1) for k, v in value.items()}
+    if t is list or t is tuple:
+        return [plain_json(v, depth + 1) for v in value]
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return float("nan") if value.is_nan() else float(value)
+        f = exact(value, limit=10 ** 300)
+        if not isinstance(f, Fraction):
+            return value            # out of range: kept, so the reader names the problem
+        return int(f) if f.denominator == 1 else f
+    if isinstance(value, numbers.Rational):
+        return int(value) if value.denominator == 1 else Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, dict):
+        return {k: plain_json(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(v, depth + 1) for v in value]
+    return value
+
+
+def describe(text: Any, problem: Problem, n: int = 40) -> str:
+    """``'"²"' uses non-ASCII digits`` - a message fragment naming the offending value, clipped."""
+    s = repr(text)
+    return f"{s if len(s) <= n else s[:n] + '...'} {problem.value}"

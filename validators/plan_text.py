@@ -1,0 +1,199 @@
+"""Plan text -> decoded plan values, for every plan reader (schedules, Step text, kitchens, tool calls).
+
+Input: the text of a plan file or of one LLM reply (str, or bytes read from a file), and whether the file is
+JSON Lines.  Output: a list of ``Decoded`` entries, never empty and in input order: one entry for a single JSON
+value or a Step(...) text, one per non-empty line for JSON Lines (a line that cannot be read is an entry with a
+located error, so it never hides the other lines).  Never raises on bad input.
+
+Reading rules (docs/errors.md, "Reading plans"): a UTF-8 byte-order mark is skipped; bytes that are not UTF-8
+are an ``E002`` at their line and column; one surrounding Markdown code fence is removed; a JSON object that
+repeats a key is graded with the last value (as Python's json does) and reported as ``E010``; JSON Lines lines
+are separated by "\\n" only (U+2028 and friends are ordinary characters inside JSON strings).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from chronoplan.compiler.numparse import plain_json
+from chronoplan.validators.report import PlanError
+
+MAX_TEXT = 50_000_000
+BOM = "\ufeff"
+_STEP = re.compile(r"step\s*\(", re.I)
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """One plan read from text: its value, or the error that kept it from being read."""
+
+    line: Optional[int]                     # 1-based line of a JSON Lines entry, None for a whole file
+    value: Any = None
+    error: Optional[PlanError] = None
+    notes: tuple[PlanError, ...] = ()      # problems that do not stop grading (duplicate keys)
+
+
+def text_of(data: Union[str, bytes, bytearray]) -> str:
+    """Bytes -> str; bytes that are not UTF-8 become lone surrogates that ``decode`` reports with a location."""
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data).decode("utf-8", "surrogateescape")
+    return data
+
+
+def strip_fence(text: str) -> str:
+    """Remove one surrounding Markdown code fence (```json ... ```), as LLMs often add."""
+    return _fence(text)[0]
+
+
+def _fence(text: str) -> tuple[str, int]:
+    """(body, index of the body in ``text``) with one surrounding code fence removed."""
+    body = text.strip()
+    start = text.find(body[:1]) if body else 0
+    if body.startswith("```") and body.endswith("```") and "\n" in body:
+        inner = body[3:-3]
+        if "\n" not in inner:
+            return "", start
+        head = inner.index("\n") + 1
+        return inner[head:], start + 3 + head
+    return text, 0
+
+
+def _where(text: str, pos: int, line0: int = 0) -> str:
+    line = text.count("\n", 0, pos) + 1 + line0
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return f"line {line}, column {col}"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _loads(text: str, constants: bool = True) -> tuple[Any, tuple[PlanError, ...]]:
+    """json.loads that notices repeated keys (raises ValueError / RecursionError like json.loads); NaN and
+    Infinity are read as floats (the readers report them, located) unless ``constants`` is False."""
+    repeated: list[str] = []
+
+    def pairs_hook(pairs: list) -> dict:
+        d = dict(pairs)
+        if len(d) != len(pairs):
+            seen: set = set()
+            for k, _ in pairs:
+                if k in seen and k not in repeated:
+                    repeated.append(k)
+                seen.add(k)
+        return d
+
+    value = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=None if constants else _no_constant)
+    notes = tuple(PlanError("E010", "schema", f"the key {k[:60]!r} appears more than once in one object; the last "
+                            "value is used", "write each key once") for k in repeated[:20])
+    return value, notes
+
+
+def _one(body: str, line: Optional[int], line0: int, constants: bool = True) -> Decoded:
+    try:
+        value, notes = _loads(body, constants)
+        return Decoded(line, value, None, notes)
+    except RecursionError:
+        return Decoded(line, None, PlanError("E001", "syntax", "the JSON is nested too deeply", "flatten the plan"))
+    except json.JSONDecodeError as exc:
+        at = _where(body, exc.pos, line0)
+        return Decoded(line, None, PlanError("E001", "syntax", f"invalid JSON at {at}: {exc.msg}",
+                                             "write the plan as valid JSON"))
+    except ValueError as exc:       # e.g. an integer over Python's digit limit
+        return Decoded(line, None, PlanError("E001", "syntax", f"invalid JSON: {str(exc)[:120]}",
+                                             "write the plan as valid JSON"))
+
+
+def _json_lines(body: str, line0: int) -> list[Decoded]:
+    out = []
+    for no, raw in enumerate(body.split("\n"), 1 + line0):
+        line = raw.strip().lstrip(BOM).strip()
+        if not line:
+            continue
+        bad = _BAD_BYTE.search(line)
+        if bad is not None:
+            out.append(Decoded(no, None, _not_utf8(raw, raw.find(bad.group()), no - 1)))
+        else:
+            out.append(_one(line, no, no - 1))
+    return out or [Decoded(None, None, PlanError("E002", "syntax", "the plan is empty", "write a plan"))]
+
+
+def _not_utf8(text: str, pos: int, line0: int = 0) -> PlanError:
+    byte = ord(text[pos]) - 0xDC00
+    return PlanError("E002", "syntax", f"the plan is not UTF-8 text: byte 0x{byte:02x} at {_where(text, pos, line0)}",
+                     "save the plan as UTF-8")
+
+
+def _first_line_is_json(body: str) -> bool:
+    first = next((ln.strip() for ln in body.split("\n") if ln.strip()), "")
+    if body.count("\n") < 1 or not first or first[0] not in "[{":
+        return False
+    try:
+        json.loads(first)
+        return True
+    except (ValueError, RecursionError):
+        return False
+
+
+def decode_line(data: Union[str, bytes, bytearray], no: int) -> Decoded:
+    """Line ``no`` (1-based) of a JSON Lines file -> its plan (a located error when it cannot be read)."""
+    entries = _json_lines(text_of(data), no - 1)
+    return entries[0]
+
+
+def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, constants: bool = True) -> list[Decoded]:
+    """Text -> the plans it holds: one JSON value, JSON Lines (forced by ``json_lines``), or Step text.
+    ``constants=False`` refuses NaN and Infinity as syntax errors (tool plans: T001)."""
+    text = text_of(data)
+    if len(text) > MAX_TEXT:
+        return [Decoded(None, None, PlanError("E013", "schema", f"the plan is {len(text)} characters long; at most "
+                                              f"{MAX_TEXT}", "split the plan file"))]
+    text = text[1:] if text.startswith(BOM) else text
+    body, start = _fence(text)
+    line0 = text.count("\n", 0, start)
+    if not body.strip():
+        return [Decoded(None, None, PlanError("E002", "syntax", "the plan is empty", "write a plan"))]
+    if json_lines:
+        return _json_lines(body, line0)
+    bad = _BAD_BYTE.search(text)
+    stripped = body.strip()
+    whole = None
+    if stripped[0] in "[{":
+        whole = _one(stripped, None, line0 + body.count("\n", 0, body.find(stripped[0])), constants)
+        if whole.error is None and bad is None:
+            return [whole]
+        if _first_line_is_json(body):
+            return _json_lines(body, line0)
+    if bad is not None:
+        return [Decoded(None, None, _not_utf8(text, bad.start()))]
+    if whole is None or _STEP.search(stripped):
+        return [Decoded(None, stripped)]
+    return [whole]
+
+
+@dataclass(frozen=True)
+class Native:
+    """A plan value known to be JSON-native (it came from ``json.loads`` or through ``plan_value`` already)."""
+
+    value: Any
+
+
+def plan_value(plan: Any, *, decoded: bool = False, constants: bool = True) -> Decoded:
+    """One plan as any reader receives it -> its JSON-native value (or the error that keeps it from being read).
+
+    Text and bytes are decoded (exactly one plan: several JSON Lines entries are an ``E010``); values built in
+    Python are made JSON-native (``numparse.plain_json``: numpy and Decimal numbers, tuples) unless ``decoded``
+    says they came from ``json.loads`` already.
+    """
+    if isinstance(plan, Native):
+        return Decoded(None, plan.value)
+    if isinstance(plan, (str, bytes, bytearray)):
+        entries = decode(plan, constants=constants)
+        if len(entries) > 1:
+            return Decoded(None, None, PlanError("E010", "schema", f"the text holds {len(entries)} plans (JSON "
+                                                 "Lines); grade them one by one", "use validate_many or the CLI"))
+        return entries[0]
+    return Decoded(None, plan if decoded else plain_json(plan))
