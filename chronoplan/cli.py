@@ -1,6 +1,7 @@
 """The ``chronoplan`` command line.
 
-Input: argv.  Output: an exit status (0 ok, 1 problems found, 2 usage or compile error).
+Input: argv.  Output: an exit status (0 ok, 1 problems found, 2 usage or compile error, 3 internal error,
+130 interrupted).
 Each subcommand lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``; modules
 are imported only when their command runs, so ``chronoplan check`` never pays for ortools or planners.
 """
@@ -8,7 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
+from pathlib import Path
+
+INTERNAL_ERROR_EXIT = 3
 
 COMMANDS = {
     "check": ("chronoplan.compiler.cli_check", "check files and print diagnostics"),
@@ -67,9 +73,24 @@ def main(argv=None) -> int:
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt:
+        print(f"chronoplan {name}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:   # noqa: BLE001 - the documented last resort: exit 3 and a short message
+        return internal_error(name, exc)
+
+
+def internal_error(command: str, exc: BaseException) -> int:
+    """Exit status 3 and a bug-report request instead of a bare traceback (CHRONOPLAN_DEBUG=1 shows it)."""
+    if os.environ.get("CHRONOPLAN_DEBUG"):
+        traceback.print_exception(exc, file=sys.stderr)
+    where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    at = f" (at {Path(where.filename).name}:{where.lineno})" if where else ""
+    print(f"chronoplan {command}: internal error: {type(exc).__name__}: {str(exc)[:300]}{at}\n"
+          "This is a bug in chronoplan. Please report it with the command and its input files; "
+          "CHRONOPLAN_DEBUG=1 prints the traceback.", file=sys.stderr)
+    return INTERNAL_ERROR_EXIT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,8 +28,8 @@ from typing import Any, Optional
 from chronoplan.validators.report import json_number
 
 _AGENT_PREFIX = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*:(.*)$", re.S)
-_INT = re.compile(r"^[+-]?\d{1,13}$")
-_NUM = re.compile(r"^[+-]?(\d{1,13}(\.\d{0,9})?|\.\d{1,9})$")
+_INT = re.compile(r"^[+-]?[0-9]{1,13}$")
+_NUM = re.compile(r"^[+-]?([0-9]{1,13}(\.[0-9]{0,9})?|\.[0-9]{1,9})$")
 MAX_LINE = 1_000_000
 MAX_TIME = 10 ** 12
 

@@ -207,7 +207,7 @@ class Env:
 
     def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
         norm = normalize(cmd)
-        m = re.fullmatch(r"wait(?: (\d{1,6}))?", norm)
+        m = re.fullmatch(r"wait(?: ([0-9]{1,6}))?", norm)
         if m:
             self.refusals_in_row = 0
             self._wait_until = t + self.tick * max(1, int(m.group(1) or 1))

@@ -56,14 +56,14 @@ _ORDINAL_WORDS = {
 MAX_PHRASE = 200          # longer inputs are not date phrases
 MAX_OFFSET = 100_000      # days; larger offsets are rejected (no OverflowError)
 
-_ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_ISO = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _WD = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
 _WD_FULL = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 _MON = "|".join(sorted(MONTHS, key=len, reverse=True))
-_NUM = r"\d{1,5}|a couple of|" + "|".join(sorted((k for k in NUMBER_WORDS if k != "a couple of"),
+_NUM = r"[0-9]{1,5}|a couple of|" + "|".join(sorted((k for k in NUMBER_WORDS if k != "a couple of"),
                                                   key=len, reverse=True))
 _UNIT = r"days?|weeks?|months?|years?|fortnights?"
-_DAYNUM = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAYNUM = r"([0-9]{1,2})(?:st|nd|rd|th)?"
 
 
 # ----------------------------------------------------------------------------- calendar helpers
@@ -112,7 +112,7 @@ def parse_iso_date(text: str) -> Optional[Date]:
 
 def _number(word: str) -> Optional[int]:
     word = word.strip()
-    if word.isdigit():
+    if word.isascii() and word.isdigit():
         return int(word)
     return NUMBER_WORDS.get(word)
 
@@ -253,7 +253,7 @@ def _resolve_periods(t: str, today: Date, base: Date) -> Optional[Date]:
         sign = -1 if m.group(3) in ("before", "earlier", "prior") else 1
         return _shift(base, sign * n, m.group(2))
     m = re.fullmatch(r"(?:the )?" + _DAYNUM + r"(?: of (this|next) month)?", t)
-    if m and (m.group(2) or re.search(r"\d(st|nd|rd|th)\b", t) or t.startswith("the ")):
+    if m and (m.group(2) or re.search(r"[0-9](st|nd|rd|th)\b", t) or t.startswith("the ")):
         day = int(m.group(1))
         if m.group(2) == "next":
             return None if first_next is None or day > month_end(first_next).day else first_next.replace(day=day)
@@ -263,10 +263,10 @@ def _resolve_periods(t: str, today: Date, base: Date) -> Optional[Date]:
     m = re.fullmatch(r"(?:the )?(" + "|".join(_ORDINAL_WORDS) + r") of (this|next) month", t)
     if m:
         return _resolve_periods(f"the {_ORDINAL_WORDS[m.group(1)]}th of {m.group(2)} month", today, base)
-    m = re.fullmatch(r"(" + _MON + r")\.? " + _DAYNUM + r"(?: (\d{4}))?", t) or None
+    m = re.fullmatch(r"(" + _MON + r")\.? " + _DAYNUM + r"(?: ([0-9]{4}))?", t) or None
     if m:
         return _month_day(today, MONTHS[m.group(1)], int(m.group(2)), _int(m.group(3)))
-    m = re.fullmatch(r"(?:the )?" + _DAYNUM + r" (?:of )?(" + _MON + r")\.?(?: (\d{4}))?", t)
+    m = re.fullmatch(r"(?:the )?" + _DAYNUM + r" (?:of )?(" + _MON + r")\.?(?: ([0-9]{4}))?", t)
     if m:
         return _month_day(today, MONTHS[m.group(2)], int(m.group(1)), _int(m.group(3)))
     return None
@@ -284,7 +284,7 @@ def _safe_date(y: int, m: int, d: int) -> Optional[Date]:
 
 
 # ----------------------------------------------------------------------------- scanning a query
-_WORD = re.compile(r"\d{4}-\d{2}-\d{2}|[A-Za-z]+\.?|\d+(?:st|nd|rd|th)?|,")
+_WORD = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[A-Za-z]+\.?|[0-9]+(?:st|nd|rd|th)?|,")
 _SKIP_START = {",", "on", "by", "for", "until", "till", "from", "at", "starting", "and", "or", "to"}
 _START_WORDS = ({"the", "this", "next", "last", "today", "tomorrow", "yesterday", "tonight", "in", "end", "coming",
                  "upcoming", "following", "day", "same", "that", "start", "beginning", "month", "couple",
@@ -308,7 +308,7 @@ def find_date_phrases(text: str, today: Date, max_words: int = 7) -> list[tuple[
     while i < len(tokens):
         hit = None
         first = tokens[i][0].lower().rstrip(".")
-        if first not in _SKIP_START and (first in _START_WORDS or first[:1].isdigit()):
+        if first not in _SKIP_START and (first in _START_WORDS or first[:1] in tuple("0123456789")):
             for j in range(min(len(tokens), i + max_words), i, -1):
                 if tokens[j - 1][0] == ",":
                     continue

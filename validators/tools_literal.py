@@ -24,6 +24,7 @@ MAX_TEXT = 100_000
 MAX_DEPTH = 40
 MAX_ITEMS = 20_000
 MAX_DIGITS = 400
+_DIGITS = frozenset("0123456789")      # ASCII only: str.isdigit() also accepts "²" and "１"
 
 _CONSTS = {"True": True, "False": False, "None": None, "true": True, "false": False, "null": None}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"', "a": "\a",
@@ -103,7 +104,7 @@ class _Parser:
             return self.seq(depth, "]" if c == "[" else ")")
         if c in "'\"" or (c in "uUrR" and self.s[self.i + 1:self.i + 2] in ("'", '"')):
             return self.strings()
-        if c.isdigit() or c in "-+.":
+        if c in _DIGITS or c in "-+.":
             return self.number()
         if c.isalpha() or c == "_":
             start = self.i
@@ -201,11 +202,11 @@ class _Parser:
         if i < len(s) and s[i] in "+-":
             i += 1
         j = i
-        while j < len(s) and (s[j].isdigit() or s[j] in "._eE" or (s[j] in "+-" and s[j - 1] in "eE")):
+        while j < len(s) and (s[j] in _DIGITS or s[j] in "._eE" or (s[j] in "+-" and s[j - 1] in "eE")):
             j += 1
         body = s[i:j].replace("_", "")
         self.i = j
-        if not body or sum(ch.isdigit() for ch in body) > MAX_DIGITS:
+        if not body or sum(ch in _DIGITS for ch in body) > MAX_DIGITS:
             raise LiteralError("bad or oversized number", start)
         if body.isdigit() and not (len(body) > 1 and body[0] == "0"):
             value: Any = int(body)
@@ -262,7 +263,7 @@ class _Parser:
 def _exponent(body: str) -> int:
     tail = body.lower().split("e", 1)[1]
     try:
-        return int(tail[:MAX_DIGITS]) if tail.lstrip("+-").isdigit() else 0
+        return int(tail[:MAX_DIGITS]) if tail.lstrip("+-") and set(tail.lstrip("+-")) <= _DIGITS else 0
     except ValueError:
         return 0
 

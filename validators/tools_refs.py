@@ -22,16 +22,16 @@ MAX_STEP_ID = 10 ** 9
 
 _FIELD = r"[A-Za-z_][A-Za-z0-9_]*"
 _PATTERNS = (
-    re.compile(r"\$\{\s*(?:step[_ ]?)?(\d{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}", re.I),
-    re.compile(r"\$step[_ ]?(\d{1,10})(?:\.(" + _FIELD + r"))?", re.I),
-    re.compile(r"\$(\d{1,10})\.(" + _FIELD + r")", re.I),
-    re.compile(r"\{\{\s*(?:step[_ ]?)?(\d{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}\}", re.I),
-    re.compile(r"\{\s*(?:step[_ ]?)?(\d{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}", re.I),
+    re.compile(r"\$\{\s*(?:step[_ ]?)?([0-9]{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}", re.I),
+    re.compile(r"\$step[_ ]?([0-9]{1,10})(?:\.(" + _FIELD + r"))?", re.I),
+    re.compile(r"\$([0-9]{1,10})\.(" + _FIELD + r")", re.I),
+    re.compile(r"\{\{\s*(?:step[_ ]?)?([0-9]{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}\}", re.I),
+    re.compile(r"\{\s*(?:step[_ ]?)?([0-9]{1,10})(?:\s*\.\s*(" + _FIELD + r"))?\s*\}", re.I),
     re.compile(r"<\s*(?:the\s+)?(?:output|result|results|response|return value)s?\s+(?:of|from)\s+step\s*"
-               r"(\d{1,10})(?:\s*[.:]\s*(" + _FIELD + r"))?\s*>", re.I),
-    re.compile(r"<\s*step\s*(\d{1,10})(?:\s*\.\s*(" + _FIELD + r")|\s+(?:output|result|response)s?)?\s*>", re.I),
+               r"([0-9]{1,10})(?:\s*[.:]\s*(" + _FIELD + r"))?\s*>", re.I),
+    re.compile(r"<\s*step\s*([0-9]{1,10})(?:\s*\.\s*(" + _FIELD + r")|\s+(?:output|result|response)s?)?\s*>", re.I),
 )
-_FIELD_FIRST = re.compile(r"<\s*(?:the\s+)?(" + _FIELD + r")\s+(?:of|from)\s+step\s*(\d{1,10})\s*>", re.I)
+_FIELD_FIRST = re.compile(r"<\s*(?:the\s+)?(" + _FIELD + r")\s+(?:of|from)\s+step\s*([0-9]{1,10})\s*>", re.I)
 
 
 @dataclass(frozen=True)

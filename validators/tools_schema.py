@@ -16,18 +16,19 @@ from typing import Any
 
 from chronoplan.compiler import ir
 from chronoplan.validators.tools_grade import offered_tools, scenario_today
+from chronoplan.compiler.numparse import Problem, parse_int
 from chronoplan.validators.tools_read import MAX_STEPS, value_to_json
 from chronoplan.validators.tools_values import ref_value
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-REF_PATTERN = (r"\$\{\s*([Ss]tep[_ ]?)?\d+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"
-               r"|\$[Ss]tep[_ ]?\d+|\$\d+\.[A-Za-z_]"
-               r"|\{\{?\s*([Ss]tep[_ ]?)?\d+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"
-               r"|<[^<>]*[Ss][Tt][Ee][Pp]\s*\d+[^<>]*>")
+REF_PATTERN = (r"\$\{\s*([Ss]tep[_ ]?)?[0-9]+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"
+               r"|\$[Ss]tep[_ ]?[0-9]+|\$[0-9]+\.[A-Za-z_]"
+               r"|\{\{?\s*([Ss]tep[_ ]?)?[0-9]+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"
+               r"|<[^<>]*[Ss][Tt][Ee][Pp]\s*[0-9]+[^<>]*>")
 PATTERNS = {
-    "date": r"^\d{4}-\d{2}-\d{2}$",
-    "time": r"^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?$",
-    "datetime": r"^\d{4}-\d{2}-\d{2}[T ]([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})?$",
+    "date": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+    "time": r"^([01]?[0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$",
+    "datetime": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}[T ]([01]?[0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?(\.[0-9]{1,6})?(Z|[+-][0-9]{2}:?[0-9]{2})?$",
     "iata": r"^[A-Z]{3}$",
     "email": r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$",
 }
@@ -51,7 +52,8 @@ def type_schema(t: ir.ParamType) -> dict:
         return out
     if k == "enum":
         values: list[Any] = list(t.values)
-        values += [int(v) for v in t.values if v.isdigit() and len(v) < 16]
+        numbers = (parse_int(v, limit=10 ** 15) for v in t.values if v.strip() == v)
+        values += [n for n in numbers if not isinstance(n, Problem) and n >= 0]
         return {"enum": values}
     if k == "list":
         return {"type": "array", "items": _param_schema(t.item or ir.ParamType("any"))}

@@ -18,8 +18,8 @@ from chronoplan.compiler import ir
 from chronoplan.validators.tools_dates import parse_iso_date, resolve_date
 from chronoplan.validators.tools_refs import Ref, find_refs
 
-_TIME = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d))?")
-_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{1,2}:\d{2}(?::\d{2})?)(?:\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})?")
+_TIME = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9]))?")
+_DATETIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)(?:\.[0-9]{1,6})?(Z|[+-][0-9]{2}:?[0-9]{2})?")
 _IATA = re.compile(r"[A-Z]{3}")
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 FORMAT_KINDS = ("date", "time", "datetime", "iata", "email")

@@ -1,0 +1,279 @@
+"""Hostile plans (issue #17): every plan in, one report out, in input order; no crash, nothing dropped silently.
+
+Each test reproduces one finding of the fuzzing review and pins the fixed behaviour (docs/errors.md, "Reading
+plans" and "Batches")."""
+import copy
+import json
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+import chronoplan
+from chronoplan.cli import main
+from chronoplan.compiler.numparse import Problem, exact, exact_int, parse_decimal, parse_int, plain_json
+from chronoplan.validators.grade import Grader, validate_many
+from chronoplan.validators.plan_text import decode
+from chronoplan.validators.tools_literal import LiteralError, parse_call
+from chronoplan.validators.tools_read import read_tool_plan
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = ROOT / "domains" / "recipes"
+SCEN = "Roast-Chicken_Garlic-Potatoes"
+VALID = json.loads((RECIPES / "plans" / "valid.json").read_text())
+STEP_TEXT = ("Step(0, Roast-Chicken, 00:10:00, 00:00:00), Step(1, Roast-Chicken, 00:03:00, 00:00:00)")
+
+
+@pytest.fixture(scope="module")
+def project():
+    return chronoplan.load(RECIPES)
+
+
+def codes(report):
+    return [e.code for e in report.errors]
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def with_step(value):
+    plan = copy.deepcopy(VALID)
+    plan["schedule"][0]["step"] = value
+    return plan
+
+
+# ------------------------------------------------------------------ numbers: one helper, ASCII digits only
+@pytest.mark.parametrize("text", ["²", "１２", "1²", "٣", "", "1" * 60, "0x10", "1e3", " 12\n", "+7"])
+def test_parse_int_accepts_ascii_digits_only(text):
+    got = parse_int(text)
+    if text.strip() in ("12", "+7"):
+        assert got == int(text)
+    else:
+        assert isinstance(got, Problem), text
+    if text in ("²", "１２", "1²", "٣"):
+        assert got is Problem.NON_ASCII
+
+
+def test_number_helper_on_python_types():
+    np = pytest.importorskip("numpy")
+    assert exact(np.int64(3)) == 3 and exact(np.float32(0.5)) == Fraction(1, 2) and exact(Decimal("0.1")) == \
+        Fraction(1, 10)
+    assert exact(True) is Problem.NOT_A_NUMBER and exact("3") is Problem.NOT_A_NUMBER
+    assert exact(float("nan")) is Problem.NOT_FINITE and exact(Decimal("Infinity")) is Problem.NOT_FINITE
+    assert exact(Decimal("1e999999999")) is Problem.OUT_OF_RANGE and exact(10 ** 400) is Problem.OUT_OF_RANGE
+    assert exact(complex(1, 0)) is Problem.NOT_A_NUMBER and exact_int(2.5) is Problem.NOT_INTEGER
+    assert parse_decimal("1.25") == Fraction(5, 4) and parse_decimal("1.2.5") is Problem.NOT_A_NUMBER
+    assert plain_json({"a": (np.int64(1), Decimal("2.5"), Fraction(4, 2))}) == {"a": [1, Fraction(5, 2), 2]}
+
+
+@pytest.mark.parametrize("value", ["²", "１", "1²", "³"])
+def test_unicode_digit_step_number_in_a_schedule_is_a_schema_error(project, value):
+    report = Grader(project).grade(SCEN, with_step(value))
+    assert not report.valid and "E010" in codes(report) and "E090" not in codes(report)
+
+
+@pytest.mark.parametrize("value", ["²", "１"])
+def test_unicode_digit_in_step_text_is_refused_with_its_entry(project, value):
+    report = Grader(project).grade(SCEN, STEP_TEXT.replace("Step(1,", f"Step({value},"))
+    bad = [e for e in report.errors if e.code == "E010"]
+    assert bad and bad[0].index == 1 and "non-ASCII" in bad[0].message
+
+
+def test_unicode_digit_in_recipe2plan_list_and_times(project):
+    report = Grader(project).grade(SCEN, [["²", "Roast-Chicken", 600, 0]])
+    assert "E010" in codes(report) and not report.valid
+    report = Grader(project).grade(SCEN, "Step(0, Roast-Chicken, 00:１0:00, 00:00:00)")
+    assert "E010" in codes(report)
+
+
+def test_unicode_digits_in_tool_plans():
+    plan = read_tool_plan({"steps": [{"id": "²", "tool": "a", "args": {}}, {"id": 2, "tool": "b", "args": {},
+                                                                                "after": ["１"]}]})
+    assert [e.code for e in plan.errors] == ["T005", "T006"]
+    arena = read_tool_plan({"OrderSteps": {"TotalSteps": 1, "StepDetail": {"²": {"Action": "a({})"}}}},
+                           "planningarena")
+    assert [e.code for e in arena.errors] == ["T003"]
+    for text in ["pick({'size': ²})", "pick({'size': １２})", "pick({'size': -²})"]:
+        with pytest.raises(LiteralError):
+            parse_call(text)
+
+
+def test_total_steps_that_is_not_a_count_is_reported():
+    arena = {"OrderSteps": {"TotalSteps": float("nan"), "StepDetail": [{"StepNumber": 1, "Action": "a({})"}]}}
+    assert "T008" in [e.code for e in read_tool_plan(arena, "planningarena").errors]
+    arena["OrderSteps"]["TotalSteps"] = "1"
+    assert "T008" not in [e.code for e in read_tool_plan(arena, "planningarena").errors]
+
+
+def test_enum_with_a_unicode_digit_value_gives_a_schema(tmp_path, capsys):
+    src = tmp_path / "e.chrono"
+    src.write_text('domain tools\napp store "Store" {\n  tool pick(size: enum(small, "²", "12", 3)) -> (ok: bool) '
+                   '"Pick"\n}\nscenario s {\n  apps store\n  query "pick"\n  reference {\n    1: pick(size = small)\n'
+                   '  }\n}\n')
+    code, out, err = run(capsys, "schema", src)
+    assert code == 0 and "Traceback" not in err
+    enums = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            enums.extend([x["enum"]] if "enum" in x else [])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(json.loads(out))
+    assert ["small", "²", "12", "3", 12, 3] in enums      # "²" stays a string, never int("²")
+
+
+# ------------------------------------------------------------------ a batch with one hostile plan
+def test_a_batch_with_one_unicode_digit_plan_grades_every_plan(project, tmp_path, capsys):
+    for i in range(4):
+        (tmp_path / f"p{i}.json").write_text(json.dumps(with_step("²") if i == 2 else VALID))
+    code, out, err = run(capsys, "validate", RECIPES, tmp_path, "--format", "json")
+    reps = [json.loads(line) for line in out.splitlines()]
+    assert code == 1 and len(reps) == 4 and [r["valid"] for r in reps] == [True, True, False, True]
+    assert "Traceback" not in err
+    api = list(validate_many(project, [(f"p{i}.json", with_step("²") if i == 2 else VALID) for i in range(4)]))
+    assert [r.valid for r in api] == [True, True, False, True]
+
+
+def test_json_lines_bad_line_loses_only_itself(tmp_path, capsys):
+    good = json.dumps(VALID)
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join([good, "{bad", good, '{"schedule": [', good]) + "\n")
+    code, out, _ = run(capsys, "validate", RECIPES, path, "--format", "json")
+    reps = [json.loads(line) for line in out.splitlines()]
+    assert [r["plan"].rsplit(":", 1)[1] for r in reps] == ["1", "2", "3", "4", "5"]
+    assert [r["valid"] for r in reps] == [True, False, True, False, True] and code == 1
+    assert reps[1]["errors"][0]["code"] == "E001" and "line 2, column 2" in reps[1]["errors"][0]["message"]
+    # the same text auto-detected in a .json file
+    other = tmp_path / "batch.json"
+    other.write_text(path.read_text())
+    code, out, _ = run(capsys, "validate", RECIPES, other, "--format", "json")
+    assert [json.loads(line)["valid"] for line in out.splitlines()] == [True, False, True, False, True]
+
+
+def test_json_lines_split_only_on_newline():
+    line = json.dumps({"schedule": [], "note": "a\u2028b\x85c\x1ed"}, ensure_ascii=False)
+    entries = decode(line + "\n" + line + "\n", json_lines=True)
+    assert [d.line for d in entries] == [1, 2] and all(d.error is None for d in entries)
+
+
+def test_mean_progress_counts_unreadable_plans_as_zero(tmp_path, capsys):
+    d = tmp_path / "plans"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(VALID))
+    (d / "b.json").write_text("")
+    (d / "c.json").write_text('{"schedule": [')
+    (d / "d.json").write_text(json.dumps(VALID))
+    (d / "e.json").write_text("\x00\x01")
+    code, out, _ = run(capsys, "validate", RECIPES, d, "--scenario", SCEN)
+    assert code == 1
+    assert out.rstrip().splitlines()[-1] == "5 plans: 2 valid (40.0%), mean progress 40.0%"
+
+
+# ------------------------------------------------------------------ values built in Python
+def test_numpy_and_decimal_times_are_graded_not_dropped(project):
+    np = pytest.importorskip("numpy")
+    base = Grader(project).grade(SCEN, VALID)
+    for conv in (np.int64, np.float64, np.int32, Decimal, lambda x: Fraction(x)):
+        plan = copy.deepcopy(VALID)
+        for e in plan["schedule"]:
+            e["start"], e["duration"] = conv(e["start"]), conv(e["duration"])
+            e["step"] = np.int64(e["step"]) if conv is not Decimal else e["step"]
+        report = Grader(project).grade(SCEN, plan)
+        assert report.valid and report.to_json()["metrics"] == base.to_json()["metrics"], conv
+    plan = copy.deepcopy(VALID)
+    plan["schedule"][0]["start"] = Decimal("NaN")
+    plan["schedule"][1]["start"] = complex(1, 0)
+    plan["schedule"] = tuple(plan["schedule"])
+    report = Grader(project).grade(SCEN, plan)
+    assert {"E010", "E011"} <= set(codes(report)) and not report.valid
+
+
+def test_odd_python_values_get_a_report(project):
+    odd = [None, 3, 2.5, {1, 2}, object(), b"\xff\xfe", bytearray(b"{}"), {"schedule": {1: 2}},
+           {"schedule": [{"task": object(), "step": 0, "start": 0}]}, [[[]]], {"schedule": [float("inf")]}]
+    for value in odd:
+        report = Grader(project).grade(SCEN, value)
+        assert not report.valid and "E090" not in codes(report), value
+
+
+# ------------------------------------------------------------------ text: BOM, bytes, keys, links
+def test_bom_is_skipped_in_every_reader(project, tmp_path, capsys):
+    path = tmp_path / "bom.json"
+    path.write_text("\ufeff" + json.dumps(VALID), encoding="utf-8")
+    code, out, _ = run(capsys, "validate", RECIPES, path, "--format", "json")    # scenario key found
+    assert code == 0 and json.loads(out)["valid"]
+    assert Grader(project).grade(SCEN, "\ufeff" + STEP_TEXT).errors[0].code != "E001"
+    assert not read_tool_plan('\ufeff{"steps": [{"id": 1, "tool": "a", "args": {}}]}').errors
+    jl = tmp_path / "bom.jsonl"
+    jl.write_text("\ufeff" + json.dumps(VALID) + "\n\ufeff" + json.dumps(VALID) + "\n", encoding="utf-8")
+    code, out, _ = run(capsys, "validate", RECIPES, jl, "--format", "json")
+    assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_bytes_that_are_not_utf8_are_located(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_bytes(b'{"schedule": [\n  {"task": "\xff"}]}')
+    code, out, _ = run(capsys, "validate", RECIPES, path, "--scenario", SCEN, "--format", "json")
+    err = json.loads(out)["errors"][0]
+    assert code == 1 and err["code"] == "E002" and "byte 0xff at line 2, column 13" in err["message"]
+    jl = tmp_path / "bad.jsonl"
+    jl.write_bytes(json.dumps(VALID).encode() + b"\n\xc3\x28\n" + json.dumps(VALID).encode() + b"\n")
+    code, out, _ = run(capsys, "validate", RECIPES, jl, "--format", "json")
+    assert [json.loads(x)["valid"] for x in out.splitlines()] == [True, False, True]
+
+
+def test_repeated_keys_are_reported(project):
+    text = json.dumps(VALID).replace('"start": 0,', '"start": 99, "start": 0,', 1)
+    report = Grader(project).grade(SCEN, text)
+    assert codes(report)[0] == "E010" and "'start' appears more than once" in report.errors[0].message
+    assert not report.valid
+
+
+def test_broken_symlink_in_a_plan_directory_is_reported(tmp_path, capsys):
+    d = tmp_path / "plans"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(VALID))
+    (d / "gone.json").symlink_to(tmp_path / "missing.json")
+    code, out, _ = run(capsys, "validate", RECIPES, d, "--format", "json")
+    reps = [json.loads(x) for x in out.splitlines()]
+    assert len(reps) == 2 and reps[1]["errors"][0]["code"] == "E002"
+    assert "broken symbolic link" in reps[1]["errors"][0]["message"] and code == 1
+
+
+# ------------------------------------------------------------------ internal errors: exit 3, the batch goes on
+def test_a_crash_while_grading_one_plan_is_an_E090_report_and_exit_3(tmp_path, capsys, monkeypatch):
+    import chronoplan.validators.grade as grade_mod
+    real = grade_mod.validate_plan
+
+    def flaky(problem, plan, **kw):
+        if kw.get("name", "").endswith("p1.json"):
+            raise ZeroDivisionError("simulated bug")
+        return real(problem, plan, **kw)
+
+    monkeypatch.setattr(grade_mod, "validate_plan", flaky)
+    for i in range(3):
+        (tmp_path / f"p{i}.json").write_text(json.dumps(VALID))
+    code, out, err = run(capsys, "validate", RECIPES, tmp_path, "--format", "json")
+    reps = [json.loads(x) for x in out.splitlines()]
+    assert code == 3 and [r["valid"] for r in reps] == [True, False, True]
+    assert reps[1]["errors"][0]["code"] == "E090" and "Traceback" not in err and "bug" in err
+
+
+def test_a_crashing_command_exits_3_with_a_message(capsys, monkeypatch):
+    import chronoplan.compiler.cli_list as cli_list
+
+    def boom(args):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cli_list, "run", boom)
+    code, _, err = run(capsys, "list", RECIPES)
+    assert code == 3 and "internal error: RuntimeError: simulated bug" in err and "Traceback" not in err
