@@ -25,6 +25,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E013": ("schema", "the plan is too large to grade"),
     "E014": ("schema", "an agent must be named (the scenario has several agents)"),
     "E015": ("schema", "no scenario matches the plan"),
+    # shared by every plan kind (outside the x01-x49 rule): grading crashed, a chronoplan bug
+    "E090": ("schema", "internal error: grading this plan failed inside chronoplan (a bug; the plan is not graded)"),
     # unknown names
     "E101": ("unknown-name", "unknown task (recipe or procedure)"),
     "E102": ("unknown-name", "unknown step of a task"),
