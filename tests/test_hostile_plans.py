@@ -277,3 +277,16 @@ def test_a_crashing_command_exits_3_with_a_message(capsys, monkeypatch):
     monkeypatch.setattr(cli_list, "run", boom)
     code, _, err = run(capsys, "list", RECIPES)
     assert code == 3 and "internal error: RuntimeError: simulated bug" in err and "Traceback" not in err
+
+
+def test_odd_api_arguments_get_reports_not_crashes(project):
+    items = [None, 3, ("a",), ("a", VALID, 3), 3.5, b"/tmp", ["x", VALID], (3, VALID)]
+    reps = list(validate_many(project, items, scenario=SCEN))
+    assert len(reps) == len(items)
+    assert [codes(r) for r in reps[:-1]] == [["E002"]] * (len(items) - 1) and reps[-1].valid
+    for scen in (3, "", ["a"], b"x"):
+        assert [codes(r) for r in validate_many(project, [("a.json", VALID)], scenario=scen)] == [["E015"]]
+        assert codes(Grader(project).grade(scen, VALID)) == ["E015"]
+    assert Grader(project).grade(SCEN, VALID, name=b"x").to_json_line()      # the name is shown as text
+    with pytest.raises(TypeError, match="references must map"):
+        list(validate_many(project, [("a.json", VALID)], references=["x"]))

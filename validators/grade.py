@@ -11,7 +11,9 @@ the plan file's stem.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
@@ -108,6 +110,10 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
             yield item
         elif isinstance(item, tuple) and len(item) == 2:
             yield PlanSource(str(item[0]), Path(str(item[0])).stem, item[1])
+        elif not isinstance(item, (str, os.PathLike)):
+            yield PlanSource(_clip(repr(item)), "", None, PlanError(
+                "E002", "syntax", f"not a plan source: {_clip(repr(item))} (a {type(item).__name__})",
+                "pass paths, '-' for stdin, or (name, plan) pairs"))
         else:
             path = Path(item)
             if str(item) == "-":
@@ -119,9 +125,13 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
                 yield from _read_file(path, str(item))
 
 
+def _clip(s: str, n: int = 80) -> str:
+    return s if len(s) <= n else s[:n] + "..."
+
+
 def match_scenario(project: ir.Project, explicit: Optional[str], value: Any, stem: str) -> Optional[str]:
     if explicit is not None:
-        return explicit if explicit in project.scenarios else None
+        return explicit if isinstance(explicit, str) and explicit in project.scenarios else None
     if len(project.scenarios) == 1:
         return next(iter(project.scenarios))
     if isinstance(value, dict) and isinstance(value.get("scenario"), str) and value["scenario"] in project.scenarios:
@@ -146,6 +156,10 @@ class Grader:
               name: str = "<plan>", reference: Any = None, decoded: bool = False) -> Report:
         """Grade one plan (text, bytes, or a value; ``decoded``: it came from ``json.loads``).  Never raises:
         a crash inside chronoplan becomes an ``E090`` report (docs/errors.md, "Internal errors")."""
+        name = name if isinstance(name, str) else str(name)
+        if not isinstance(scenario, str):
+            return error_report(name, "", "E015", "schema", f"the scenario must be named by a string, not "
+                                f"{type(scenario).__name__}", "pass the scenario's name")
         try:
             got = plan_value(plan, decoded=decoded)
             if got.error is not None:
@@ -189,22 +203,25 @@ def grade(project: ir.Project, scenario: str, plan: Any, **kw) -> Report:
 def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                   fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
                   grader: Optional[Grader] = None) -> Iterator[Report]:
-    """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics)."""
+    """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
+    Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches")."""
+    if references is not None and not isinstance(references, Mapping):
+        raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
     grader = grader or Grader(project)
     for src in _safe_sources(plans):
         try:
             target = match_scenario(project, scenario, src.value, src.stem)
         except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
-            yield internal_error_report(src.name, scenario or "", exc)
+            yield internal_error_report(src.name, "", exc)
             continue
         if src.error is not None:
             yield Report(False, src.name, target or "", (src.error,), {"makespan": None, "success": False})
             continue
         if target is None:
             known = ", ".join(list(project.scenarios)[:10])
-            what = f"no scenario named {scenario!r}" if scenario else \
+            what = f"no scenario named {_clip(repr(scenario))}" if scenario is not None else \
                 f"no scenario matches {src.name} (neither a \"scenario\" key nor the file name {src.stem!r})"
-            yield error_report(src.name, scenario or "", "E015", "schema", what,
+            yield error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", "schema", what,
                                f"pass --scenario, one of: {known}")
             continue
         ref = (references or {}).get(target)
