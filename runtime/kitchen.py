@@ -795,6 +795,8 @@ def _number(v):
         if not math.isfinite(v) or abs(v) > MAX_NUMBER:
             return "range"
         return num(Fraction(repr(v)))
+    if isinstance(v, Fraction):         # exact numbers from the Python API (Decimal and Fraction values)
+        return num(v) if abs(v) <= MAX_NUMBER else "range"
     return None
 
 

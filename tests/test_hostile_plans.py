@@ -290,3 +290,16 @@ def test_odd_api_arguments_get_reports_not_crashes(project):
     assert Grader(project).grade(SCEN, VALID, name=b"x").to_json_line()      # the name is shown as text
     with pytest.raises(TypeError, match="references must map"):
         list(validate_many(project, [("a.json", VALID)], references=["x"]))
+
+
+def test_kitchen_numbers_of_any_type():
+    kitchen = chronoplan.load(ROOT / "domains" / "paracook" / "kitchen.chrono")
+    scen = next(iter(kitchen.scenarios))
+    grader = Grader(kitchen)
+
+    def wait(d):
+        return grader.grade(scen, {"plan": {"agent1": [{"action": "Wait", "duration": d}]}}).to_json()
+
+    assert wait(Decimal("2.5")) == wait(Fraction(5, 2)) == wait(2.5)
+    for bad in ("²", "10", float("nan"), 10 ** 400, Decimal("Infinity")):
+        assert {e["code"] for e in wait(bad)["errors"]} & {"E010", "E011"}, bad
