@@ -1,7 +1,7 @@
 """The ``chronoplan`` command line.
 
 Input: argv.  Output: an exit status (0 ok, 1 problems found, 2 usage or compile error, 3 internal error,
-130 interrupted).
+130 interrupted by SIGINT, 143 terminated by SIGTERM).
 Each subcommand lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``; modules
 are imported only when their command runs, so ``chronoplan check`` never pays for ortools or planners.
 """
@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -70,15 +72,36 @@ def main(argv=None) -> int:
         args = sub.parse_args(argv[1:])
     except SystemExit as exc:          # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
+    previous = _catch_sigterm()
     try:
         return int(module.run(args) or 0)
-    except KeyboardInterrupt:
-        print(f"chronoplan {name}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM turned into Terminated: finally blocks have cleaned up
+        terminated = isinstance(exc, Terminated)
+        print(f"chronoplan {name}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
     except Exception as exc:   # noqa: BLE001 - the documented last resort: exit 3 and a short message
         return internal_error(name, exc)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every ``finally``/``with`` that cleans up on an interrupt (planner
+    process groups, temporary directories) runs for it too."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+def _catch_sigterm():
+    """Turn SIGTERM into ``Terminated`` while a command runs (main thread only); returns the old handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_terminated)
 
 
 def internal_error(command: str, exc: BaseException) -> int:

@@ -303,3 +303,21 @@ def test_kitchen_numbers_of_any_type():
     assert wait(Decimal("2.5")) == wait(Fraction(5, 2)) == wait(2.5)
     for bad in ("²", "10", float("nan"), 10 ** 400, Decimal("Infinity")):
         assert {e["code"] for e in wait(bad)["errors"]} & {"E010", "E011"}, bad
+
+
+@pytest.mark.parametrize("sig,status,word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_signals_stop_a_batch_promptly_with_a_message(tmp_path, sig, status, word):
+    import signal
+    import subprocess
+    import sys
+    import time
+    path = tmp_path / "many.jsonl"
+    path.write_text((json.dumps(VALID) + "\n") * 20000)
+    proc = subprocess.Popen([sys.executable, "-m", "chronoplan.cli", "validate", str(RECIPES), str(path), "--format",
+                             "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith('{"valid": true')        # grading has started
+    sent = time.monotonic()
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2 and proc.returncode == status
+    assert f"chronoplan validate: {word}" in err and "Traceback" not in err
