@@ -55,7 +55,9 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
     if problem.limit is not None:
         state.queue.push(problem.limit, CHECK, ("limit",))
     state.advance()
-    if not state.stopped:
+    if state.stopped:
+        state.run_out()
+    else:
         ends = [r.end for r in state.runs]
         state.finish(max(ends) if ends else Fraction(0))
     return state.result()

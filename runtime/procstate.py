@@ -396,6 +396,20 @@ class ProcState:
         if until is not None and until > self.now:
             self.now = until
 
+    def run_out(self) -> None:
+        """After a ``first`` stop: replay the rest of the plan without reporting anything, so that steps started
+        before the stop still complete (``progress`` counts them, as in critic mode) and ``makespan`` covers
+        the whole plan (docs/errors.md, "Critic mode and --first")."""
+        q = self.queue
+        while q:
+            t, kind, ev = q.pop()
+            self.seq += 1
+            self.now = max(self.now, t)
+            if kind == END:
+                self._on_end(t, ev)
+            elif kind == START:
+                self.start(ev)
+
     def finish(self, end_time: Optional[Fraction]) -> None:
         """Plan-end checks: missing and incomplete steps, lags whose partner never completed."""
         self.seq += 1
