@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from chronoplan.runtime.kitchen import Step
 from chronoplan.validators.plan_text import plan_value
-from chronoplan.validators.report import PlanError
+from chronoplan.validators.report import PlanError, is_warning
 
 MAX_ACTIONS = 100_000
 META_KEYS = ("reasoning", "CoT", "cot", "graph", "time_dict", "scenario", "thought", "thoughts")
@@ -60,7 +60,8 @@ def _read(plan: Any) -> CookPlan:
     if got.error is not None:
         return CookPlan({}, (got.error,))
     read = _read_value(got.value)
-    return replace(read, errors=got.notes + read.errors) if got.notes else read
+    errs = tuple(n for n in got.notes if not is_warning(n))     # warnings reach the report via Grader
+    return replace(read, errors=errs + read.errors) if errs else read
 
 
 def _read_value(value: Any) -> CookPlan:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from itertools import islice
+from dataclasses import dataclass, replace
 from typing import Any, Optional, Union
 
 from chronoplan.compiler.numparse import plain_json
@@ -71,10 +72,9 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _loads(text: str, constants: bool = True) -> tuple[Any, tuple[PlanError, ...]]:
-    """json.loads that notices repeated keys (raises ValueError / RecursionError like json.loads); NaN and
-    Infinity are read as floats (the readers report them, located) unless ``constants`` is False."""
-    repeated: list[str] = []
+def _decoder(constants: bool, repeated: list[str]) -> json.JSONDecoder:
+    """A JSON decoder that notes repeated keys in ``repeated``; NaN and Infinity are read as floats (the readers
+    report them, located) unless ``constants`` is False."""
 
     def pairs_hook(pairs: list) -> dict:
         d = dict(pairs)
@@ -86,10 +86,19 @@ def _loads(text: str, constants: bool = True) -> tuple[Any, tuple[PlanError, ...
                 seen.add(k)
         return d
 
-    value = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=None if constants else _no_constant)
-    notes = tuple(PlanError("E010", "schema", f"the key {k[:60]!r} appears more than once in one object; the last "
-                            "value is used", "write each key once") for k in repeated[:20])
-    return value, notes
+    return json.JSONDecoder(object_pairs_hook=pairs_hook, parse_constant=None if constants else _no_constant)
+
+
+def _repeated_notes(repeated: list[str]) -> tuple[PlanError, ...]:
+    return tuple(PlanError("E010", "schema", f"the key {k[:60]!r} appears more than once in one object; the last "
+                           "value is used", "write each key once") for k in repeated[:20])
+
+
+def _loads(text: str, constants: bool = True) -> tuple[Any, tuple[PlanError, ...]]:
+    """json.loads that notices repeated keys (raises ValueError / RecursionError like json.loads)."""
+    repeated: list[str] = []
+    value = _decoder(constants, repeated).decode(text)
+    return value, _repeated_notes(repeated)
 
 
 def _one(body: str, line: Optional[int], line0: int, constants: bool = True) -> Decoded:
@@ -128,14 +137,81 @@ def _not_utf8(text: str, pos: int, line0: int = 0) -> PlanError:
 
 
 def _first_line_is_json(body: str) -> bool:
-    first = next((ln.strip() for ln in body.split("\n") if ln.strip()), "")
-    if body.count("\n") < 1 or not first or first[0] not in "[{":
+    """JSON Lines without the .jsonl suffix: the first line is a whole JSON value and another line starts like
+    one (a single JSON value followed by prose is an LLM reply, not JSON Lines)."""
+    lines = [ln.strip() for ln in body.split("\n") if ln.strip()]
+    first = lines[0] if lines else ""
+    if len(lines) < 2 or first[0] not in "[{" or not any(ln[0] in "[{" for ln in lines[1:]):
         return False
     try:
         json.loads(first)
         return True
     except (ValueError, RecursionError):
         return False
+
+
+# ------------------------------------------------------------------------------------ LLM replies
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.S | re.I)
+_FENCED = re.compile(r"```[^\n`]*\n(.*?)```", re.S)
+_OPEN = re.compile(r"[\[{]")
+MAX_CANDIDATES = 16            # '{' / '[' positions tried when a reply has prose before its JSON
+MAX_REPLY_SEARCH = 5_000_000   # characters searched for a plan inside prose
+
+
+def _blank(text: str) -> str:
+    """Spaces for every character but newlines, so that lines and columns of the rest stay where they were."""
+    return re.sub(r"[^\n]", " ", text)
+
+
+def drop_reasoning(text: str) -> tuple[str, bool]:
+    """Text -> (text with ``<think>...</think>`` reasoning drafts blanked, whether there was one).  A closing
+    ``</think>`` without an opening tag (chat templates that put the opening tag in the prompt) blanks all the
+    text before it; an unclosed ``<think>`` blanks the rest of the reply."""
+    if "think>" not in text.lower():
+        return text, False
+    out = _THINK.sub(lambda m: _blank(m.group()), text)
+    end = out.lower().rfind("</think>")
+    if end >= 0:
+        out = _blank(out[:end + 8]) + out[end + 8:]
+    return out, out != text
+
+
+_THOUGHT = PlanError("W002", "syntax", "a <think> reasoning draft was ignored", "")
+
+
+def _skipped(text: str, start: int, end: int) -> PlanError:
+    before, after = text[:start].strip(), text[end:].strip()
+    parts = [f"{len(before)} characters before it ({before[:40]!r})"] if before else []
+    parts += [f"{len(after)} characters after it ({after[:40]!r})"] if after else []
+    return PlanError("W001", "syntax", f"the plan was read from inside the text: skipped {' and '.join(parts)}",
+                     "reply with the plan alone to silence this warning")
+
+
+def _embedded(text: str, constants: bool) -> Optional[Decoded]:
+    """A reply with prose around its plan -> the plan (from the first fenced block holding JSON alone, else from
+    the first ``{``/``[`` that starts a JSON object or array), with a ``W001`` note; None when there is none."""
+    if len(text) > MAX_REPLY_SEARCH:
+        return None
+    fenced = [(m.start(), m.start(1), m.end(1), m.end()) for m in _FENCED.finditer(text)]
+    bare = list(islice(((m.start(), m.start(), len(text), None) for m in _OPEN.finditer(text)), MAX_CANDIDATES))
+    for outer_lo, lo, hi, outer_hi in fenced or bare:
+        pos = lo + len(text[lo:hi]) - len(text[lo:hi].lstrip())
+        if pos >= hi or text[pos] not in "[{":
+            continue
+        repeated: list[str] = []
+        try:
+            value, end = _decoder(constants, repeated).raw_decode(text[:hi], pos)
+        except json.JSONDecodeError as exc:
+            first = pos + 1 + len(text[pos + 1:pos + 200]) - len(text[pos + 1:pos + 200].lstrip())
+            if outer_hi is None and exc.pos > first:    # broken JSON, not prose: never grade a piece of it
+                return None
+            continue
+        except (ValueError, RecursionError):
+            return None
+        if outer_hi is not None and text[end:hi].strip():       # a fenced block must hold the JSON alone
+            continue
+        return Decoded(None, value, None, _repeated_notes(repeated) + (_skipped(text, outer_lo, outer_hi or end),))
+    return None
 
 
 def decode_line(data: Union[str, bytes, bytearray], no: int) -> Decoded:
@@ -158,20 +234,31 @@ def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, cons
         return [Decoded(None, None, PlanError("E002", "syntax", "the plan is empty", "write a plan"))]
     if json_lines:
         return _json_lines(body, line0)
+    text, thought = drop_reasoning(text)
+    if thought:
+        body, start = _fence(text)
+        line0 = text.count("\n", 0, start)
+        if not body.strip():
+            return [Decoded(None, None, PlanError("E002", "syntax", "the reply holds only a <think> reasoning draft",
+                                                  "end the reasoning with </think> and write the plan after it"))]
+    notes = (_THOUGHT,) if thought else ()
     bad = _BAD_BYTE.search(text)
     stripped = body.strip()
     whole = None
     if stripped[0] in "[{":
         whole = _one(stripped, None, line0 + body.count("\n", 0, body.find(stripped[0])), constants)
         if whole.error is None and bad is None:
-            return [whole]
+            return [replace(whole, notes=whole.notes + notes)]
         if _first_line_is_json(body):
             return _json_lines(body, line0)
     if bad is not None:
         return [Decoded(None, None, _not_utf8(text, bad.start()))]
-    if whole is None or _STEP.search(stripped):
-        return [Decoded(None, stripped)]
-    return [whole]
+    if _STEP.search(stripped):
+        return [Decoded(None, stripped, None, notes)]
+    found = _embedded(stripped, constants)
+    if found is not None:
+        return [replace(found, notes=found.notes + notes)]
+    return [whole or Decoded(None, stripped, None, notes)]
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.numparse import Problem, describe, exact, exact_int, parse_int
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators.plan_text import MAX_TEXT, plan_value
-from chronoplan.validators.report import PlanError
+from chronoplan.validators.report import PlanError, is_warning
 
 FORMATS = ("paracook", "schedule", "recipe2plan", "tools", "planningarena")
 TIMED_FORMATS = ("schedule", "recipe2plan")
@@ -348,7 +348,8 @@ def _read(plan: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
     if got.error is not None:
         return ReadPlan(fmt, (), (got.error,))
     read = _read_value(got.value, unit, fmt)
-    return replace(read, errors=got.notes + read.errors) if got.notes else read
+    errs = tuple(n for n in got.notes if not is_warning(n))     # warnings reach the report via Grader
+    return replace(read, errors=errs + read.errors) if errs else read
 
 
 def _read_value(value: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:

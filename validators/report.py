@@ -100,12 +100,16 @@ class Report:
     scenario: str
     errors: tuple[PlanError, ...] = ()
     metrics: dict = field(default_factory=dict)
+    warnings: tuple[PlanError, ...] = ()     # W-codes: reading choices that do not make the plan invalid
 
     def to_json(self) -> dict:
         metrics = {"makespan": None, "success": False}
         metrics.update(self.metrics)
-        return {"valid": bool(self.valid), "plan": self.plan, "scenario": self.scenario,
-                "errors": [e.to_json() for e in self.errors], "metrics": _json_value(metrics)}
+        out = {"valid": bool(self.valid), "plan": self.plan, "scenario": self.scenario,
+               "errors": [e.to_json() for e in self.errors], "metrics": _json_value(metrics)}
+        if self.warnings:        # the key appears only when there is a warning (the contract's fields unchanged)
+            out["warnings"] = [w.to_json() for w in self.warnings]
+        return out
 
     def to_json_line(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False)
@@ -114,6 +118,7 @@ class Report:
         status = "valid" if self.valid else f"INVALID ({len(self.errors)} error{'s' * (len(self.errors) != 1)})"
         lines = [f"{self.plan}: {status} against {self.scenario}"]
         lines += ["  " + e.to_text().replace("\n", "\n  ") for e in self.errors]
+        lines += ["  warning " + w.to_text().replace("\n", "\n  ") for w in self.warnings]
         m = self.to_json()["metrics"]
         if m:
             lines.append("  metrics: " + ", ".join(f"{k}={_fmt_metric(v)}" for k, v in m.items()))
@@ -153,9 +158,21 @@ def internal_error_report(plan: str, scenario: str, exc: BaseException) -> Repor
     return Report(False, plan, scenario, (internal_error(exc),), {"makespan": None, "success": False})
 
 
+def is_warning(note: PlanError) -> bool:
+    """W-codes (text skipped around an LLM reply's plan) are warnings; every other note is an error."""
+    return note.code.startswith("W")
+
+
 def with_notes(report: Report, notes: tuple[PlanError, ...]) -> Report:
-    """A report with reading problems (repeated JSON keys) put first; the plan is then not valid."""
+    """A report with reading notes: warnings (W-codes) attached, problems (repeated JSON keys) put first among
+    the errors; a plan with such a problem is not valid."""
     if not notes:
         return report
+    warns = tuple(n for n in notes if is_warning(n))
+    errs = tuple(n for n in notes if not is_warning(n))
+    if warns:
+        report = replace(report, warnings=warns + report.warnings)
+    if not errs:
+        return report
     metrics = dict(report.metrics, success=False)
-    return replace(report, valid=False, errors=tuple(notes) + report.errors, metrics=metrics)
+    return replace(report, valid=False, errors=errs + report.errors, metrics=metrics)
