@@ -131,3 +131,17 @@ def test_batches_keep_warnings_per_plan(tmp_path):
     reports = list(validate_many(project, [a, b]))
     assert [bool(r.warnings) for r in reports] == [True, False]
     assert all(r.valid for r in reports)
+
+
+def test_log_records_with_the_raw_reply_are_graded(tmp_path):
+    project = chronoplan.load(ROOT / "domains" / "recipes")
+    reply = "Sure! Here is my schedule:\n```json\n" + json.dumps({"schedule": VALID["schedule"]}) + "\n```"
+    log = tmp_path / "run.jsonl"
+    rows = [{"scenario": "Roast-Chicken_Garlic-Potatoes", "response": reply},
+            {"scenario": "Roast-Chicken_Garlic-Potatoes", "completion": "<think>hmm</think>" + STEP_TEXT},
+            {"scenario": "Roast-Chicken_Garlic-Potatoes", "response": "I cannot help with that."}]
+    log.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    first, second, third = validate_many(project, [log])
+    assert first.valid and [w.code for w in first.warnings] == ["W001"]
+    assert [w.code for w in second.warnings] == ["W002"] and second.metrics["steps_done"] == 2
+    assert not third.valid and third.errors[0].code == "E001"

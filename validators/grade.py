@@ -14,13 +14,13 @@ import importlib
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
-from chronoplan.validators.plan_text import MAX_TEXT, Decoded, Native, decode, decode_line, plan_value
+from chronoplan.validators.plan_text import MAX_TEXT, Decoded, Native, decode, decode_line, plan_value, unwrap_reply
 from chronoplan.validators.replay import validate_plan
 from chronoplan.validators.report import PlanError, Report, error_report, internal_error, internal_error_report, with_notes
 from chronoplan.validators.schema import scenario_kind
@@ -162,6 +162,9 @@ class Grader:
                                 f"{type(scenario).__name__}", "pass the scenario's name")
         try:
             got = plan_value(plan, decoded=decoded)
+            inner = unwrap_reply(got.value) if got.error is None else None
+            if inner is not None:
+                got = replace(inner, notes=got.notes + inner.notes)
             if got.error is not None:
                 return Report(False, name, str(scenario), (got.error,), {"makespan": None, "success": False})
             report = self._grade(scenario, Native(got.value), fmt, first, name, reference)

@@ -284,3 +284,16 @@ def plan_value(plan: Any, *, decoded: bool = False, constants: bool = True) -> D
                                                  "Lines); grade them one by one", "use validate_many or the CLI"))
         return entries[0]
     return Decoded(None, plan if decoded else plain_json(plan))
+
+
+PLAN_KEYS = ("schedule", "plan", "steps")
+REPLY_KEYS = ("response", "completion")
+
+
+def unwrap_reply(value: Any) -> Optional[Decoded]:
+    """A log record holding a model's raw reply (``{"scenario": S, "response": "<reply text>"}``, as the original
+    benchmarks' logs and RL rollouts store them) -> the plan read from that text; None for any other value."""
+    if not isinstance(value, dict) or any(k in value for k in PLAN_KEYS):
+        return None
+    key = next((k for k in REPLY_KEYS if isinstance(value.get(k), str)), None)
+    return None if key is None else plan_value(value[key])
