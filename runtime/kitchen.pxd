@@ -12,7 +12,7 @@ cdef class _Running:
 
 @cython.final
 cdef class KitchenSim:
-    cdef public object w, q, t, cur, containment, _due, world_rank
+    cdef public object w, q, t, cur, containment, _due, world_rank, max_errors, errors_dropped
     cdef public State st
     cdef public bint first, stopped
     cdef public list errors, served

@@ -75,6 +75,7 @@ class KitchenResult:
     finished: dict
     state: Any
     orders_total: int
+    errors_dropped: int = 0            # errors past KitchenSim.max_errors: counted, not kept
 
 
 class _Running:
@@ -93,13 +94,15 @@ class _Inst:
 
 
 class KitchenSim:
-    def __init__(self, world: World, *, first: bool = False) -> None:
+    def __init__(self, world: World, *, first: bool = False, max_errors: Optional[int] = None) -> None:
         self.w = world
         self.st = world.initial_state()
         self.q = EventQueue()
         self.first = first
         self.t: Any = 0
         self.errors: list = []
+        self.max_errors = max_errors            # keep at most this many errors (None: all); count the rest
+        self.errors_dropped = 0                 # in errors_dropped, so a batch's memory stays bounded
         self.runs: dict = {a: [] for a in world.agents}
         self.plan: dict = {a: [] for a in world.agents}
         self.cursor: dict = dict.fromkeys(world.agents, 0)
@@ -155,7 +158,10 @@ class KitchenSim:
             self.q.push(self.t, START, agent, self.w.rank[agent], self.cursor[agent])
 
     def error(self, code, message, hint="", agent=None, index=None, time=None) -> None:
-        self.errors.append(KitchenError(code, message, hint, agent, index, self.t if time is None else time))
+        if self.max_errors is not None and len(self.errors) >= self.max_errors:
+            self.errors_dropped += 1
+        else:
+            self.errors.append(KitchenError(code, message, hint, agent, index, self.t if time is None else time))
         if self.first:
             self.stopped = True
 
@@ -339,6 +345,10 @@ class KitchenSim:
     def _no_operator(self, agent, index, surface, args, cands, t) -> None:
         """No candidate applies: match them again (the state is unchanged), collecting why each failed, and
         report the explanation."""
+        if self.max_errors is not None and len(self.errors) >= self.max_errors and not self.first:
+            self.errors_dropped += 1            # the explanation would be dropped: do not build it
+            self._next(agent, t)
+            return
         st = self.st
         failures = []
         for op, names, first, n1, new, cap_check, *_ in cands:
@@ -735,10 +745,10 @@ class KitchenSim:
             missing = [d.name for d in self.w.orders[len(self.served):]]
             errors.append(KitchenError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
                                        "serve every order, in sequence", None, None, end_time))
-        success = not errors and len(self.served) == total
+        success = not errors and not self.errors_dropped and len(self.served) == total
         oct_ = self.served[-1][1] if success and self.served else (0 if success else None)
         return KitchenResult(self.w, errors, self.runs, list(self.served), success, oct_, end_time,
-                             dict(self.finished), self.st, total)
+                             dict(self.finished), self.st, total, self.errors_dropped)
 
 
 def simulate(world: World, plan: dict, *, first: bool = False) -> KitchenResult:

@@ -884,7 +884,10 @@ def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, O
                 cands = [x for e1 in cands for x in _type_gen(v, vars[v])(st, e1)][:MAX_ENUMERATION]
             cands = [x for x in cands if c.test(p, vars)(st, x)]
         return any(go(i + 1, e2) for e2 in cands)
-    go(0, dict(env))
+    try:
+        go(0, dict(env))
+    finally:
+        go = None       # the recursive closure refers to itself: a reference cycle (~9 KB a failing Interact)
     return best[0], best[1], best[2]
 
 

@@ -322,3 +322,69 @@ def test_signals_stop_a_batch_promptly_with_a_message(tmp_path, sig, status, wor
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 2 and proc.returncode == status
     assert f"chronoplan validate: {word}" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ kitchen: failing actions keep bounded memory
+def _failing_interacts(n):
+    return {"plan": {"agent1": [{"action": "Interact", "target": "table2"}] * n}}     # never next to table2
+
+
+def test_failing_kitchen_interacts_leave_no_reference_cycles():
+    """Each failing Interact's explanation built a self-referencing closure (kitchen_logic.explain); grading runs
+    with the cyclic collector paused, so 100k of them kept ~9 KB each (909 MB)."""
+    import gc
+    from kitchen_util import generated
+    from chronoplan.validators.paracook_grade import grade_grid_plan
+    project = generated()
+    grade_grid_plan(project, "burger_s42_o1_a1", _failing_interacts(5))          # warm the world cache
+    gc.collect()
+    rep = grade_grid_plan(project, "burger_s42_o1_a1", _failing_interacts(300))
+    assert rep.errors[0].code == "E251" and len(rep.errors) == 301
+    assert gc.collect() < 300                   # was 72 cyclic objects per failing Interact
+
+
+def test_failing_kitchen_interacts_keep_only_the_listed_errors():
+    import tracemalloc
+    from kitchen_util import generated
+    from chronoplan.runtime.kitchen import KitchenSim
+    from chronoplan.validators.paracook_grade import MAX_ERRORS, grade_grid_plan, world_for
+    from chronoplan.validators.paracook_read import read_cook_plan
+    project, scen = generated(), "burger_s42_o1_a1"
+    grade_grid_plan(project, scen, _failing_interacts(5))
+
+    def peak(n):
+        plan = _failing_interacts(n)
+        tracemalloc.start()
+        try:
+            rep = grade_grid_plan(project, scen, plan)
+            return rep, tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    (small, p1), (big, p4) = peak(1200), peak(4800)
+    assert len(big.errors) == MAX_ERRORS and big.to_json()["metrics"]["errors_omitted"] == 4800 + 1 - MAX_ERRORS
+    assert small.to_json()["metrics"]["errors_omitted"] == 1200 + 1 - MAX_ERRORS
+    assert (p4 - p1) / 3600 < 1500, (p1, p4)      # bytes per extra failing action (was ~7,600)
+    # the listed errors are the ones an uncapped simulation finds first
+    world, _ = world_for(project, scen)
+    sim = KitchenSim(world)
+    for agent, steps in read_cook_plan(_failing_interacts(1200)).steps.items():
+        sim.add(agent, steps)
+    sim.run()
+    assert [(e.code, e.index, e.message) for e in sim.errors[:MAX_ERRORS]] == \
+        [(e.code, e.index, e.message) for e in small.errors]
+
+
+def test_total_steps_nan_through_the_cli_is_reported(tmp_path, capsys):
+    from chronoplan.validators.tools_export import reference_plan_arena
+    tools = ROOT / "domains" / "tools"
+    scen = "calendar_meeting_chain"
+    arena = json.dumps(reference_plan_arena(chronoplan.load(tools).scenario(scen)))
+    for i, value in enumerate(("NaN", "Infinity", "-1", "1e400", "10" + "0" * 50, '"３"', "[3]", "2.5")):  # null = not given
+        path = tmp_path / f"p{i}.json"
+        path.write_text(arena.replace('"TotalSteps": 3', f'"TotalSteps": {value}'))
+        assert f'"TotalSteps": {value}' in path.read_text()
+        code, out, err = run(capsys, "validate", tools, path, "--scenario", scen, "--format", "json")
+        rep = json.loads(out)
+        assert code == 1 and not rep["valid"] and "T008" in [e["code"] for e in rep["errors"]], (value, rep)
+        assert "Traceback" not in err

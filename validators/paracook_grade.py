@@ -80,7 +80,7 @@ def _grade(world: World, b: dict, plan: Any, name: str, first: bool) -> Report:
     errors = list(read.errors)
     if read.fatal or (first and errors):
         return Report(False, name, scen, tuple(errors[:1] if first else errors), _empty_metrics(world, b))
-    sim = KitchenSim(world, first=first)
+    sim = KitchenSim(world, first=first, max_errors=MAX_ERRORS)    # memory stays bounded (errors_omitted)
     for agent, steps in read.steps.items():
         if agent not in sim.plan:
             errors.append(PlanError("E151", "unknown-name", f"unknown agent {agent!r} ({len(steps)} actions "
@@ -97,8 +97,8 @@ def _grade(world: World, b: dict, plan: Any, name: str, first: bool) -> Report:
         metrics["success"] = False
         metrics["oct"] = None
         metrics["poct"], metrics["noct"], metrics["pmd"] = b["T_max"], None, b["D_max"]
-    if len(errors) > MAX_ERRORS:
-        metrics["errors_omitted"] = len(errors) - MAX_ERRORS
+    if len(errors) + result.errors_dropped > MAX_ERRORS:
+        metrics["errors_omitted"] = len(errors) + result.errors_dropped - MAX_ERRORS
         errors = errors[:MAX_ERRORS]
     if first:
         errors = errors[:1]
