@@ -1,0 +1,137 @@
+"""Rewards for RL training: model completions -> one float per completion, graded by chronoplan.
+
+Input: a project (or the paths of ``.chrono`` files), a ``Shaping``, and, per call, the completions in either
+shape TRL's GRPOTrainer passes (strings, or chat-message lists whose last assistant message holds the reply)
+plus the dataset columns as keyword lists (the scenario column names each completion's scenario).
+Output: ``reward_function(...)`` returns ``fn(completions, **kwargs) -> list[float]`` with the signature TRL
+expects; ``fn.last_reports`` keeps the reports of the last call for logging.  Never raises on a completion:
+an unreadable reply, an unknown scenario or a grading crash scores ``invalid`` (0.0 by default).
+
+Shapings (docs/runtime.md, "Rewards"):
+- ``valid``: 1.0 for a valid plan, else 0.0;
+- ``progress``: the fraction of the goal reached (steps done for procedures, orders served for kitchens,
+  reference steps present for tool plans), for valid and invalid plans alike;
+- ``makespan``: for a valid plan, optimum / makespan (1.0 at the optimum; ``optima`` maps scenarios to known
+  optimal makespans, else the report's ``lower_bound`` is used, else 1.0); an invalid plan scores
+  ``invalid``;
+- ``schema``: 1.0 when the plan can be read and has the right shape (no ``syntax``/``schema`` error), whatever
+  its semantics.
+"""
+from __future__ import annotations
+
+import enum
+from fractions import Fraction
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+from chronoplan.compiler import ir
+from chronoplan.validators.grade import Grader
+from chronoplan.validators.report import Report, error_report
+
+
+class Shaping(enum.Enum):
+    """How a report becomes a number (see the module docstring)."""
+
+    VALID = "valid"
+    PROGRESS = "progress"
+    MAKESPAN = "makespan"
+    SCHEMA = "schema"
+
+
+def completion_text(completion: Any) -> Optional[str]:
+    """A completion as TRL passes it -> the reply text: a string as it is; a list of chat messages -> the content
+    of the last assistant message (content given as a string or as a list of ``{"type": "text"}`` parts)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if not isinstance(completion, Sequence):
+        return None
+    for message in reversed(completion):
+        if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, Sequence):
+                return "".join(p.get("text", "") for p in content if isinstance(p, Mapping)
+                               and isinstance(p.get("text"), str))
+            return None
+    return None
+
+
+def progress_of(report: Report) -> float:
+    """The fraction of the goal a plan reached, from the metrics every plan kind reports (0.0 when none)."""
+    m = report.metrics
+    if isinstance(m.get("progress"), (int, float, Fraction)):
+        return float(m["progress"])
+    if isinstance(m.get("served"), int) and isinstance(m.get("orders"), int) and m["orders"] > 0:
+        return m["served"] / m["orders"]
+    if isinstance(m.get("missing_step_rate"), (int, float, Fraction)):
+        return max(0.0, 1.0 - float(m["missing_step_rate"]))
+    return 1.0 if report.valid else 0.0
+
+
+def score(report: Report, shaping: Shaping, optimum: Any = None, invalid: float = 0.0) -> float:
+    """One report -> its reward under ``shaping``."""
+    if shaping is Shaping.SCHEMA:
+        return 0.0 if any(e.category in ("syntax", "schema") for e in report.errors) else 1.0
+    if shaping is Shaping.PROGRESS:
+        return progress_of(report)
+    if not report.valid:
+        return invalid
+    if shaping is Shaping.VALID:
+        return 1.0
+    makespan = report.metrics.get("makespan")
+    bound = optimum if optimum is not None else report.metrics.get("lower_bound")
+    if not isinstance(makespan, (int, float, Fraction)) or makespan <= 0 or bound is None:
+        return 1.0
+    return float(min(Fraction(1), Fraction(bound) / Fraction(makespan)))
+
+
+def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: Union[Shaping, str] = "progress",
+                    scenario_column: str = "scenario", scenario: Optional[str] = None,
+                    optima: Optional[Mapping[str, Any]] = None, invalid: float = 0.0) -> Callable[..., list]:
+    """Build a reward function for TRL-style trainers: ``fn(completions, **kwargs) -> list[float]``.
+
+    ``source`` is a checked project or the path(s) of ``.chrono`` files; ``scenario`` fixes one scenario for
+    every completion, else ``kwargs[scenario_column]`` names one per completion (a list, as TRL passes dataset
+    columns).  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
+    returned function never raises on completions."""
+    from chronoplan import load
+
+    project = source if isinstance(source, ir.Project) else load(*([source] if isinstance(source, str) else source))
+    shape = shaping if isinstance(shaping, Shaping) else Shaping(shaping)
+    if scenario is not None and scenario not in project.scenarios:
+        raise ValueError(f"no scenario named {scenario!r}")
+    grader = Grader(project)
+    best = dict(optima or {})
+
+    def reward(completions: Sequence[Any], **kwargs: Any) -> list:
+        names = kwargs.get(scenario_column)
+        reports = []
+        for i, completion in enumerate(completions):
+            target = scenario if scenario is not None else _nth(names, i)
+            text = completion_text(completion)
+            if text is None:
+                rep = error_report(f"completion {i}", str(target or ""), "E010", "schema", "the completion is "
+                                   "neither text nor a list of chat messages", "pass strings or message lists")
+            elif not isinstance(target, str):
+                rep = error_report(f"completion {i}", "", "E015", "schema", f"no scenario for completion {i} (the "
+                                   f"{scenario_column!r} column is missing or not text)", "pass scenario=...")
+            else:
+                rep = grader.grade(target, text, name=f"completion {i}")
+            reports.append(rep)
+        reward.last_reports = reports  # type: ignore[attr-defined]
+        return [score(r, shape, best.get(r.scenario), invalid) for r in reports]
+
+    reward.__name__ = f"chronoplan_{shape.value}_reward"
+    reward.last_reports = []  # type: ignore[attr-defined]
+    return reward
+
+
+def _nth(values: Any, i: int) -> Any:
+    if isinstance(values, str):
+        return values
+    try:
+        return values[i]
+    except (TypeError, IndexError, KeyError):
+        return None
