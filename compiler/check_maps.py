@@ -2,17 +2,19 @@
 
 Input: ``map`` declarations.  Output: IR maps with walls and named stations ('#' wall, '.' floor, legend
 symbols are stations named kind + counter in reading order: dispenser1, dispenser2 ...).  Diagnostics: map
-not rectangular or empty (C301), unknown symbol (C302), legend kind undefined (C101), station without a
-walkable neighbour (C304).  Also ``bfs`` distances used by the checker and the runtime.
+not rectangular or empty (C301), unknown symbol (C302, once per run of equal symbols, at most
+MAX_SYMBOL_ERRORS per map), legend kind undefined (C101), station without a walkable neighbour (C304).  Also ``bfs`` distances used by the checker and the runtime.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.diagnostics import Span
 
 WALL, FLOOR = "#", "."
+MAX_SYMBOL_ERRORS = 100      # C302 diagnostics per map; one more counts the rest
 
 
 def art_rows(art: str):
@@ -59,6 +61,20 @@ def check_maps(ctx) -> None:
             ctx.out("maps")[name] = m
 
 
+def _unknown_symbol(ctx, d, raw_i, off, t, x, bad) -> None:
+    """C302 for the run of equal unknown symbols starting at column ``x`` (the first MAX_SYMBOL_ERRORS)."""
+    if len(bad) >= MAX_SYMBOL_ERRORS:
+        return
+    ch, end = t[x], x + 1
+    while end < len(t) and t[end] == ch:
+        end += 1
+    sp = cell_span(d, raw_i, off, x)
+    if end - x > 1:
+        sp = dataclasses.replace(sp, end_col=sp.col + end - x)
+    ctx.error("C302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)"
+              + (f", {end - x} cells in a row" if end - x > 1 else ""), sp)
+
+
 def _map(ctx, d, known):
     rows = art_rows(d.art)
     if not rows:
@@ -101,9 +117,11 @@ def _map(ctx, d, known):
             ctx.types_used.add(item.name)
         legend[e.symbol] = e
     walls, stations, counters, cells = set(), [], {}, {}
-    used_symbols = set()
+    used_symbols, bad = set(), []
     for y, (raw_i, off, t) in enumerate(rows):
         for x, ch in enumerate(t):
+            if x and ch == t[x - 1] and ch not in legend and ch not in (WALL, FLOOR):
+                continue                # reported with the first cell of its run
             if ch == WALL:
                 walls.add((x, y))
             elif ch == FLOOR:
@@ -126,9 +144,12 @@ def _map(ctx, d, known):
                                            item.name if item is not None else None))
                 cells[(x, y)] = cell_span(d, raw_i, off, x)
             else:
-                ctx.error("C302", f"unknown map symbol {ch!r} (not '#', '.' or in the legend)",
-                          cell_span(d, raw_i, off, x))
+                _unknown_symbol(ctx, d, raw_i, off, t, x, bad)
+                bad.append((x, y))
                 ok = False
+    if len(bad) > MAX_SYMBOL_ERRORS:
+        ctx.error("C302", f"{len(bad) - MAX_SYMBOL_ERRORS} more runs of unknown symbols in map '{d.name.name}' "
+                          "not reported", d.name.span)
     for sym, e in legend.items():
         if sym not in used_symbols:
             ctx.warn("W501", f"legend symbol {sym!r} does not occur in map '{d.name.name}'", e.span)

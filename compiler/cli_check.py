@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from chronoplan.compiler.diagnostics import render
+from chronoplan.compiler.diagnostics import render_lines
 
 
 def configure(p) -> None:
@@ -44,9 +44,8 @@ def run(args) -> int:
     project, diags, sources = compile_paths(*args.paths)
     errors = [d for d in diags if d.is_error]
     warnings = [d for d in diags if not d.is_error]
-    for d in diags:
-        if d.is_error or not args.quiet:
-            print(render(d, sources), file=sys.stderr)
+    for text in render_lines([d for d in diags if d.is_error or not args.quiet], sources):
+        print(text, file=sys.stderr)
     files = len(sources)
     status = "ok" if not errors else "failed"
     print(f"checked {files} file{'s' * (files != 1)}: {len(errors)} error{'s' * (len(errors) != 1)}, "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from chronoplan.compiler.diagnostics import render
+from chronoplan.compiler.diagnostics import render_lines
 
 
 def load_project(paths, stream=None):
@@ -16,8 +16,8 @@ def load_project(paths, stream=None):
     stream = stream or sys.stderr
     project, diags, sources = compile_paths(*paths)
     errors = [d for d in diags if d.is_error]
-    for d in errors:
-        print(render(d, sources), file=stream)
+    for text in render_lines(errors, sources):
+        print(text, file=stream)
     if project is None or errors:
         return None
     return project

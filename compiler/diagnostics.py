@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable, Optional
 
 
@@ -79,40 +80,89 @@ CODES = {
 }
 
 
+MAX_SHOWN = 1000          # diagnostics printed per run; the rest are counted in one line
+SNIPPET_WIDTH = 120       # characters of the source line shown around the column
+MAX_MESSAGE = 300         # characters of a message (names quoted from hostile input are clipped)
+
+
+@lru_cache(maxsize=8)
+def source_lines(text: str) -> tuple:
+    r"""Split like lark counts lines: on "\n" only (``\f``, ``\v``, ``\x85``, ``\u2028`` are not line breaks),
+    dropping the "\r" of "\r\n".  Cached, so that rendering many diagnostics splits a file once."""
+    return tuple(ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n"))
+
+
 def _source_line(sources: dict, span: Span) -> Optional[str]:
     text = sources.get(span.file)
     if text is None:
         return None
-    lines = text.splitlines()
+    lines = source_lines(text)
     if 1 <= span.line <= len(lines):
         return lines[span.line - 1]
     return None
 
 
+def _window(line: str, col: int, width: int) -> tuple:
+    """At most SNIPPET_WIDTH characters of ``line`` around ``col`` (1-based): (the text shown, with "..."
+    marks where it was cut, the column of ``col`` in it, the caret width clipped to the window)."""
+    if len(line) <= SNIPPET_WIDTH:
+        return line, col, width
+    start = max(0, min(col - 1 - SNIPPET_WIDTH // 3, len(line) - SNIPPET_WIDTH))
+    end = start + SNIPPET_WIDTH
+    width = max(1, min(width, end - (col - 1)))
+    head = "..." if start else ""
+    return head + line[start:end] + ("..." if end < len(line) else ""), col - start + len(head), width
+
+
+def _clip(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE} more characters)"
+
+
 def render(diag: Diagnostic, sources: dict) -> str:
-    """Render one diagnostic with its source line and a caret (``sources``: file -> text)."""
+    """Render one diagnostic with its source line and a caret (``sources``: file -> text).
+
+    The output is bounded whatever the input: messages are clipped, and a long source line is shown as a
+    window of SNIPPET_WIDTH characters around the column with "..." marks."""
     sev = diag.severity.value
     if diag.span is None:
-        head = f"{sev}[{diag.code}]: {diag.message}"
+        head = f"{sev}[{diag.code}]: {_clip(diag.message)}"
         out = [head]
     else:
         sp = diag.span
-        out = [f"{sp.file}:{sp.line}:{sp.col}: {sev}[{diag.code}]: {diag.message}"]
+        out = [f"{sp.file}:{sp.line}:{sp.col}: {sev}[{diag.code}]: {_clip(diag.message)}"]
         line = _source_line(sources, sp)
         if line is not None:
             width = 1
             if sp.end_line == sp.line and sp.end_col > sp.col:
                 width = sp.end_col - sp.col
-            prefix = "".join(ch if ch == "\t" else " " for ch in line[: sp.col - 1])
+            width = max(1, min(width, len(line) - sp.col + 1 or 1))
+            line, col, width = _window(line, sp.col, width)
+            prefix = "".join(ch if ch == "\t" else " " for ch in line[: col - 1])
             out.append(f"  {line}")
-            out.append(f"  {prefix}{'^' * max(1, min(width, len(line) - sp.col + 1 or 1))}")
-    for note in diag.notes:
-        out.append(f"  note: {note}")
+            out.append(f"  {prefix}{'^' * width}")
+    for note in diag.notes[:20]:
+        out.append(f"  note: {_clip(note)}")
     return "\n".join(out)
 
 
-def render_all(diags: Iterable[Diagnostic], sources: dict) -> str:
-    return "\n".join(render(d, sources) for d in diags)
+def render_all(diags: Iterable[Diagnostic], sources: dict, limit: int = MAX_SHOWN) -> str:
+    """Render at most ``limit`` diagnostics, then one line counting the others."""
+    return "\n".join(render_lines(diags, sources, limit))
+
+
+def render_lines(diags: Iterable[Diagnostic], sources: dict, limit: int = MAX_SHOWN):
+    """Yield the rendering of each of the first ``limit`` diagnostics, then "N more ... not shown"."""
+    diags = list(diags)
+    for d in diags[:limit]:
+        yield render(d, sources)
+    rest = diags[limit:]
+    if rest:
+        errors = sum(d.is_error for d in rest)
+        parts = [f"{n} more {kind}{'s' * (n != 1)}" for n, kind in ((errors, "error"), (len(rest) - errors, "warning"))
+                 if n]
+        yield f"{' and '.join(parts)} not shown (at most {limit} diagnostics are printed per run)"
 
 
 def sort_key(d: Diagnostic):

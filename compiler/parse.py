@@ -13,7 +13,7 @@ from lark import Lark, Token, Transformer_NonRecursive, v_args
 from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from chronoplan.compiler import ast as A
-from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span
+from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines
 from chronoplan.grammar import GRAMMAR_PATH
 
 MAX_SOURCE_BYTES = 20_000_000
@@ -665,7 +665,9 @@ def misused_diag(file, err, misused) -> Diagnostic:
 
 def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
     if isinstance(err, UnexpectedToken) and err.token.type == "$END" or isinstance(err, UnexpectedEOF):
-        lines = text.splitlines() or [""]
+        lines = list(source_lines(text))
+        if len(lines) > 1 and lines[-1] == "":     # the end of input is on the last line, not after its "\n"
+            lines.pop()
         span = Span(file, len(lines), len(lines[-1]) + 1)
         msg = "unexpected end of input"
         if isinstance(err, UnexpectedToken):

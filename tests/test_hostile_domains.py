@@ -1,0 +1,94 @@
+"""Hostile domain files (issue #17): every finding of the robustness review, pinned.
+
+Input: crafted ``.chrono`` texts (huge maps, long lines, odd line breaks, long numbers, hostile imports,
+undecodable bytes, planted parser caches).  Output: ``chronoplan check`` (and the other commands) answer
+with located diagnostics ``FILE:LINE:COL: error[CODE]: message``, bounded output and the documented exit
+status, never a traceback.  Sizes are asserted, not wall-clock times.
+"""
+import os
+import re
+import stat
+
+import pytest
+
+from chronoplan.cli import main
+from chronoplan.compiler import diagnostics as D
+from chronoplan.compiler.driver import compile_paths
+
+LOCATED = re.compile(r"^[^:\n]+:\d+:\d+: error\[[CW]\d{3}\]: ", re.M)
+
+
+def check(capsys, monkeypatch, tmp_path, text, name="k.chrono", args=()):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8", newline="")
+    status = main(["check", *args, name])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+# 3. output linear in the input ------------------------------------------------------------------------------
+
+def test_one_row_map_of_unknown_symbols_gives_one_bounded_diagnostic(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "Z" * 20000 + '\n"""\n')
+    assert status == 1
+    assert err.count("error[C302]") == 1 and "20000 cells in a row" in err
+    assert len(err) < 2000                       # was 603 MB: 20,001 diagnostics each reprinting the row
+
+
+def test_alternating_unknown_symbols_are_capped_per_map(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "ZY" * 10000 + '\n"""\n')
+    assert status == 1
+    assert err.count("error[C302]") == 101 and "19900 more runs of unknown symbols" in err
+    assert len(err) < 101 * 400
+
+
+def test_number_of_printed_diagnostics_is_capped(capsys, monkeypatch, tmp_path):
+    n = 3000
+    text = "domain d\n" + "".join(f"const C{i} = U{i}\n" for i in range(n))
+    status, out, err = check(capsys, monkeypatch, tmp_path, text)
+    assert status == 1
+    assert err.count("error[C101]") == D.MAX_SHOWN
+    assert f"{n - D.MAX_SHOWN} more errors not shown" in err
+    assert f"{n} errors" in out                  # the summary still counts them all
+    assert len(err) < D.MAX_SHOWN * 300
+
+
+def test_long_line_shows_a_window_with_the_caret_under_the_column(capsys, monkeypatch, tmp_path):
+    text = "domain d\nconst X = " + "Q" * 2_000_000 + "\nconst Y = " + "1 + " * 50_000 + "W\n"
+    status, out, err = check(capsys, monkeypatch, tmp_path, text)
+    assert status == 1
+    assert len(err) < 3000                       # was twice the line (message, source line, caret)
+    assert "more characters)" in err             # the message quoting the 2 MB name is clipped
+    col = 11 + 4 * 50_000
+    assert f"k.chrono:3:{col}: error[C101]: undefined name 'W'" in err
+    lines = err.splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.startswith(f"k.chrono:3:{col}"))
+    shown, caret = lines[i + 1], lines[i + 2]
+    assert shown.startswith("  ...") and len(shown) <= D.SNIPPET_WIDTH + 10
+    assert shown[caret.index("^")] == "W"
+
+
+def test_window_keeps_short_lines_and_tabs():
+    assert D._window("abc", 2, 1) == ("abc", 2, 1)
+    line = "x" * 500 + "Y" + "x" * 500
+    shown, col, width = D._window(line, 501, 1)
+    assert shown[col - 1] == "Y" and shown.startswith("...") and shown.endswith("...")
+
+
+# 4. line numbers agree with lark (only "\n" ends a line) ----------------------------------------------------
+
+@pytest.mark.parametrize("brk", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_snippet_line_after_unicode_line_breaks(capsys, monkeypatch, tmp_path, brk):
+    status, out, err = check(capsys, monkeypatch, tmp_path, f"domain d\n#{brk}x\nconst X = Y\n")
+    assert "k.chrono:3:11: error[C101]" in err
+    assert "  const X = Y\n            ^" in err
+
+
+def test_snippet_with_crlf_line_ends(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\r\n\r\nconst X = Y\r\n")
+    assert "k.chrono:3:11: error[C101]" in err
+    assert "  const X = Y\n            ^\n" in err
