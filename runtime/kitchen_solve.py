@@ -23,7 +23,6 @@ simulator OCT is kept.
 """
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -230,18 +229,25 @@ def _run_variants(planner: str, runs: list, timeout: float, workdir: Path, run_w
 
     results, start, until = {}, time.perf_counter(), None
     with ThreadPoolExecutor(max_workers=len(runs)) as pool:
-        pending = {pool.submit(one, i) for i in range(len(runs))}
-        while pending:
-            left = None if until is None else max(0.0, until - time.perf_counter())
-            done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
-            for fut in done:
-                i, out = fut.result()
-                results[i] = out
-                if out.status == "solved" and until is None:
-                    until = start + 2 * (time.perf_counter() - start)
-            if until is not None and time.perf_counter() >= until:
-                for ev in stops:
-                    ev.set()
+        try:
+            pending = {pool.submit(one, i) for i in range(len(runs))}
+            while pending:
+                left = None if until is None else max(0.0, until - time.perf_counter())
+                done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i, out = fut.result()
+                    results[i] = out
+                    if out.status == "solved" and until is None:
+                        until = start + 2 * (time.perf_counter() - start)
+                if until is not None and time.perf_counter() >= until:
+                    for ev in stops:
+                        ev.set()
+        except BaseException:
+            # Ctrl-C or SIGTERM reach the main thread only: stop every run, so that the worker threads
+            # kill their engines at once (pool shutdown waits for them) instead of at the time limit
+            for ev in stops:
+                ev.set()
+            raise
     return results
 
 
@@ -268,7 +274,7 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     from chronoplan.compiler.pddl_kitchen import export_kitchen
     from chronoplan.compiler.pddl_plan import plan_text
     from chronoplan.runtime.kitchen_world import World
-    from chronoplan.runtime.planners import ENGINES, PlannerUnavailable, missing, run_worker
+    from chronoplan.runtime.planners import ENGINES, PlannerUnavailable, missing, run_worker, workspace
     t0 = time.perf_counter()
     why = missing(planner)
     if why is not None:
@@ -279,7 +285,7 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
         exports = [export_kitchen(project, scenario, classical=classical, agents=v.agents) for v in runs]
     except ExportError as exc:
         return KitchenSolution("error", None, None, None, time.perf_counter() - t0, planner, str(exc))
-    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+    with workspace(planner) as d:
         outcomes = _run_variants(planner, [(e, v.options) for e, v in zip(exports, runs)], timeout, Path(d),
                                  run_worker)
     world = World(project, scenario)

@@ -16,11 +16,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -95,22 +98,53 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+@contextmanager
+def shielded():
+    """SIGINT and SIGTERM are held back (blocked, then delivered on exit) while cleanup runs in the main
+    thread, so a second Ctrl-C cannot cut the killing of engines or the removal of their files short."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextmanager
+def workspace(planner: str):
+    """One temporary directory for a planner run (PDDL files, worker answers, the engines' own temporary
+    files): removed on exit, also after an interrupt (with signals held back while it is removed)."""
+    d = tempfile.mkdtemp(prefix=f"chronoplan-{planner}-")
+    try:
+        yield d
+    finally:
+        with shielded():
+            shutil.rmtree(d, ignore_errors=True)
+
+
 def _run(engine: str, args: list, limit: float, workdir: Path, cancel=None):
     """Start the worker with ``args`` in a new session, wait at most ``limit`` seconds, kill its process
-    group and every group its descendants used (``runtime.proctree``) before reaping it.  Returns (killed,
-    seconds, info)."""
+    group and every group its descendants used (``runtime.proctree``) before reaping it -- also when the
+    wait is interrupted (Ctrl-C, SIGTERM as ``chronoplan.cli.Terminated``).  The worker and the engines
+    get ``TMPDIR`` = ``workdir/tmp``, so the directories unified-planning creates for them are removed
+    with ``workdir`` even when they are killed.  Returns (killed, seconds, info)."""
     log = workdir / "worker.log"
+    tmp = workdir / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
     cmd = [sys.executable, "-m", "chronoplan.runtime.planner_worker", engine, *args]
     t0 = time.perf_counter()
-    with open(log, "ab") as logf:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                                start_new_session=True, cwd=str(workdir))
-    pgid = proc.pid                      # leader of its own session and group
-    tracker = Tracker(pgid)              # engines that start sessions of their own (FD, LPG) are tracked too
-    deadline = t0 + limit
+    proc = tracker = None
     killed = False
-    next_look = 0.0
     try:
+        with open(log, "ab") as logf:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                    start_new_session=True, cwd=str(workdir), env=env)
+        tracker = Tracker(proc.pid)      # leader of its own session and group; engines that start sessions
+        deadline = t0 + limit            # of their own (FD, LPG) are tracked too
+        next_look = 0.0
         while not _exited(proc.pid):
             now = time.perf_counter()
             if now >= deadline or (cancel is not None and cancel.is_set()):
@@ -121,10 +155,13 @@ def _run(engine: str, args: list, limit: float, workdir: Path, cancel=None):
                 next_look = now + 0.25
             time.sleep(0.02)
     finally:
-        tracker.snapshot()               # the worker is not reaped yet, so its children are still its own
-        tracker.kill_all()
-        proc.wait()
-    return killed, time.perf_counter() - t0, {"pgid": pgid, "returncode": proc.returncode,
+        if proc is not None:
+            with shielded():
+                tracker = tracker or Tracker(proc.pid)
+                tracker.snapshot()       # the worker is not reaped yet, so its children are still its own
+                tracker.kill_all()
+                proc.wait()
+    return killed, time.perf_counter() - t0, {"pgid": proc.pid, "returncode": proc.returncode,
                                               "groups": sorted(tracker.groups)}
 
 
@@ -243,7 +280,7 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
     (PlannerUnavailable when the engine is not installed)."""
     t0 = time.perf_counter()
     export = _export(problem, planner, project)
-    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+    with workspace(planner) as d:
         dom, prob = export.write(d)
         outcome = run_worker(planner, dom, prob, timeout, Path(d))
     return _finish(problem, export, outcome, planner, time.perf_counter() - t0)
@@ -255,7 +292,7 @@ def solve_many(problems: list, planner: str, timeout: float = 60.0,
     starting unified-planning are paid once); ``timeout`` applies to each problem."""
     t0 = time.perf_counter()
     exports = [_export(p, planner, project) for p in problems]
-    with tempfile.TemporaryDirectory(prefix=f"chronoplan-{planner}-") as d:
+    with workspace(planner) as d:
         jobs = [e.write(Path(d) / f"p{i}") for i, e in enumerate(exports)]
         outcomes = run_batch(planner, jobs, timeout, Path(d))
     share = (time.perf_counter() - t0) / max(1, len(problems))
