@@ -388,3 +388,18 @@ def test_total_steps_nan_through_the_cli_is_reported(tmp_path, capsys):
         rep = json.loads(out)
         assert code == 1 and not rep["valid"] and "T008" in [e["code"] for e in rep["errors"]], (value, rep)
         assert "Traceback" not in err
+
+
+def test_json_reports_stay_one_line_for_every_line_splitter(tmp_path):
+    """A start time holding U+2028 was echoed raw in the JSON report: str.splitlines() saw two lines."""
+    import subprocess
+    import sys
+    plan = copy.deepcopy(VALID)
+    plan["schedule"][0]["start"] = "a\u2028b\u2029c\x85d"
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps(plan, ensure_ascii=False) + "\n" + json.dumps(VALID) + "\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "validate", str(RECIPES), str(path), "--format",
+                           "json"], capture_output=True, text=True, encoding="utf-8", cwd=tmp_path)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 1 and len(lines) == 2 and [json.loads(x)["valid"] for x in lines] == [False, True]
+    assert "a\u2028b\u2029c\x85d" in json.loads(lines[0])["errors"][0]["message"]     # the text is kept

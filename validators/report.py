@@ -50,6 +50,9 @@ def _json_value(v: Any) -> Any:
     return v
 
 
+_LINE_BREAKS = {0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\u0085"}   # not escaped by json.dumps
+
+
 @dataclass(frozen=True)
 class PlanError:
     """One violation: ``index`` is the action's position in its agent's list or in the schedule."""
@@ -112,7 +115,9 @@ class Report:
         return out
 
     def to_json_line(self) -> str:
-        return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False)
+        """One line of JSON.  U+2028, U+2029 and U+0085 (from the plan's text) are escaped: str.splitlines() and
+        older JavaScript break lines there, and a batch must print exactly one line per plan."""
+        return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False).translate(_LINE_BREAKS)
 
     def to_text(self) -> str:
         status = "valid" if self.valid else f"INVALID ({len(self.errors)} error{'s' * (len(self.errors) != 1)})"
