@@ -58,6 +58,7 @@ CODES = {
     "C108": "import not found or cyclic",
     "C109": "invalid number (division by zero, non-integer where an integer is needed, negative duration)",
     "C110": "cyclic constant definition",
+    "C111": "beyond a limit of the language (number digits, map size; docs/language.md, Limits)",
     # procedures
     "C201": "cyclic prerequisites",
     "C202": "lag can never be satisfied",

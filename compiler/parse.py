@@ -14,6 +14,7 @@ from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, Une
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines
+from chronoplan.compiler.numparse import MAX_DIGITS, Problem, parse_decimal
 from chronoplan.grammar import GRAMMAR_PATH
 
 MAX_SOURCE_BYTES = 20_000_000
@@ -692,6 +693,24 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
                                                                   getattr(err, "column", 1) or 1))
 
 
+def _number_diags(file: str, tree) -> list:
+    r"""C111 for every number literal beyond MAX_DIGITS digits (or with non-ASCII digits, which the grammar's
+    ``\d`` lets through): converting them would be slow or raise (Python refuses >4300-digit integers)."""
+    out = []
+    toks = (t for sub in tree.iter_subtrees() for t in sub.children        # iterative: trees may be deep
+            if isinstance(t, Token) and t.type in ("NUMBER", "INT"))
+    for tok in toks:
+        problem = parse_decimal(str(tok), limit=10 ** MAX_DIGITS)
+        if isinstance(problem, Problem):
+            what = (f"has more than {MAX_DIGITS} digits (the limit)" if problem in (Problem.TOO_LONG,
+                    Problem.OUT_OF_RANGE) else problem.value)
+            text = str(tok) if len(tok) <= 20 else str(tok)[:17] + "..."
+            out.append(Diagnostic("C111", Severity.ERROR, f"number {text} {what}",
+                                  Span(file, tok.line, tok.column, tok.end_line or tok.line,
+                                       tok.end_column or tok.column + len(tok))))
+    return out
+
+
 def parse(file: str, text: str):
     """Parse ``text`` (from ``file``) into an AST Module; return (module | None, diagnostics)."""
     if len(text) > MAX_SOURCE_BYTES:
@@ -702,6 +721,9 @@ def parse(file: str, text: str):
         return None, [_syntax_diag(file, text, err)]
     except RecursionError:
         return None, [Diagnostic("C001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+    bad = _number_diags(file, tree)
+    if bad:
+        return None, bad
     try:
         decls = _ToAST(file).transform(tree)
     except (RecursionError, VisitError) as exc:

@@ -92,3 +92,34 @@ def test_snippet_with_crlf_line_ends(capsys, monkeypatch, tmp_path):
     status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\r\n\r\nconst X = Y\r\n")
     assert "k.chrono:3:11: error[C101]" in err
     assert "  const X = Y\n            ^\n" in err
+
+
+# 5. number literals are bounded ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("literal", ["9" * 5000, "1." + "9" * 5000, "0." + "0" * 4400 + "1", "9" * 41])
+def test_long_number_literal_is_a_located_diagnostic(capsys, monkeypatch, tmp_path, literal):
+    status, out, err = check(capsys, monkeypatch, tmp_path, f"domain d\nconst X = {literal}\n")
+    assert status == 1
+    assert "k.chrono:2:11: error[C111]: number " in err and "has more than 40 digits" in err
+    assert "Traceback" not in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("where", ["resource r capacity {n}\n", 'procedure P {{ step {n} "a" 1 min }}\n',
+                                   "type t\ncontainer c capacity {n} accepts t\n"])
+def test_long_integer_literal_in_every_position(capsys, monkeypatch, tmp_path, where):
+    status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\n" + where.format(n="7" * 5000))
+    assert status == 1 and "error[C111]" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("command", ["list", "schema", "solve", "play"])
+def test_long_number_literal_in_other_commands(capsys, monkeypatch, tmp_path, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.chrono").write_text("domain d\nconst X = " + "9" * 5000 + "\n")
+    status = main([command, "k.chrono"])
+    err = capsys.readouterr().err
+    assert status == 2 and "k.chrono:2:11: error[C111]" in err and "internal error" not in err
+
+
+def test_non_ascii_digits_are_refused(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\nconst X = \u0661\u0662\n")
+    assert status == 1 and "k.chrono:2:11: error[C111]: number \u0661\u0662 uses non-ASCII digits" in err
