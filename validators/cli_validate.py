@@ -1,4 +1,4 @@
-"""``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first]``.
+"""``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]``.
 
 Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin).  Output: per plan
 a report (text, or one JSON object per line with ``--format json``), a summary table in text mode and a
@@ -22,6 +22,19 @@ def configure(p) -> None:
     p.add_argument("--reference", nargs="+", metavar="PLAN", default=(),
                    help="reference plans (matched to scenarios like plans) for relative efficiency")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                   help="grade on N worker processes (0: one per core); reports stay in input order")
+
+
+def _jobs(text: str) -> int:
+    import argparse
+    try:
+        n = int(text) if text.isascii() else -1
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 1024:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number from 0 to 1024, not {text[:20]!r}")
+    return n
 
 
 def _fmt(v) -> str:
@@ -102,7 +115,7 @@ def run(args) -> int:
     bar = Bar() if sys.stderr.isatty() and not args.no_progress else None
     grader = Grader(project)
     for rep in validate_many(project, args.plans, scenario=args.scenario, fmt=args.plan_format,
-                             first=args.first, references=refs, grader=grader):
+                             first=args.first, references=refs, grader=grader, jobs=args.jobs):
         n += 1
         if bar is not None:
             bar.clear()

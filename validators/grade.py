@@ -205,12 +205,37 @@ def grade(project: ir.Project, scenario: str, plan: Any, **kw) -> Report:
 
 def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                   fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                  grader: Optional[Grader] = None) -> Iterator[Report]:
+                  grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 32) -> Iterator[Report]:
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
-    Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches")."""
+    Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches").
+    ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time, reading
+    the input lazily with a bounded number of chunks in flight (validators.parallel)."""
     if references is not None and not isinstance(references, Mapping):
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
-    grader = grader or Grader(project)
+    tasks = _tasks(project, plans, scenario, dict(references or {}))
+    if jobs == 1:
+        grader = grader or Grader(project)
+        for task in tasks:
+            yield task if isinstance(task, Report) else _grade_task(grader, task, fmt, first)
+        return
+    from chronoplan.validators.parallel import default_jobs, ordered_map
+    for done in ordered_map(_grade_chunk, _chunks(tasks, chunk, fmt, first), jobs=default_jobs(jobs),
+                            initializer=_start_worker, initargs=(project,), on_crash=_crashed):
+        yield from done
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One readable plan matched to its scenario, waiting for its grader."""
+
+    target: str
+    src: PlanSource
+    reference: Any = None
+
+
+def _tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
+           references: dict) -> Iterator[Any]:
+    """Plan sources -> a ``Report`` for each plan that cannot be graded, a ``_Task`` for each other plan."""
     for src in _safe_sources(plans):
         try:
             target = match_scenario(project, scenario, src.value, src.stem)
@@ -227,10 +252,46 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
             yield error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", "schema", what,
                                f"pass --scenario, one of: {known}")
             continue
-        ref = (references or {}).get(target)
-        report = grader.grade(target, src.value, fmt=fmt, first=first, name=src.name, reference=ref,
-                              decoded=src.decoded)
-        yield with_notes(report, src.notes)
+        yield _Task(target, src, references.get(target))
+
+
+def _grade_task(grader: Grader, task: "_Task", fmt: Optional[str], first: bool) -> Report:
+    src = task.src
+    report = grader.grade(task.target, src.value, fmt=fmt, first=first, name=src.name, reference=task.reference,
+                          decoded=src.decoded)
+    return with_notes(report, src.notes)
+
+
+def _chunks(tasks: Iterator[Any], size: int, fmt: Optional[str], first: bool) -> Iterator[list]:
+    chunk: list = []
+    for task in tasks:
+        chunk.append((task, fmt, first))
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+_WORKER: dict = {}
+
+
+def _start_worker(project: ir.Project) -> None:
+    _WORKER["grader"] = Grader(project)
+
+
+def _grade_chunk(chunk: list) -> list:
+    """In a worker: grade each task of a chunk (reports made in the parent pass through)."""
+    grader = _WORKER["grader"]
+    return [task if isinstance(task, Report) else _grade_task(grader, task, fmt, first) for task, fmt, first in chunk]
+
+
+def _crashed(item: tuple, exc: BaseException) -> Report:
+    task = item[0]
+    if isinstance(task, Report):
+        return task
+    return internal_error_report(task.src.name, task.target, RuntimeError(
+        f"the worker process grading this plan died ({type(exc).__name__}: {exc})"))
 
 
 def _safe_sources(plans: Iterable[Any]) -> Iterator[PlanSource]:

@@ -1,0 +1,130 @@
+"""``validate --jobs N`` / ``validate_many(jobs=N)``: same reports in the same order as one process, lazy input,
+a dying worker costs only its own plan, and signals leave no worker behind (issue #14 item 6, #17)."""
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import chronoplan
+from chronoplan.cli import main
+from chronoplan.validators.grade import validate_many
+from chronoplan.validators.parallel import ordered_map
+
+ROOT = Path(__file__).resolve().parent.parent
+RECIPES = ROOT / "domains" / "recipes"
+VALID = (RECIPES / "plans" / "valid.json").read_text()
+FAULTY = (RECIPES / "plans" / "faulty.json").read_text()
+
+
+def _mixed(n):
+    kinds = [json.loads(VALID), json.loads(FAULTY), "{bad", "Sure: " + " ".join(VALID.split()), "",
+             {"scenario": "nope", "schedule": []}, {"schedule": [{"task": "x", "step": "²", "start": 0}]}]
+    return [(f"p{i}.json", kinds[i % len(kinds)]) for i in range(n)]
+
+
+def test_jobs_give_the_same_reports_in_the_same_order():
+    project = chronoplan.load(RECIPES)
+    plans = _mixed(150)
+    one = [r.to_json_line() for r in validate_many(project, plans)]
+    two = [r.to_json_line() for r in validate_many(project, plans, jobs=2, chunk=7)]
+    assert one == two and len(one) == 150
+
+
+def test_cli_jobs_output_is_identical(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(v if isinstance(v, (dict, list)) else v) + "\n" for _, v in _mixed(70)))
+    assert main(["validate", str(RECIPES), str(path), "--format", "json"]) == 2   # 'nope' matches no scenario
+    one = capsys.readouterr().out
+    assert main(["validate", str(RECIPES), str(path), "--format", "json", "--jobs", "2"]) == 2
+    assert capsys.readouterr().out == one and one.count("\n") == 70
+
+
+@pytest.mark.parametrize("bad", ["-1", "two", "²", "100000"])
+def test_bad_jobs_values_are_usage_errors(bad, capsys):
+    assert main(["validate", str(RECIPES), str(RECIPES / "plans" / "valid.json"), "--jobs", bad]) == 2
+    assert "--jobs" in capsys.readouterr().err
+
+
+def _noop() -> None:
+    pass
+
+
+def _die_on_13(chunk):
+    if 13 in chunk:
+        os._exit(9)                     # a worker killed mid-chunk (segfault, OOM killer)
+    return [x * 10 for x in chunk]
+
+
+def test_a_dying_worker_costs_only_its_own_item():
+    chunks = [list(range(i, i + 4)) for i in range(0, 24, 4)]
+    out = list(ordered_map(_die_on_13, chunks, jobs=2, initializer=_noop, on_crash=lambda item, exc: ("crash", item)))
+    flat = [x for chunk in out for x in chunk]
+    assert flat == [x * 10 if x != 13 else ("crash", 13) for x in range(24)]
+
+
+def _double(chunk):
+    return [x * 2 for x in chunk]
+
+
+def test_input_is_read_lazily_with_a_bounded_window():
+    consumed = []
+
+    def endless():
+        for i in itertools.count():
+            consumed.append(i)
+            yield [i]
+
+    results = ordered_map(_double, endless(), jobs=2, initializer=_noop, on_crash=None, window=5)
+    assert [next(results)[0] for _ in range(10)] == [2 * i for i in range(10)]
+    results.close()
+    assert len(consumed) <= 10 + 5 + 1
+
+
+def _children(pid):
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to read the process table")
+@pytest.mark.parametrize("sig,status", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_signals_kill_every_worker(tmp_path, sig, status):
+    path = tmp_path / "many.jsonl"
+    path.write_text((" ".join(VALID.split()) + "\n") * 20000)
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "chronoplan.cli", "validate", str(RECIPES), str(path),
+                             "--format", "json", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=tmp_path)
+    assert proc.stdout.readline().startswith('{"valid": true')      # the workers are grading
+    before = set(_children(proc.pid))
+    assert before, "no worker processes found"
+    descendants = before | {c for p in before for c in _children(p)}
+    sent = time.monotonic()
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2 and proc.returncode == status
+    assert "Traceback" not in err
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() and "zombie" not in
+                                              _state(p) for p in descendants):
+        time.sleep(0.05)
+    assert not [p for p in descendants if Path(f"/proc/{p}").exists() and _state(p) != "zombie"]
+
+
+def _state(pid):
+    try:
+        return "zombie" if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" else "alive"
+    except OSError:
+        return "gone"

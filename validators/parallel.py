@@ -1,0 +1,123 @@
+"""Grading on a pool of worker processes: an ordered, bounded-memory map (``chronoplan validate --jobs N``).
+
+Input: a picklable function of one chunk, an iterable of chunks (consumed lazily), the number of worker
+processes, a worker initializer.  Output: the function's results, one per chunk, in input order.
+At most ``window`` chunks are in flight, so memory stays bounded whatever the input's length.  A worker that
+dies (killed, out of memory) loses only its chunk: ``on_crash(chunk, exc)`` gives that chunk's results and
+a fresh pool takes the rest.  On Ctrl-C or SIGTERM (``KeyboardInterrupt`` in the parent; workers ignore
+SIGINT) every worker is killed before the exception goes on.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+
+def default_jobs(jobs: int) -> int:
+    """``--jobs`` value -> worker count: 0 means one per available core."""
+    if jobs > 0:
+        return jobs
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def _quiet_worker(initializer: Callable[..., None], initargs: Sequence[Any]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C and kills the workers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    initializer(*initargs)
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _kill(pool: ProcessPoolExecutor) -> None:
+    processes = list(getattr(pool, "_processes", {}).values())
+    for p in processes:
+        if p.is_alive():
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in processes:
+        p.join(timeout=1)
+
+
+def ordered_map(fn: Callable[[list], list], chunks: Iterable[list], *, jobs: int,
+                initializer: Callable[..., None], initargs: Sequence[Any] = (),
+                on_crash: Callable[[Any, BaseException], Any], window: int = 0) -> Iterator[list]:
+    """``map(fn, chunks)`` on ``jobs`` worker processes, in input order, at most ``window`` chunks ahead.
+    A chunk is a list and ``fn`` returns one result per item; ``on_crash(item, exc)`` is the result of an item
+    whose grading kills its worker."""
+    window = window or 4 * jobs
+    source = iter(chunks)
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=jobs, mp_context=_context(), initializer=_quiet_worker,
+                                   initargs=(initializer, tuple(initargs)))
+
+    pool = new_pool()
+    pending: deque[tuple[Any, Future]] = deque()
+    try:
+        while True:
+            while len(pending) < window:
+                chunk = next(source, _END)
+                if chunk is _END:
+                    break
+                pending.append((chunk, _submit(pool, fn, chunk)))
+            if not pending:
+                return
+            chunk, future = pending.popleft()
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                # a worker died: which chunk killed it is unknown, so this one is rerun alone, item by item
+                # if it fails again; every other chunk in flight is resubmitted to the fresh pool
+                _kill(pool)
+                pool = new_pool()
+                result = _alone(pool, fn, chunk)
+                if result is _END:
+                    _kill(pool)
+                    pool = new_pool()
+                    result = [_one(new_pool, fn, item, on_crash) for item in chunk]
+                pending = deque((c, _submit(pool, fn, c)) for c, _ in pending)
+            yield result
+    finally:
+        _kill(pool)
+
+
+_END = object()
+
+
+def _alone(pool: ProcessPoolExecutor, fn: Callable[[list], list], chunk: list) -> Any:
+    try:
+        return pool.submit(fn, chunk).result()
+    except BrokenProcessPool:
+        return _END
+
+
+def _one(new_pool: Callable[[], ProcessPoolExecutor], fn: Callable[[list], list], item: Any,
+         on_crash: Callable[[Any, BaseException], Any]) -> Any:
+    """One item of a chunk that killed a worker twice, in a pool of its own: its result or ``on_crash``'s."""
+    pool = new_pool()
+    try:
+        return pool.submit(fn, [item]).result()[0]
+    except BrokenProcessPool as exc:
+        return on_crash(item, exc)
+    finally:
+        _kill(pool)
+
+
+def _submit(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], chunk: Any) -> Future:
+    try:
+        return pool.submit(fn, chunk)
+    except BrokenProcessPool as exc:
+        failed: Future = Future()
+        failed.set_exception(exc)
+        return failed
