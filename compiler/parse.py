@@ -15,6 +15,7 @@ from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, Une
 from chronoplan.compiler import ast as A
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines
 from chronoplan.compiler.numparse import MAX_DIGITS, Problem, parse_decimal
+from chronoplan.compiler.parse_cache import cache_file
 from chronoplan.grammar import GRAMMAR_PATH
 
 MAX_SOURCE_BYTES = 20_000_000
@@ -22,8 +23,11 @@ MAX_SOURCE_BYTES = 20_000_000
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    return Lark(GRAMMAR_PATH.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                cache=True)
+    """The LALR parser, its tables cached in a private per-user file (compiler/parse_cache.py), never in the
+    shared temporary directory."""
+    grammar = GRAMMAR_PATH.read_text()
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True,
+                cache=cache_file(grammar))
 
 
 def _num(tok) -> Fraction:

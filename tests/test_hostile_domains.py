@@ -123,3 +123,80 @@ def test_long_number_literal_in_other_commands(capsys, monkeypatch, tmp_path, co
 def test_non_ascii_digits_are_refused(capsys, monkeypatch, tmp_path):
     status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\nconst X = \u0661\u0662\n")
     assert status == 1 and "k.chrono:2:11: error[C111]: number \u0661\u0662 uses non-ASCII digits" in err
+
+
+# 1. the parser cache is private ------------------------------------------------------------------------------
+
+@pytest.fixture
+def fresh_parser(monkeypatch, tmp_path):
+    """parser() rebuilt inside the test with the temporary directory and XDG_CACHE_HOME under tmp_path."""
+    import tempfile
+
+    from chronoplan.compiler import parse as P
+    shared = tmp_path / "shared-tmp"
+    shared.mkdir()
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(shared))
+    monkeypatch.setattr(tempfile, "tempdir", str(shared))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    P.parser.cache_clear()
+    yield P, shared
+    P.parser.cache_clear()
+
+
+def _record_lark(monkeypatch, P):
+    import lark
+    calls, opened = [], []
+    real_lark, real_open = P.Lark, lark.lark.FS.open
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return real_lark(*args, **kwargs)
+
+    def spy_open(name, mode="r", **kw):
+        opened.append(str(name))
+        return real_open(name, mode, **kw)
+    monkeypatch.setattr(P, "Lark", spy)
+    monkeypatch.setattr(lark.lark.FS, "open", spy_open)
+    return calls, opened
+
+
+def test_parser_cache_is_a_private_file_never_the_temp_dir(fresh_parser, monkeypatch, tmp_path):
+    P, shared = fresh_parser
+    import getpass
+    import sys
+    planted = [shared / f".lark_cache_{getpass.getuser()}_{'0' * 64}_{sys.version_info[0]}_{sys.version_info[1]}.tmp"]
+    for p in planted:
+        p.write_bytes(b"not a pickle")
+    calls, opened = _record_lark(monkeypatch, P)
+    for _ in range(2):                           # first run writes the cache, second reads it
+        P.parser.cache_clear()
+        assert P.parser().parse("domain d\n") is not None
+    private = tmp_path / "xdg" / "chronoplan"
+    assert all(isinstance(c["cache"], str) and c["cache"].startswith(str(private) + os.sep) for c in calls)
+    assert opened and all(o.startswith(str(private) + os.sep) for o in opened)
+    assert not any(o.startswith(str(shared)) for o in opened)
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    assert os.listdir(shared) == [planted[0].name]
+
+
+@pytest.mark.parametrize("bad", ["dir777", "dir750", "file666", "symlink"])
+def test_parser_cache_refused_when_not_private(fresh_parser, monkeypatch, tmp_path, bad):
+    P, shared = fresh_parser
+    from chronoplan.compiler import parse_cache
+    private = tmp_path / "xdg" / "chronoplan"
+    if bad == "symlink":
+        (tmp_path / "xdg").mkdir()
+        other = tmp_path / "elsewhere"
+        other.mkdir(mode=0o700)
+        private.symlink_to(other)
+    else:
+        private.mkdir(parents=True)
+        os.chmod(private, {"dir777": 0o777, "dir750": 0o750}.get(bad, 0o700))
+    if bad == "file666":
+        target = parse_cache.cache_file(P.GRAMMAR_PATH.read_text())
+        open(target, "wb").write(b"planted")
+        os.chmod(target, 0o666)
+    calls, opened = _record_lark(monkeypatch, P)
+    assert P.parser().parse("domain d\n") is not None
+    assert calls == [dict(calls[0], cache=False)] and opened == []
+
