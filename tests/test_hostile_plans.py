@@ -403,3 +403,32 @@ def test_json_reports_stay_one_line_for_every_line_splitter(tmp_path):
     lines = proc.stdout.splitlines()
     assert proc.returncode == 1 and len(lines) == 2 and [json.loads(x)["valid"] for x in lines] == [False, True]
     assert "a\u2028b\u2029c\x85d" in json.loads(lines[0])["errors"][0]["message"]     # the text is kept
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_lone_surrogates_do_not_stop_the_batch(tmp_path, fmt):
+    """A plan's "\\ud800" escape (echoed in an error message) or a file name that is not UTF-8 could not be
+    printed: UnicodeEncodeError, exit 3, and the rest of the batch was lost (found by bench/soak_hostile.py)."""
+    import os
+    import subprocess
+    import sys
+    d = tmp_path / "plans"
+    d.mkdir()
+    text = json.dumps(VALID)
+    (d / "a.json").write_text(text.replace('"start": 0,', '"start": "\\ud800",', 1))
+    (d / "c.json").write_text(text)
+    try:
+        (Path(os.fsdecode(bytes(d) + b"/b\xff.json"))).write_text(text)
+        names = 3
+    except (OSError, UnicodeError):      # a file system that refuses such names
+        names = 2
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")
+    proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "validate", str(RECIPES), str(d), "--format", fmt],
+                          capture_output=True, env=env, cwd=tmp_path)
+    out = proc.stdout.decode("utf-8")                       # strict: the output is valid UTF-8
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr and b"internal error" not in proc.stderr
+    if fmt == "json":
+        reps = [json.loads(x) for x in out.splitlines()]
+        assert len(reps) == names and reps[0]["errors"][0]["code"] == "E010" and "\ud800" in reps[0]["errors"][0]["message"]
+    else:
+        assert out.rstrip().splitlines()[-1].startswith(f"{names} plans: {names - 1} valid")

@@ -79,7 +79,8 @@ def _table(rows: list) -> str:
     mean = (f", mean progress {100 * sum(progs) / len(progs):.1f}%"
             if progs and any(row[3] for row in rows) else "")
     lines.append(f"{n} plan{'s' * (n != 1)}: {valid} valid ({100 * valid / n:.1f}%){mean}" if n else "no plans")
-    return "\n".join(lines)
+    from chronoplan.validators.report import printable
+    return printable("\n".join(lines))         # a file name that is not UTF-8 holds lone surrogates
 
 
 def _references(project, paths, scenario) -> tuple[dict, list]:

@@ -50,7 +50,19 @@ def _json_value(v: Any) -> Any:
     return v
 
 
-_LINE_BREAKS = {0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\u0085"}   # not escaped by json.dumps
+# Characters json.dumps(ensure_ascii=False) writes raw that break a batch's output: line breaks of
+# str.splitlines(), and lone surrogates (a plan's "\ud800" escape), which cannot be encoded as UTF-8 at all
+_JSON_ESCAPES = {0x2028: "\\u2028", 0x2029: "\\u2029", 0x85: "\\u0085"}
+_JSON_ESCAPES.update({c: f"\\u{c:04x}" for c in range(0xD800, 0xE000)})
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates written as ``\\udXXX``, so that it can be printed as UTF-8."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -115,9 +127,11 @@ class Report:
         return out
 
     def to_json_line(self) -> str:
-        """One line of JSON.  U+2028, U+2029 and U+0085 (from the plan's text) are escaped: str.splitlines() and
-        older JavaScript break lines there, and a batch must print exactly one line per plan."""
-        return json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False).translate(_LINE_BREAKS)
+        """One line of JSON, printable as UTF-8.  U+2028, U+2029 and U+0085 (from the plan's text) are escaped:
+        str.splitlines() and older JavaScript break lines there, and a batch prints exactly one line per plan;
+        so are lone surrogates, which UTF-8 cannot encode (printing one stopped the whole batch)."""
+        line = json.dumps(self.to_json(), ensure_ascii=False, allow_nan=False)
+        return line if line.isascii() else line.translate(_JSON_ESCAPES)
 
     def to_text(self) -> str:
         status = "valid" if self.valid else f"INVALID ({len(self.errors)} error{'s' * (len(self.errors) != 1)})"
@@ -127,7 +141,7 @@ class Report:
         m = self.to_json()["metrics"]
         if m:
             lines.append("  metrics: " + ", ".join(f"{k}={_fmt_metric(v)}" for k, v in m.items()))
-        return "\n".join(lines)
+        return printable("\n".join(lines))
 
     def with_plan(self, plan: str) -> "Report":
         return replace(self, plan=plan)
