@@ -73,9 +73,10 @@ def check_report(report, name=None):
     codes = [e.code for e in report.errors]
     assert "E090" not in codes, report.to_text()          # an internal error is a chronoplan bug
     line = report.to_json_line()
-    assert "\n" not in line
+    assert len(line.splitlines()) == 1
+    line.encode("utf-8")                                  # printable: no lone surrogates
     json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in a report"))   # strict JSON, no NaN
-    assert report.to_text()
+    assert report.to_text().encode("utf-8")
     if name is not None:
         assert report.plan == name
     if not report.valid:
@@ -289,3 +290,17 @@ def _cli_batch(tmp_path, seed, n):
 @pytest.mark.parametrize("seed", range(max(1, LONG // 2000)) if LONG else [17])
 def test_cli_batch_of_mixed_hostile_and_valid_plans(tmp_path, seed):
     _cli_batch(tmp_path, seed, 300)
+
+
+def test_soak_script_small(tmp_path):
+    """bench/soak_hostile.py end to end at a small size (the full run is 100,000 plans), so it cannot rot."""
+    proc = subprocess.run([sys.executable, str(fz.ROOT / "bench" / "soak_hostile.py"), "--plans", "2000", "--kitchen",
+                           "100", "--json", "--keep", str(tmp_path / "plans")], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["problems"] == []
+    for name, n in (("recipes", 2000), ("kitchen", 100)):
+        res = out["batches"][name]
+        assert res["plans"] == res["reports"] == res["in_order"] == n and res["status"] == 1
+        assert 0 < res["valid"] < n and not res["codes"].get("E090") and 0 < res["peak_rss_mb"] < 1024
