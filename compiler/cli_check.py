@@ -2,7 +2,8 @@
 
 Input: paths.  Output: diagnostics on stderr as ``FILE:LINE:COL: error[CODE]: message`` + source line +
 caret, then a one-line summary per run (and with --summary, what the files contain) on stdout.
-Exit status: 0 no errors (warnings allowed), 1 errors, 2 usage error.
+Exit status: 0 no errors (warnings allowed), 1 errors, 2 usage error (a missing path, a directory without
+``*.chrono`` files).
 """
 from __future__ import annotations
 
@@ -40,7 +41,12 @@ def summary(project) -> str:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.compiler.driver import compile_paths, expand
+    _, missing = expand(args.paths)
+    if missing:                      # a usage error (exit 2), not a compile error
+        for text in render_lines(missing, {}):
+            print(text, file=sys.stderr)
+        return 2
     project, diags, sources = compile_paths(*args.paths)
     errors = [d for d in diags if d.is_error]
     warnings = [d for d in diags if not d.is_error]

@@ -20,6 +20,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.check import check
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, sort_key
 from chronoplan.compiler.parse import parse
+from chronoplan.compiler.sources import read_source, resolve_import
 
 TABLES = ("constants", "types", "objects", "attributes", "relations", "resources", "actions", "processes",
           "recipes", "procedures", "maps", "tools", "apps", "scenarios")
@@ -30,39 +31,47 @@ def expand(paths) -> tuple[list, list]:
     files, diags = [], []
     for p in paths:
         path = Path(p)
-        if path.is_dir():
-            found = sorted(path.rglob("*.chrono"))
-            if not found:
-                diags.append(Diagnostic("C004", Severity.ERROR, f"no *.chrono files in directory {p}"))
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            diags.append(Diagnostic("C004", Severity.ERROR, f"no such file or directory: {p}"))
+        try:
+            if path.is_dir():
+                found = sorted(path.rglob("*.chrono"))
+                if not found:
+                    diags.append(Diagnostic("C004", Severity.ERROR, f"no *.chrono files in directory {p}"))
+                files.extend(found)
+            elif path.is_file():
+                files.append(path)
+            else:
+                diags.append(Diagnostic("C004", Severity.ERROR, f"no such file or directory: {p}"))
+        except (OSError, ValueError) as exc:
+            why = getattr(exc, "strerror", None) or str(exc)
+            diags.append(Diagnostic("C004", Severity.ERROR, f"cannot read {str(p)[:200]}: {why}"))
     return files, diags
 
 
 def display_name(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (OSError, ValueError, RuntimeError):
         return str(path)
 
 
 def _load_all(files, diags, sources):
     """Parse every file and its imports once; return {resolved path: (module | None, [import paths])}."""
     loaded: dict = {}
-    queue = list(files)
+    queue = [(p, None) for p in files]
     while queue:
-        path = queue.pop(0)
-        key = path.resolve()
+        path, span = queue.pop(0)
+        try:
+            key = path.resolve()
+        except (OSError, ValueError, RuntimeError):
+            key = path
         if key in loaded:
             continue
         name = display_name(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            diags.append(Diagnostic("C004", Severity.ERROR, f"cannot read {name}: {exc}"))
+        text, diag, shown = read_source(path, name, span)
+        if diag is not None:
+            diags.append(diag)
+            if shown is not None:
+                sources[name] = shown
             loaded[key] = (None, [])
             continue
         sources[name] = text
@@ -71,12 +80,12 @@ def _load_all(files, diags, sources):
         imports = []
         for d in (module.decls if module else ()):
             if isinstance(d, A.Import):
-                target = path.parent / d.path
-                if not target.is_file():
-                    diags.append(Diagnostic("C108", Severity.ERROR, f"import not found: {d.path}", d.span))
+                target = resolve_import(path, d.path, d.span)
+                if isinstance(target, Diagnostic):
+                    diags.append(target)
                 else:
-                    imports.append(target.resolve())
-                    queue.append(target)
+                    imports.append(target)
+                    queue.append((target, d.span))
         loaded[key] = (module, imports)
     return loaded
 

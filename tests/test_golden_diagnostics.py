@@ -49,7 +49,7 @@ def test_missing_file_is_reported(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     status = main(["check", "nope.chrono"])
     err = capsys.readouterr().err
-    assert status == 1
+    assert status == 2                       # a usage error, not a compile error (issue #17 item 7)
     assert "error[C004]: no such file or directory: nope.chrono" in err
 
 

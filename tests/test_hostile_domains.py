@@ -200,3 +200,75 @@ def test_parser_cache_refused_when_not_private(fresh_parser, monkeypatch, tmp_pa
     assert P.parser().parse("domain d\n") is not None
     assert calls == [dict(calls[0], cache=False)] and opened == []
 
+
+
+# 2. imports name relative .chrono files only ------------------------------------------------------------------
+
+@pytest.mark.parametrize("target, rule", [
+    ("/etc/passwd", "must be relative"),
+    ("../../../../../../../../etc/passwd", "must name a .chrono file"),
+    ("notes.txt", "must name a .chrono file"),
+    ("a\x00b.chrono", "control characters"),
+    ("x" * 5000 + ".chrono", "at most 1000 characters"),
+])
+def test_import_rule_violations_are_located_and_not_read(capsys, monkeypatch, tmp_path, target, rule):
+    (tmp_path / "notes.txt").write_text("SECRET-LINE that must not be quoted\n")
+    status, out, err = check(capsys, monkeypatch, tmp_path, f'domain d\nimport "{target}"\n')
+    assert status == 1
+    assert "k.chrono:2:1: error[C108]: invalid import " in err and rule in err
+    assert "SECRET" not in err and "root:" not in err and "internal error" not in err
+
+
+def test_import_of_a_symlink_to_a_non_domain_file_is_refused(capsys, monkeypatch, tmp_path):
+    (tmp_path / "secret.txt").write_text("SECRET-LINE\n")
+    (tmp_path / "link.chrono").symlink_to(tmp_path / "secret.txt")
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain d\nimport "link.chrono"\n')
+    assert status == 1 and "k.chrono:2:1: error[C108]" in err and "SECRET" not in err
+
+
+@pytest.mark.parametrize("target", ["y" * 900 + ".chrono", "d/" * 300 + "x.chrono"])
+def test_import_names_the_filesystem_refuses_are_not_found(capsys, monkeypatch, tmp_path, target):
+    status, out, err = check(capsys, monkeypatch, tmp_path, f'domain d\nimport "{target}"\n')
+    assert status == 1 and "k.chrono:2:1: error[C108]: import not found" in err and "internal error" not in err
+
+
+def test_parent_relative_imports_still_work(tmp_path):
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "common.chrono").write_text("domain d\nconst A = 1\n")
+    (tmp_path / "gen" / "k.chrono").write_text('domain d\nimport "../common.chrono"\nconst B = A + 1\n')
+    project, diags, sources = compile_paths(tmp_path / "gen" / "k.chrono")
+    assert not [d for d in diags if d.is_error] and "B" in project.constants
+
+
+def test_import_falls_back_to_the_bundled_domains(tmp_path):
+    (tmp_path / "k.chrono").write_text('domain paracook\nimport "paracook/physics.chrono"\n')
+    project, diags, sources = compile_paths(tmp_path / "k.chrono")
+    assert not [d for d in diags if d.is_error]
+    assert any(f.endswith("physics.chrono") for f in sources)
+
+
+def test_bundled_fallback_does_not_escape_the_domains_folder(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain d\nimport "../grammar/none.chrono"\n')
+    assert status == 1 and "error[C108]: import not found" in err
+
+
+# 7. unreadable files and missing paths ------------------------------------------------------------------------
+
+def test_undecodable_file_is_located_at_the_first_bad_byte(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, "domain d\nconst \u00e9 = 1 # \xff\n".encode("utf-8")
+                             .replace(b"\xc3\xbf", b"\xff"))
+    assert status == 1
+    assert "k.chrono:2:15: error[C004]: cannot read k.chrono: not UTF-8 text (byte 0xff at line 2, column 15)" in err
+
+
+def test_missing_path_is_a_usage_error(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", str(tmp_path / "nonexistent")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["check", "empty"]) == 2
+    (tmp_path / "ok.chrono").write_text("domain d\n")
+    assert main(["check", "ok.chrono", "x" * 5000]) == 2
+    assert main(["check", "ok.chrono"]) == 0
+    (tmp_path / "bad.chrono").write_text("domain d\nconst A = B\n")
+    assert main(["check", "bad.chrono"]) == 1
