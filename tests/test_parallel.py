@@ -128,3 +128,9 @@ def _state(pid):
         return "zombie" if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" else "alive"
     except OSError:
         return "gone"
+
+
+def test_ray_missing_is_a_usage_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)          # import ray raises ImportError
+    assert main(["validate", str(RECIPES), str(RECIPES / "plans" / "valid.json"), "--ray"]) == 2
+    assert "pip install 'chronoplan[ray]'" in capsys.readouterr().err

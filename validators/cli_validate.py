@@ -24,6 +24,9 @@ def configure(p) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                    help="grade on N worker processes (0: one per core); reports stay in input order")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="grade on a Ray cluster (ADDRESS, else RAY_ADDRESS, else a new local instance); "
+                        "needs pip install 'chronoplan[ray]'")
 
 
 def _jobs(text: str) -> int:
@@ -115,8 +118,22 @@ def run(args) -> int:
     internal = n = 0
     bar = Bar() if sys.stderr.isatty() and not args.no_progress else None
     grader = Grader(project)
-    for rep in validate_many(project, args.plans, scenario=args.scenario, fmt=args.plan_format,
-                             first=args.first, references=refs, grader=grader, jobs=args.jobs):
+    options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs)
+    if args.ray is not None:
+        if args.jobs != 1:
+            print("chronoplan validate: error: --ray and --jobs exclude each other (Ray sizes its own pool)",
+                  file=sys.stderr)
+            return 2
+        from chronoplan.validators.ray_grade import RayMissing, ray_reports
+        try:
+            reports = ray_reports(project, args.plans, address=args.ray or None, **options)
+            reports = _started(reports)
+        except RayMissing as exc:
+            print(f"chronoplan validate: error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs, **options)
+    for rep in reports:
         n += 1
         if bar is not None:
             bar.clear()
@@ -144,6 +161,13 @@ def run(args) -> int:
               file=sys.stderr)
         return 3
     return status
+
+
+def _started(reports):
+    """Run a report generator up to its first report, so that start-up errors (Ray missing) surface here."""
+    import itertools
+    head = next(reports, None)
+    return reports if head is None else itertools.chain([head], reports)
 
 
 class Bar:

@@ -212,15 +212,15 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
     the input lazily with a bounded number of chunks in flight (validators.parallel)."""
     if references is not None and not isinstance(references, Mapping):
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
-    tasks = _tasks(project, plans, scenario, dict(references or {}))
+    todo = tasks(project, plans, scenario, dict(references or {}))
     if jobs == 1:
         grader = grader or Grader(project)
-        for task in tasks:
+        for task in todo:
             yield task if isinstance(task, Report) else _grade_task(grader, task, fmt, first)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map
-    for done in ordered_map(_grade_chunk, _chunks(tasks, chunk, fmt, first), jobs=default_jobs(jobs),
-                            initializer=_start_worker, initargs=(project,), on_crash=_crashed):
+    for done in ordered_map(grade_chunk, chunks(todo, chunk, fmt, first), jobs=default_jobs(jobs),
+                            initializer=_start_worker, initargs=(project,), on_crash=crashed):
         yield from done
 
 
@@ -233,7 +233,7 @@ class _Task:
     reference: Any = None
 
 
-def _tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
+def tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
            references: dict) -> Iterator[Any]:
     """Plan sources -> a ``Report`` for each plan that cannot be graded, a ``_Task`` for each other plan."""
     for src in _safe_sources(plans):
@@ -262,9 +262,10 @@ def _grade_task(grader: Grader, task: "_Task", fmt: Optional[str], first: bool) 
     return with_notes(report, src.notes)
 
 
-def _chunks(tasks: Iterator[Any], size: int, fmt: Optional[str], first: bool) -> Iterator[list]:
+def chunks(todo: Iterator[Any], size: int, fmt: Optional[str], first: bool) -> Iterator[list]:
+    """Tasks -> lists of ``size`` ``(task, fmt, first)`` items, the unit of work of a worker."""
     chunk: list = []
-    for task in tasks:
+    for task in todo:
         chunk.append((task, fmt, first))
         if len(chunk) >= size:
             yield chunk
@@ -280,13 +281,13 @@ def _start_worker(project: ir.Project) -> None:
     _WORKER["grader"] = Grader(project)
 
 
-def _grade_chunk(chunk: list) -> list:
+def grade_chunk(chunk: list, grader: Optional[Grader] = None) -> list:
     """In a worker: grade each task of a chunk (reports made in the parent pass through)."""
-    grader = _WORKER["grader"]
+    grader = grader or _WORKER["grader"]
     return [task if isinstance(task, Report) else _grade_task(grader, task, fmt, first) for task, fmt, first in chunk]
 
 
-def _crashed(item: tuple, exc: BaseException) -> Report:
+def crashed(item: tuple, exc: BaseException) -> Report:
     task = item[0]
     if isinstance(task, Report):
         return task
