@@ -2,7 +2,9 @@
 
 Input: a format name (see ``compiler.importers.FORMATS``), source files, an output path (a directory or a
 file, depending on the format).  Output: the files written, one line each on stdout.
-Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback).
+Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback), or
+an output path that would overwrite a source, is too long, or is a file where a directory is meant (checked
+before converting).  Each file is written atomically (``compiler.cli_output.write_atomic``).
 """
 from __future__ import annotations
 
@@ -27,9 +29,20 @@ def _error(msg: str) -> int:
     return 2
 
 
-def write_output(files: dict, out: Path, kind: str) -> list[Path]:
-    """Write ``{name: text}`` under directory ``out`` (kind "dir") or as the single file ``out``."""
+def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
+    """Write ``{name: text}`` under directory ``out`` (kind "dir") or as the single file ``out``, each file
+    atomically; refuses (ImportFormatError, nothing written) a target that is one of ``inputs``, too long,
+    or in the way of a directory."""
+    from chronoplan.compiler.cli_output import output_problem, write_atomic
     written = []
+    why = output_problem(out, inputs, directory=kind == "dir", create_parents=True)
+    if why is not None:
+        raise ImportFormatError(f"-o: {why}")
+    if kind == "dir":
+        for name in files:
+            why = output_problem(out / name, inputs, create_parents=True)
+            if why is not None:
+                raise ImportFormatError(f"-o: {why}")
     if kind == "dir":
         if out.exists() and not out.is_dir():
             raise ImportFormatError(f"{out}: exists and is not a directory")
@@ -43,12 +56,13 @@ def write_output(files: dict, out: Path, kind: str) -> list[Path]:
         targets = [(out, next(iter(files.values())))]
     for path, text in targets:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, text)
         written.append(path)
     return written
 
 
 def run(args) -> int:
+    from chronoplan.compiler.cli_output import output_problem
     fmt = FORMATS.get(args.format)
     if fmt is None:
         return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
@@ -56,8 +70,12 @@ def run(args) -> int:
         options = {"orders": args.orders} if getattr(args, "orders", None) is not None else {}
         if options and fmt.name != "paracook":
             return _error("--orders is only used by the paracook format")
-        files = load_format(fmt.name).convert([Path(s) for s in args.sources], **options)
-        written = write_output(files, Path(args.output), fmt.output)
+        sources = [Path(s) for s in args.sources]
+        why = output_problem(args.output, sources, directory=fmt.output == "dir", create_parents=True)
+        if why is not None:                      # before converting: a clear error, nothing overwritten
+            return _error(f"-o: {why}")
+        files = load_format(fmt.name).convert(sources, **options)
+        written = write_output(files, Path(args.output), fmt.output, sources)
     except ImportFormatError as exc:
         return _error(str(exc))
     except OSError as exc:

@@ -4,11 +4,13 @@ Input: a .chrono file or directory and a step-level scenario.  Output: ``DIR/dom
 ``DIR/problem.pddl`` (PDDL 2.1 temporal, or with ``--classical`` the sequential STRIPS approximation with
 action costs); the export's diagnostics (P001...: constructs the target cannot express and the lowering
 used) on stderr.  Exit status: 0 written (warnings allowed), 2 usage or compile error, or a scenario the
-export does not support.
+export does not support, or an -o that is not a directory, is too long, or would overwrite an input
+(checked before exporting).  Files are written atomically (``compiler.cli_output.write_atomic``).
 """
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from chronoplan.compiler.diagnostics import render
 
@@ -25,6 +27,14 @@ def run(args) -> int:
     from chronoplan.compiler.cli_common import load_project, pick_scenario
     from chronoplan.compiler.pddl_common import ExportError
     from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.compiler.cli_output import input_files, output_problem
+    inputs = input_files([args.file])
+    why = output_problem(args.output, inputs, directory=True) or \
+        output_problem(Path(args.output) / "domain.pddl", inputs, create_parents=True) or \
+        output_problem(Path(args.output) / "problem.pddl", inputs, create_parents=True)
+    if why is not None:
+        print(f"chronoplan pddl: error: -o: {why}", file=sys.stderr)
+        return 2
     project = load_project([args.file])
     if project is None:
         print(f"chronoplan pddl: error: {args.file} does not compile", file=sys.stderr)
@@ -42,12 +52,23 @@ def run(args) -> int:
     for d in export.diagnostics:
         print(render(d, sources), file=sys.stderr)
     try:
-        dom, prob = export.write(args.output)
+        dom, prob = _write(export, Path(args.output))
     except OSError as exc:
         print(f"chronoplan pddl: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     print(f"wrote {dom} and {prob}")
     return 0
+
+
+def _write(export, out: Path) -> tuple:
+    """DIR/domain.pddl and DIR/problem.pddl, each written atomically (``compiler.cli_output``)."""
+    from chronoplan.compiler.cli_output import write_atomic
+    out.mkdir(parents=True, exist_ok=True)
+    dom, prob = out / "domain.pddl", out / "problem.pddl"
+    texts = (export.domain_text(), export.problem_text())      # both built before either is written
+    write_atomic(dom, texts[0])
+    write_atomic(prob, texts[1])
+    return dom, prob
 
 
 def _sources(project) -> dict:

@@ -7,15 +7,24 @@ schedule JSON.  ``PLANNERS`` maps planner names to ``module:function`` entry poi
 ``(project, scenario_name, timeout, workers)`` and returning a ``runtime.cpsat.Result``-like object
 (status, makespan, bound, seconds, message, ``plan_json(scenario)``); modules load only when used.
 Exit status: 0 a valid plan was produced, 1 no plan (unsolvable, timeout, error) or an invalid plan,
-2 usage or compile error, unknown planner, or a planner whose optional dependency is missing.
+2 usage or compile error (including --timeout outside 0.01..86400 s or not finite, and an -o path that is
+an input, a directory, too long or in a missing directory: checked before solving), unknown planner, or
+a planner whose optional dependency is missing; 130/143 after SIGINT/SIGTERM (``chronoplan.cli``), with
+every planner process killed and every temporary directory removed (``runtime.planners``).  The plan is
+written atomically (``compiler.cli_output.write_atomic``).
 """
 from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Optional
+
+MIN_TIMEOUT = 0.01               # seconds (a shorter limit cannot even start a solver)
+MAX_TIMEOUT = 86400.0            # 24 h; runtime.cpsat caps its own limit at the same value
+MAX_WORKERS = 256
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,16 @@ def configure(p) -> None:
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
+def timeout_problem(x: float) -> Optional[str]:
+    """Why ``--timeout x`` is refused (not a finite number of seconds in MIN_TIMEOUT..MAX_TIMEOUT), or None."""
+    if not math.isfinite(x):
+        return f"--timeout must be a finite number of seconds, not {x}"
+    if not MIN_TIMEOUT <= x <= MAX_TIMEOUT:
+        return (f"--timeout must be between {MIN_TIMEOUT:g} and {MAX_TIMEOUT:g} seconds (24 h), "
+                f"not {x:g}")
+    return None
+
+
 def _error(msg: str) -> int:
     print(f"chronoplan solve: error: {msg}", file=sys.stderr)
     return 2
@@ -76,10 +95,16 @@ def run(args) -> int:
     from chronoplan.compiler.cli_common import load_project
     if args.planner not in PLANNERS:
         return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")
-    if not (args.timeout > 0):
-        return _error("--timeout must be a positive number of seconds")
-    if args.workers < 1:
-        return _error("--workers must be at least 1")
+    why = timeout_problem(args.timeout)
+    if why is not None:
+        return _error(why)
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return _error(f"--workers must be between 1 and {MAX_WORKERS}")
+    if args.output is not None:
+        from chronoplan.compiler.cli_output import input_files, output_problem
+        why = output_problem(args.output, input_files([args.file]))
+        if why is not None:
+            return _error(f"-o: {why}")
     project = load_project([args.file])
     if project is None:
         return _error(f"{args.file} does not compile")
@@ -106,8 +131,9 @@ def run(args) -> int:
         report = grade(project, scenario, plan, name=args.output or "<solution>")
         valid = bool(report.valid)
         if args.output:
+            from chronoplan.compiler.cli_output import write_atomic
             try:
-                Path(args.output).write_text(json.dumps(plan, indent=1) + "\n", encoding="utf-8")
+                write_atomic(args.output, json.dumps(plan, indent=1) + "\n")
             except OSError as exc:
                 return _error(f"cannot write {args.output}: {exc.strerror or exc}")
     out = {"planner": args.planner, "status": result.status, "makespan": _number(result.makespan),

@@ -28,6 +28,7 @@ multiples of that unit.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +39,8 @@ from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
 
 STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
 MAX_HORIZON = 2 ** 40
+MAX_TIMEOUT = 86400.0          # seconds; ``chronoplan solve --timeout`` accepts MIN_TIMEOUT..MAX_TIMEOUT
+MIN_TIMEOUT = 0.01
 
 
 class SolverUnavailable(RuntimeError):
@@ -384,13 +387,65 @@ def _tidy(cp_model, b: "_Builder", solver, budget: float, workers: int, seed: in
     solver.parameters.max_time_in_seconds = min(budget, max(0.05, b.tidy_seconds))
     solver.parameters.num_workers = max(1, int(workers))
     solver.parameters.random_seed = seed
-    code = solver.Solve(m)
+    code = _solve(solver, m)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return cp_model.OPTIMAL
     for var, value in first.items():       # restore the first solution for reading
         m.Add(var == value)
     solver.parameters.max_time_in_seconds = max(0.05, budget)
-    return cp_model.OPTIMAL if solver.Solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    return cp_model.OPTIMAL if _solve(solver, m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+
+def _solve(solver, model):
+    """``solver.Solve(model)``, stoppable by Ctrl-C and SIGTERM.  OR-tools would catch SIGINT itself and
+    report the stopped search as a timeout, and a Python signal handler only runs once ``Solve`` returns
+    (up to the time limit later).  So in the main thread the search runs in a helper thread while the main
+    thread waits; an interrupt (``KeyboardInterrupt``, ``chronoplan.cli.Terminated``) stops the search
+    (``StopSearch``), waits for the helper and propagates."""
+    solver.parameters.catch_sigint_signal = False
+    if threading.current_thread() is not threading.main_thread():
+        return solver.Solve(model)
+    box: dict = {}
+    done = threading.Event()         # not Thread.join: a join cut by KeyboardInterrupt can leave the
+                                     # thread looking alive for ever (Python 3.11)
+
+    def run():
+        try:
+            box["code"] = solver.Solve(model)
+        except BaseException as exc:     # noqa: BLE001 - handed to the main thread
+            box["exc"] = exc
+        finally:
+            done.set()
+
+    helper = threading.Thread(target=run, name="cpsat-search", daemon=True)
+    helper.start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except BaseException:
+        solver.StopSearch()
+        t0 = time.perf_counter()
+        while not done.is_set() and time.perf_counter() - t0 < 5.0:
+            try:
+                done.wait(0.05)
+            except BaseException:    # noqa: BLE001 - a second signal: keep waiting, the first one propagates
+                solver.StopSearch()
+        raise
+    if "exc" in box:
+        raise box["exc"]
+    return box["code"]
+
+
+def _too_fine(problem: ProcedureProblem, unit: Fraction) -> Optional[str]:
+    """Why the problem's numbers do not fit CP-SAT's integers on the grid ``unit`` (a duration of 10^30
+    min; a limit of 10^-100 h next to durations in minutes, which makes the grid unit tiny), or None."""
+    for x in problem.numbers():
+        q = abs(Fraction(x) / unit)
+        if q > MAX_HORIZON:
+            return (f"the scenario's times are too large or too fine for CP-SAT: {float(x):.6g} (in the "
+                    f"scenario's unit) is {float(q):.3g} steps of the common time grid {float(unit):.3g}, "
+                    f"at most {MAX_HORIZON} are supported")
+    return None
 
 
 def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int = 2, *,
@@ -402,17 +457,24 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
     cp_model = _cp_model()
     t0 = time.perf_counter()
     unit = grid_unit(problem)
+    why = _too_fine(problem, unit)
+    if why is not None:
+        return Result("error", None, None, (), time.perf_counter() - t0, message=why)
     b = _Builder(cp_model, problem, unit, max(1, max_pieces))
     b.tidy_seconds = tidy_seconds
     try:
         b.build()
-    except ValueError as exc:
-        return Result("error", None, None, (), time.perf_counter() - t0, message=str(exc))
+    except (ValueError, OverflowError, RuntimeError) as exc:   # OR-tools refuses numbers beyond int64
+        return Result("error", None, None, (), time.perf_counter() - t0,
+                      message=f"the model cannot be built for CP-SAT: {str(exc)[:300]}")
+    timeout = float(timeout)
+    if not math.isfinite(timeout) or timeout > MAX_TIMEOUT:
+        timeout = MAX_TIMEOUT
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.01, float(timeout))
+    solver.parameters.max_time_in_seconds = max(0.01, timeout)
     solver.parameters.num_workers = max(1, int(workers))
     solver.parameters.random_seed = seed
-    code = solver.Solve(b.m)
+    code = _solve(solver, b.m)
     if tidy and code == cp_model.OPTIMAL and b.gaps:
         code = _tidy(cp_model, b, solver, timeout - (time.perf_counter() - t0), workers, seed) or code
     seconds = time.perf_counter() - t0

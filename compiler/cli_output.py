@@ -1,0 +1,125 @@
+"""Output files of the commands (``solve -o``, ``pddl -o``, ``import -o``): checked first, written atomically.
+
+Input: the output path(s) a command will write and its input paths.  Output: ``output_problem`` -- why a
+path cannot be an output (an input file or a ``.chrono`` file under an input directory, which would be
+overwritten; a directory where a file is meant; a missing parent directory; a name longer than the system
+allows; a NUL character), or None -- checked before any work so that a run never ends by destroying its
+input or failing to save an hour of planning; ``write_atomic`` writes a temporary file in the target's
+directory and renames it over the target (``os.replace``), so an interrupted or failed run leaves either
+the old file or the complete new one, never half of it, and no stray temporary file.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable, Optional
+
+NAME_MAX = 255                  # bytes per path component (Linux, macOS); os.pathconf refines it
+PATH_MAX = 4096
+
+
+def _limit(path: Path, name: str, default: int) -> int:
+    try:
+        return int(os.pathconf(str(path), name))
+    except (OSError, ValueError, AttributeError):
+        return default
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        pass
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def input_files(paths: Iterable) -> list:
+    """The files a command reads: each path, and the ``.chrono`` files under each directory."""
+    out = []
+    for p in paths:
+        p = Path(p)
+        try:
+            if p.is_dir():
+                out += sorted(p.rglob("*.chrono"))
+            else:
+                out.append(p)
+        except OSError:
+            out.append(p)
+    return out
+
+
+def output_problem(path, inputs: Iterable, *, directory: bool = False, create_parents: bool = False
+                   ) -> Optional[str]:
+    """Why ``path`` cannot be written as an output file (``directory``: an output directory) given the
+    command's input files (``input_files``), or None."""
+    text = os.fspath(path) if isinstance(path, os.PathLike) else str(path)
+    if not text:
+        return "the output path is empty"
+    if "\0" in text:
+        return "the output path contains a NUL character"
+    p = Path(text)
+    shown = text if len(text) <= 80 else text[:60] + f"... ({len(text)} characters)"
+    parent = p.parent
+    probe = next((a for a in [parent, *parent.parents] if _exists(a)), Path("."))
+    name_max = _limit(probe, "PC_NAME_MAX", NAME_MAX)
+    for part in p.parts:
+        if len(os.fsencode(part)) > name_max:
+            return (f"the output name {shown} is too long: a file or directory name has at most {name_max} "
+                    f"bytes here, this one has {len(os.fsencode(part))}")
+    if len(os.fsencode(text)) >= _limit(probe, "PC_PATH_MAX", PATH_MAX):
+        return f"the output path {shown} is too long"
+    try:
+        if directory:
+            if p.exists() and not p.is_dir():
+                return f"{shown} exists and is not a directory (-o names the directory to write into)"
+        else:
+            if p.is_dir():
+                return f"{shown} is a directory; give the name of the file to write"
+            if not create_parents and not parent.is_dir():
+                return f"cannot write {shown}: the directory {parent} does not exist"
+        for inp in inputs:
+            if _same(p, Path(inp)):
+                return (f"refusing to write {shown}: it is an input of this command and would be "
+                        "overwritten; choose another output path")
+    except OSError as exc:
+        return f"cannot write {shown}: {exc.strerror or exc}"
+    return None
+
+
+def _exists(p: Path) -> bool:
+    try:
+        return p.exists()
+    except (OSError, ValueError):
+        return False
+
+
+def write_atomic(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same directory and
+    ``os.replace``; the file gets the usual permissions (0666 minus the umask, or the old file's mode).
+    Raises OSError; the temporary file is removed on any failure or interrupt."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name[:40]}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
