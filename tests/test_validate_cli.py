@@ -182,8 +182,8 @@ def test_progress_bar_on_a_terminal(files, capsys, monkeypatch):
     monkeypatch.setattr("sys.stderr", fake)
     code = main(["validate", str(src), str(plans), "--format", "json"])
     shown = fake.getvalue()
-    # the indicator counts graded plans and erases itself before every report and at the end
-    assert code == 1 and "2 plans graded" in shown and shown.endswith("\r\033[K")
+    # the bar (tqdm) counts graded plans out of the total and erases itself at the end
+    assert code == 1 and "0/2 [" in shown and "plans/s" in shown and shown.endswith("\r")
     fake2 = Tty()
     monkeypatch.setattr("sys.stderr", fake2)
     main(["validate", str(src), str(plans), "--no-progress"])
@@ -199,3 +199,36 @@ def test_python_api(files):
     assert [r.valid for r in reps] == [True, True] and reps[1].plan == "x.json"
     assert not grade_plan(project, "Eggs_Toast", BAD).valid
     assert grade_plan(project, "nope", GOOD).errors[0].code == "E015"
+
+
+def test_progress_bar_has_rate_and_eta_and_never_runs_into_reports(tmp_path):
+    """stdout and stderr on one terminal: what the terminal shows on each line is a whole report or the bar."""
+    import os
+    import pty
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+    recipes = Path(__file__).resolve().parent.parent / "domains" / "recipes"
+    plans = tmp_path / "many.jsonl"
+    plans.write_text((" ".join((recipes / "plans" / "valid.json").read_text().split()) + "\n") * 300)
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "chronoplan.cli", "validate", str(recipes), str(plans), "--format",
+                             "json"], stdout=follower, stderr=follower, cwd=tmp_path)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    assert proc.wait(timeout=60) == 0
+    text = b"".join(chunks).decode()
+    shown = [line.split("\r")[-1] for line in text.replace("\r\n", "\n").split("\n")]
+    reports = [line for line in shown if line.startswith("{")]
+    assert len(reports) == 300 and all(json.loads(line)["valid"] for line in reports)
+    assert not [line for line in shown if line.strip() and not line.startswith("{")]   # the bar is cleared at the end
+    assert re.search(r"/300 \[", text) and "plans/s" in text                          # total (ETA) and rate

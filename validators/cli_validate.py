@@ -8,6 +8,7 @@ progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 from chronoplan.validators.plans import FORMATS
 
@@ -116,7 +117,7 @@ def run(args) -> int:
     status = 0
     rows: list = []
     internal = n = 0
-    bar = Bar() if sys.stderr.isatty() and not args.no_progress else None
+    bar = progress_bar(args.plans) if sys.stderr.isatty() and not args.no_progress else None
     grader = Grader(project)
     options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs)
     if args.ray is not None:
@@ -145,9 +146,9 @@ def run(args) -> int:
             internal += 1
         status = max(status, 2 if "E015" in codes else 0 if rep.valid else 1)
         if bar is not None:
-            bar.show(rep.plan)
+            bar.update(1)
     if bar is not None:
-        bar.clear()
+        bar.close()
     if args.format == "text" and len(rows) > 1:
         print()
         print(_table(rows))
@@ -170,16 +171,44 @@ def _started(reports):
     return reports if head is None else itertools.chain([head], reports)
 
 
-class Bar:
-    """A one-line progress indicator on stderr, erased before each report is printed (never interleaved)."""
+def count_plans(items) -> Optional[int]:
+    """How many plans the inputs hold (JSON Lines lines, plan files), for the progress bar's ETA; None when
+    unknown (stdin) or too costly to count (over 2 GB)."""
+    from pathlib import Path
 
-    def __init__(self) -> None:
-        self.count = 0
+    from chronoplan.validators.grade import PLAN_SUFFIXES
+    files: list = []
+    for item in items:
+        path = Path(item)
+        if str(item) == "-":
+            return None
+        files.extend(sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES) if path.is_dir() else [path])
+    total = 0
+    try:
+        if sum(f.stat().st_size for f in files if f.suffix == ".jsonl") > 2 * 1024 ** 3:
+            return None
+        for f in files:
+            if f.suffix != ".jsonl":
+                total += 1
+                continue
+            with f.open("rb") as stream:
+                for block in iter(lambda: stream.read(1 << 20), b""):
+                    total += block.count(b"\n")
+    except OSError:
+        return None
+    return total
 
-    def show(self, name: str) -> None:
-        self.count += 1
-        print(f"\r{self.count} plan{'s' * (self.count != 1)} graded ({name[-40:]})", end="", file=sys.stderr,
-              flush=True)
 
-    def clear(self) -> None:
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+def progress_bar(items):
+    """A tqdm bar on stderr (rate and, when the plans can be counted, ETA); reports are printed between a
+    ``clear()`` and the next ``update()``, so the bar never runs into them."""
+    import os
+
+    from tqdm import tqdm
+    try:
+        sized = os.get_terminal_size(sys.stderr.fileno()).columns > 0
+    except (OSError, ValueError, AttributeError):
+        sized = False
+    # a terminal that reports no size (a fresh pseudo-terminal) gets 80x24: tqdm would print nothing
+    return tqdm(total=count_plans(items), unit=" plans", file=sys.stderr, dynamic_ncols=sized,
+                ncols=None if sized else 80, nrows=None if sized else 24, leave=False, mininterval=0.2)
