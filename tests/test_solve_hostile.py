@@ -168,3 +168,166 @@ def test_signal_during_a_step_level_planner_run(tmp_path, sig, status, word):
     big.write_text(_many_procedures(50), encoding="utf-8")          # pyperplan needs 10 s or more
     proc, tmpdir = _spawn(tmp_path, ["solve", str(big), "--planner", "pyperplan", "--timeout", "60"])
     _interrupt_and_check(proc, tmpdir, sig, status, word, lambda w, e, s: s > 3.0)
+
+
+@pytest.mark.optimal
+@pytest.mark.parametrize("sig,status,word", SIGNALS)
+def test_signal_stops_cpsat_at_once(tmp_path, sig, status, word):
+    """CP-SAT runs in-process: OR-tools used to catch SIGINT and report a 'timeout' (exit 1), and SIGTERM
+    waited for the end of the search (the time limit)."""
+    pytest.importorskip("ortools")
+    big = tmp_path / "big.chrono"
+    big.write_text(_many_procedures(50), encoding="utf-8")          # CP-SAT does not prove it in 60 s
+    proc, tmpdir = _spawn(tmp_path, ["solve", str(big), "--timeout", "60"])
+    time.sleep(4)                                                    # compiled, searching
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(getattr(signal, sig))
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert time.monotonic() - sent < 2 and proc.returncode == status, (proc.returncode, err)
+    assert f"chronoplan solve: {word}" in err and "Traceback" not in err and "terminate called" not in err
+
+
+# ----------------------------------------------------------------------------------- time limits
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "-1", "0", "1e-100", "0.001", "1e300", "86401"])
+def test_absurd_timeouts_are_usage_errors(value, capsys):
+    assert main(["solve", str(RECIPES), "-s", RECIPE_SCEN, f"--timeout={value}"]) == 2
+    err = capsys.readouterr().err
+    assert "chronoplan solve: error: --timeout must be" in err
+
+
+def test_timeout_bounds_are_accepted(capsys):
+    pytest.importorskip("ortools")
+    for value in ("0.01", "86400"):
+        assert main(["solve", str(RECIPES), "-s", RECIPE_SCEN, "--timeout", value, "--format", "json"]) in (0, 1)
+        assert "--timeout must be" not in capsys.readouterr().err
+
+
+def _scenario(tmp_path, name, step_minutes="3", limit=None) -> Path:
+    path = tmp_path / f"{name}.chrono"
+    path.write_text(f'''domain {name}
+procedure P "p" {{
+  step 0 "a" {step_minutes} min interruptible
+  step 1 "b" 2 min after 0
+}}
+scenario S {{
+  unit min
+  agents agent1
+  procedures P
+{f"  limit {limit} h" if limit else ""}
+}}
+''', encoding="utf-8")
+    return path
+
+
+@pytest.mark.optimal
+@pytest.mark.parametrize("kind", ["tiny limit", "huge step", "huge limit"])
+def test_cpsat_numbers_beyond_its_integers_give_status_error(tmp_path, capsys, kind):
+    """A limit of 10^-35 h next to minutes makes the common time grid 10^-35 min wide, so a 3 min step is
+    10^35 grid units (OR-tools raised RuntimeError: exit 3); a step of 10^30 min is too long outright."""
+    pytest.importorskip("ortools")
+    path = {"tiny limit": lambda: _scenario(tmp_path, "tiny", limit="0." + "0" * 34 + "1"),
+            "huge step": lambda: _scenario(tmp_path, "huge", step_minutes="1" + "0" * 30),
+            "huge limit": lambda: _scenario(tmp_path, "far", limit="1" + "0" * 30)}[kind]()
+    assert main(["solve", str(path), "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "error", out
+    assert "too large or too fine for CP-SAT" in err or "too large for CP-SAT" in err, err
+    assert "internal error" not in err
+
+
+# ----------------------------------------------------------------------------------- output paths
+def _run_cli(tmp_path, args):
+    proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_solve_refuses_to_overwrite_its_input(tmp_path):
+    src = tmp_path / "d.chrono"
+    src.write_text((RECIPES / "roast_dinner.chrono").read_text(encoding="utf-8"), encoding="utf-8")
+    before = src.read_bytes()
+    for args in (["solve", "d.chrono", "-s", RECIPE_SCEN, "-o", "d.chrono"],
+                 ["solve", ".", "-s", RECIPE_SCEN, "-o", "d.chrono"],              # a file of an input directory
+                 ["solve", "d.chrono", "-s", RECIPE_SCEN, "-o", "./sub/../d.chrono"]):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        proc = _run_cli(tmp_path, args)
+        assert proc.returncode == 2 and "is an input of this command" in proc.stderr, (args, proc.stderr)
+        assert src.read_bytes() == before
+    (tmp_path / "link.json").symlink_to(src)
+    proc = _run_cli(tmp_path, ["solve", "d.chrono", "-s", RECIPE_SCEN, "-o", "link.json"])
+    assert proc.returncode == 2 and src.read_bytes() == before
+
+
+@pytest.mark.parametrize("output,message", [("x" * 5000, "too long"), ("missing/dir/plan.json", "does not exist"),
+                                            (".", "is a directory"), ("", "empty")])
+def test_solve_bad_output_paths_fail_before_solving(tmp_path, output, message):
+    proc = _run_cli(tmp_path, ["solve", str(RECIPES), "-s", RECIPE_SCEN, "-o", output])
+    assert proc.returncode == 2 and message in proc.stderr and proc.stdout == "", proc.stderr
+
+
+@pytest.mark.optimal
+def test_solve_replaces_an_existing_output_atomically(tmp_path):
+    pytest.importorskip("ortools")
+    out = tmp_path / "plan.json"
+    out.write_text("old", encoding="utf-8")
+    proc = _run_cli(tmp_path, ["solve", str(RECIPES), "-s", RECIPE_SCEN, "-o", "plan.json"])
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["schedule"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]          # no temporary file left
+
+
+def test_write_atomic_keeps_the_old_file_when_interrupted(tmp_path, monkeypatch):
+    from chronoplan.compiler import cli_output
+    target = tmp_path / "plan.json"
+    target.write_text("old", encoding="utf-8")
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_output.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cli_output.write_atomic(target, "new" * 100000)
+    assert target.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json"]
+    monkeypatch.undo()
+    cli_output.write_atomic(target, "new")
+    assert target.read_text(encoding="utf-8") == "new" and oct(target.stat().st_mode & 0o777) != "0o600"
+
+
+def test_pddl_refuses_to_overwrite_its_input(tmp_path):
+    src = tmp_path / "domain.pddl"                     # a .chrono source under any name
+    src.write_text((RECIPES / "roast_dinner.chrono").read_text(encoding="utf-8"), encoding="utf-8")
+    before = src.read_bytes()
+    for out, message in ((".", "is an input of this command"), ("domain.pddl", "is not a directory"),
+                         ("y" * 5000, "too long")):
+        proc = _run_cli(tmp_path, ["pddl", "domain.pddl", "-s", RECIPE_SCEN, "-o", out])
+        assert proc.returncode == 2 and message in proc.stderr, (out, proc.stderr)
+        assert src.read_bytes() == before
+    proc = _run_cli(tmp_path, ["pddl", "domain.pddl", "-s", RECIPE_SCEN, "-o", "out"])
+    assert proc.returncode == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == \
+        ["domain.pddl", "problem.pddl"]
+
+
+def test_import_refuses_to_overwrite_its_source(tmp_path):
+    from test_paracook_import import BURGER_MAP
+    src = tmp_path / "map.json"
+    src.write_text(json.dumps(BURGER_MAP), encoding="utf-8")
+    before = src.read_bytes()
+    for out, message in (("map.json", "is an input of this command"), ("./map.json", "is an input"),
+                         ("z" * 5000, "too long"), (".", "is a directory")):
+        proc = _run_cli(tmp_path, ["import", "paracook", "map.json", "--orders", "burger/burger_basic",
+                                   "-o", out])
+        assert proc.returncode == 2 and message in proc.stderr, (out, proc.stderr)
+        assert src.read_bytes() == before
+    proc = _run_cli(tmp_path, ["import", "recipe2plan", "map.json", "-o", "map.json"])
+    assert proc.returncode == 2 and "not a directory" in proc.stderr and src.read_bytes() == before
+    proc = _run_cli(tmp_path, ["import", "paracook", "map.json", "--orders", "burger/burger_basic", "-o",
+                               "new/kitchen.chrono"])
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["kitchen.chrono"]
