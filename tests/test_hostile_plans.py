@@ -432,3 +432,28 @@ def test_lone_surrogates_do_not_stop_the_batch(tmp_path, fmt):
         assert len(reps) == names and reps[0]["errors"][0]["code"] == "E010" and "\ud800" in reps[0]["errors"][0]["message"]
     else:
         assert out.rstrip().splitlines()[-1].startswith(f"{names} plans: {names - 1} valid")
+
+
+def test_python_ints_too_long_to_print_are_reported_not_crashes(project):
+    """An int over 4,300 digits built in Python crashed every message that named it (ValueError from int->str,
+    an E090 internal error); found by tests/test_fuzz.py's long run."""
+    from kitchen_util import generated
+    from chronoplan.validators.tools_export import reference_plan
+    huge = 10 ** 5000
+    for plan in (huge, {"schedule": huge}, {"schedule": [{"task": huge, "step": huge, "start": huge}]},
+                 [[huge, "Roast-Chicken", huge, huge]], {huge: 1}, {"schedule": [{"task": "Roast-Chicken", "step": 0,
+                                                                                   "start": {huge}}]}):
+        report = Grader(project).grade(SCEN, plan)
+        assert not report.valid and "E090" not in codes(report) and report.to_json_line(), plan
+    kitchen = Grader(generated())
+    for plan in ({"plan": huge}, {"plan": {"agent1": [{"action": "Wait", "duration": huge}, {"action": huge},
+                                                      {"action": "MoveTo", "target": [huge, 1]}]}}):
+        report = kitchen.grade("burger_s42_o1_a1", plan)
+        assert not report.valid and "E090" not in codes(report)
+    tools = chronoplan.load(ROOT / "domains" / "tools")
+    ref = reference_plan(tools.scenario("calendar_meeting_chain"))
+    for plan in ({"steps": [{"id": huge, "tool": huge, "args": {"date": huge}, "after": [huge]}]},
+                 {"OrderSteps": {"TotalSteps": huge, "StepDetail": [{"StepNumber": huge, "Action": huge}]}},
+                 dict(ref, steps=[dict(s, args={k: huge for k in s["args"]}) for s in ref["steps"]])):
+        report = Grader(tools).grade("calendar_meeting_chain", plan)
+        assert not report.valid and "E090" not in codes(report)
