@@ -2,8 +2,9 @@
 
 Input: ``map`` declarations.  Output: IR maps with walls and named stations ('#' wall, '.' floor, legend
 symbols are stations named kind + counter in reading order: dispenser1, dispenser2 ...).  Diagnostics: map
-not rectangular or empty (C301), unknown symbol (C302, once per run of equal symbols, at most
-MAX_SYMBOL_ERRORS per map), legend kind undefined (C101), station without a walkable neighbour (C304).  Also ``bfs`` distances used by the checker and the runtime.
+not rectangular or empty (C301), more than MAX_MAP_SIDE rows or columns (C111), unknown symbol (C302, once
+per run of equal symbols, at most MAX_SYMBOL_ERRORS per map), legend kind undefined (C101), station without
+a walkable neighbour (C304).  Also ``bfs`` distances used by the checker and the runtime.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from chronoplan.compiler.diagnostics import Span
 
 WALL, FLOOR = "#", "."
 MAX_SYMBOL_ERRORS = 100      # C302 diagnostics per map; one more counts the rest
+MAX_MAP_SIDE = 1000          # rows and columns of a map (C111)
 
 
 def art_rows(art: str):
@@ -81,6 +83,10 @@ def _map(ctx, d, known):
         ctx.error("C301", f"map '{d.name.name}' is empty", d.name.span)
         return None
     width = max(len(t) for _, _, t in rows)
+    if width > MAX_MAP_SIDE or len(rows) > MAX_MAP_SIDE:
+        ctx.error("C111", f"map '{d.name.name}' is {width} cells wide and {len(rows)} high; a map has at most "
+                          f"{MAX_MAP_SIDE} rows and {MAX_MAP_SIDE} columns", d.name.span)
+        return None
     ok = True
     for raw_i, off, t in rows:
         if len(t) != width:

@@ -34,6 +34,7 @@ CODES = {
     "P016": "kitchen export: operator not exported (never needed to serve the orders)",
     "P017": "kitchen export: agents stop on a subset of the cells next to stations",
     "P018": "kitchen export: planning for a subset of the agents (the others stay idle)",
+    "P020": "scenario beyond a size limit of the PDDL export (a count unrolled into more than MAX_UNROLLED objects)",
     "P101": "classical export: agents, concurrency and resource capacities are not modelled",
     "P102": "classical export: maximum lag dropped",
     "P103": "classical export: minimum lag dropped",
@@ -41,6 +42,39 @@ CODES = {
     "P105": "classical export: deadline dropped",
     "P106": "classical export: time limit dropped",
 }
+
+
+MAX_UNROLLED = 1000     # PDDL objects one count may unroll into (resource slots, ingredient pools, plate counts)
+
+
+def unroll_problem(what: str, n: int, span: Optional[Span]) -> Optional[Diagnostic]:
+    """P020 when ``n`` (a capacity or count the export writes one object per unit of) is beyond MAX_UNROLLED:
+    a huge capacity would otherwise exhaust memory while the problem is built."""
+    if n <= MAX_UNROLLED:
+        return None
+    return error("P020", f"{what} is {n}: the PDDL export writes one object per unit and allows at most "
+                         f"{MAX_UNROLLED}", span)
+
+
+def unroll_limit(what: str, n: int, span: Optional[Span]) -> None:
+    """Raise ExportError (P020) when ``n`` is beyond MAX_UNROLLED (``unroll_problem``)."""
+    d = unroll_problem(what, n, span)
+    if d is not None:
+        raise ExportError([d])
+
+
+def resource_span(project: Optional[ir.Project], problem: ProcedureProblem, declared: str) -> Optional[Span]:
+    """The declaration of resource ``declared`` (global, or local to one of the scenario's procedures)."""
+    if project is None:
+        return None
+    part = project.part(problem.scenario)
+    if declared in part.resources:
+        return part.resources[declared].span
+    for task in problem.tasks:
+        for r in getattr(part.procedures.get(task), "local_resources", ()):
+            if r.name == declared:
+                return r.span
+    return None
 
 
 def warning(code: str, message: str, span: Optional[Span] = None, notes: tuple = ()) -> Diagnostic:

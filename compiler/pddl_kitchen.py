@@ -29,7 +29,7 @@ from typing import Optional
 from sympy.core.function import AppliedUndef
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, warning
+from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, unroll_limit, warning
 from chronoplan.compiler.pddl_names import NameMap, value_code
 from chronoplan.compiler.pddl_write import Action, DurativeAction, Domain, Lit, Predicate, Problem
 
@@ -277,12 +277,15 @@ class _Export:
         # ingredient pools: as many of each kind as the orders need
         need: dict = {}
         for dish in w.orders:
+            for k, _, _, n in dish.items:
+                unroll_limit(f"the count of {k} in recipe {dish.name}", n, self.scen.span)
             kinds = [k for k, _, _, n in dish.items for _ in range(n)]
             if len(set(kinds)) != len(kinds):
                 raise ExportError([error("P010", f"recipe {dish.name} lists an ingredient kind twice; the kitchen "
                                          "export matches each ingredient by kind", self.scen.span)])
             for k in kinds:
                 need[k] = need.get(k, 0) + 1
+                unroll_limit(f"the number of {k} the orders need", need[k], self.scen.span)
         self.pool: dict = {}
         for kind, n in need.items():
             for j in range(1, n + 1):
@@ -310,6 +313,7 @@ class _Export:
                         self.accepts[role].add((attr, value) if attr else None)
                         self.init += [_lit(f"accepts-{key}", c, i) for i in names]
         self.max_items = max((sum(n for *_, n in d.items) for d in w.orders), default=0)
+        unroll_limit("the number of items on one plate", self.max_items, self.scen.span)
         for k in range(self.max_items + 1):
             self.objects.append((self.count(k), add_type("count")))
             if k:

@@ -33,7 +33,8 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
-from chronoplan.compiler.pddl_common import ActionInfo, PddlExport, header, step_spans, time_scale, warning
+from chronoplan.compiler.pddl_common import (ActionInfo, ExportError, PddlExport, header, resource_span, step_spans,
+                                             time_scale, unroll_problem, warning)
 from chronoplan.compiler.pddl_names import NameMap, slug, value_code
 from chronoplan.compiler.pddl_write import DurativeAction, Domain, Lit, Predicate, Problem
 
@@ -346,7 +347,11 @@ def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = N
                     envelopes: bool = True) -> PddlExport:
     """The PDDL 2.1 temporal export of a step-level scenario.  ``envelopes=False`` leaves maximum lags out
     (diagnostic P005): LPG-td cannot start an action inside another one (required concurrency), which
-    the envelopes need."""
+    the envelopes need.  Raises ExportError (P020) for a capacity beyond MAX_UNROLLED slot objects."""
+    too_big = [unroll_problem(f"the capacity of resource {r.name}", r.capacity,
+                              resource_span(project, problem, r.declared)) for r in problem.resources]
+    if any(too_big):
+        raise ExportError([d for d in too_big if d is not None])
     return _Builder(problem, step_spans(project, problem), envelopes).build()
 
 

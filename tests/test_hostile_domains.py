@@ -32,18 +32,31 @@ def check(capsys, monkeypatch, tmp_path, text, name="k.chrono", args=()):
 
 # 3. output linear in the input ------------------------------------------------------------------------------
 
-def test_one_row_map_of_unknown_symbols_gives_one_bounded_diagnostic(capsys, monkeypatch, tmp_path):
+def test_one_row_map_of_20000_cells_is_one_bounded_diagnostic(capsys, monkeypatch, tmp_path):
     status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "Z" * 20000 + '\n"""\n')
     assert status == 1
-    assert err.count("error[C302]") == 1 and "20000 cells in a row" in err
+    assert err.count("error[") == 1
+    assert "k.chrono:2:5: error[C111]: map 'm' is 20000 cells wide and 1 high; a map has at most 1000" in err
     assert len(err) < 2000                       # was 603 MB: 20,001 diagnostics each reprinting the row
 
 
-def test_alternating_unknown_symbols_are_capped_per_map(capsys, monkeypatch, tmp_path):
-    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "ZY" * 10000 + '\n"""\n')
+def test_run_of_unknown_symbols_is_one_diagnostic(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "Z" * 1000 + '\n"""\n')
     assert status == 1
-    assert err.count("error[C302]") == 101 and "19900 more runs of unknown symbols" in err
+    assert err.count("error[C302]") == 1 and "1000 cells in a row" in err
+    assert len(err) < 2000
+
+
+def test_alternating_unknown_symbols_are_capped_per_map(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + "ZY" * 500 + '\n"""\n')
+    assert status == 1
+    assert err.count("error[C302]") == 101 and "900 more runs of unknown symbols" in err
     assert len(err) < 101 * 400
+
+
+def test_tall_map_is_refused(capsys, monkeypatch, tmp_path):
+    status, out, err = check(capsys, monkeypatch, tmp_path, 'domain k\nmap m """\n' + ".\n" * 1001 + '"""\n')
+    assert status == 1 and "error[C111]: map 'm' is 1 cells wide and 1001 high" in err
 
 
 def test_number_of_printed_diagnostics_is_capped(capsys, monkeypatch, tmp_path):
@@ -272,3 +285,58 @@ def test_missing_path_is_a_usage_error(capsys, monkeypatch, tmp_path):
     assert main(["check", "ok.chrono"]) == 0
     (tmp_path / "bad.chrono").write_text("domain d\nconst A = B\n")
     assert main(["check", "bad.chrono"]) == 1
+
+
+# 6. counts the PDDL export unrolls are bounded ---------------------------------------------------------------
+
+CAPACITY = """domain d
+resource board capacity {board}
+procedure P {{
+  resource bowl capacity {bowl}
+  step 0 "Cut." 1 min uses board
+  step 1 "Mix." 1 min uses bowl
+}}
+scenario s {{ unit min agents a procedures P }}
+"""
+
+
+def test_huge_capacity_is_a_located_export_error(capsys, monkeypatch, tmp_path):
+    from chronoplan.compiler.pddl_common import ExportError
+    from chronoplan.compiler.pddl_export import export_scenario
+    status, out, err = check(capsys, monkeypatch, tmp_path, CAPACITY.format(board=1_000_000, bowl=5000))
+    assert status == 0                           # the simulator and CP-SAT take any capacity
+    project, diags, sources = compile_paths(tmp_path / "k.chrono")
+    with pytest.raises(ExportError) as exc:
+        export_scenario(project, "s")
+    got = {(d.code, d.span.line, d.span.col) for d in exc.value.diagnostics}
+    assert got == {("P020", 2, 1), ("P020", 4, 12)}
+    assert main(["pddl", "k.chrono", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "k.chrono:2:1: error[P020]: the capacity of resource board is 1000000" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_capacity_at_the_limit_exports(tmp_path):
+    from chronoplan.compiler.pddl_export import export_scenario
+    (tmp_path / "k.chrono").write_text(CAPACITY.format(board=1000, bowl=2))
+    project, diags, sources = compile_paths(tmp_path / "k.chrono")
+    export = export_scenario(project, "s")
+    assert export.problem_text().count("(slot-free slot-board-") == 1000
+
+
+def test_huge_ingredient_count_is_a_kitchen_export_error(tmp_path):
+    from pathlib import Path
+
+    from chronoplan.compiler.pddl_common import ExportError
+    from chronoplan.compiler.pddl_kitchen import export_kitchen
+    kitchen = (Path(__file__).parent.parent / "domains" / "paracook" / "kitchen.chrono").read_text()
+    kitchen = kitchen.replace('import "physics.chrono"', 'import "paracook/physics.chrono"\n'
+                              "recipe huge in burger = plate[" + "9" * 30 + " * bread]")
+    kitchen += "scenario hugeorder {\n  map small\n  agents a1 at (2, 1)\n  orders huge\n}\n"
+    (tmp_path / "k.chrono").write_text(kitchen)
+    project, diags, sources = compile_paths(tmp_path / "k.chrono")
+    assert not [d for d in diags if d.is_error]
+    with pytest.raises(ExportError) as exc:
+        export_kitchen(project, "hugeorder")
+    d, = exc.value.diagnostics
+    assert d.code == "P020" and "the count of bread in recipe huge is 999" in d.message and d.span is not None
