@@ -16,9 +16,8 @@ from chronoplan.compiler import ast as A
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines
 from chronoplan.compiler.numparse import MAX_DIGITS, Problem, parse_decimal
 from chronoplan.compiler.parse_cache import cache_file
+from chronoplan.compiler.sources import MAX_SOURCE_BYTES
 from chronoplan.grammar import GRAMMAR_PATH
-
-MAX_SOURCE_BYTES = 20_000_000
 
 
 @lru_cache(maxsize=1)

@@ -340,3 +340,20 @@ def test_huge_ingredient_count_is_a_kitchen_export_error(tmp_path):
         export_kitchen(project, "hugeorder")
     d, = exc.value.diagnostics
     assert d.code == "P020" and "the count of bread in recipe huge is 999" in d.message and d.span is not None
+
+
+# 8. every limit is documented ---------------------------------------------------------------------------------
+
+def test_limits_are_documented():
+    from pathlib import Path
+
+    from chronoplan.compiler import check_maps, numparse, pddl_common, sources
+    doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text()
+    limits = doc.split("## Limits", 1)[1].split("\n## ", 1)[0]
+    for value in (numparse.MAX_DIGITS, check_maps.MAX_MAP_SIDE, check_maps.MAX_SYMBOL_ERRORS, D.MAX_SHOWN,
+                  D.SNIPPET_WIDTH, D.MAX_MESSAGE, pddl_common.MAX_UNROLLED, sources.MAX_IMPORT_CHARS,
+                  sources.MAX_SOURCE_BYTES):
+        assert f"{value:,}" in limits, value
+    for code in ("C004", "C108", "C111", "C302", "P020"):
+        assert code in limits, code
+    assert "| C111 |" in doc and "P020" in (Path(__file__).parent.parent / "docs" / "pddl.md").read_text()
