@@ -103,6 +103,6 @@ def read_source(path: Path, name: str, span: Optional[Span] = None) -> tuple:
         start = data.rfind(b"\n", 0, exc.start) + 1
         col = len(data[start:exc.start].decode("utf-8")) + 1
         bad = data[exc.start]
-        diag = Diagnostic("C004", Severity.ERROR, f"cannot read {name}: not UTF-8 text (byte 0x{bad:02x} "
-                                                  f"at line {line}, column {col})", Span(name, line, col, line, col + 1))
+        diag = Diagnostic("C004", Severity.ERROR, f"cannot read {name}: not UTF-8 text (byte 0x{bad:02x} at line "
+                                                  f"{line}, column {col})", Span(name, line, col, line, col + 1))
         return None, diag, data.decode("utf-8", errors="replace")
