@@ -274,12 +274,33 @@ def _export(problem: ProcedureProblem, planner: str, project: Optional[ir.Projec
             else export_classical(problem, project))
 
 
+MAX_PDDL_NUMBER = 10 ** 9         # Fast Downward reads action costs as 32-bit integers, aries as int64
+
+
+def oversized(export) -> Optional[str]:
+    """Why the PDDL texts of ``export`` hold a number no engine reads reliably (more than
+    ``MAX_PDDL_NUMBER``: a step of 10^30 min, or a limit of 10^-35 h that makes the time scale tiny), or
+    None.  Engines fail on such numbers with unreadable messages or, LPG, with wrong plans."""
+    import re
+    for text in (export.domain_text(), export.problem_text()):
+        for m in re.finditer(r"(?<![\w.\-])(\d+)(?:\.\d+)?(?![\w.])", text):
+            if len(m.group(1)) > 9 and int(m.group(1)) > MAX_PDDL_NUMBER:
+                shown = m.group(1) if len(m.group(1)) <= 20 else f"{m.group(1)[:6]}...({len(m.group(1))} digits)"
+                return (f"the scenario's times are too large or too fine for the PDDL planners: the export "
+                        f"needs the number {shown} (at most {MAX_PDDL_NUMBER:.0e})")
+    return None
+
+
 def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0,
                   project: Optional[ir.Project] = None) -> Result:
     """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures
     (PlannerUnavailable when the engine is not installed)."""
     t0 = time.perf_counter()
     export = _export(problem, planner, project)
+    why = oversized(export)
+    if why is not None:
+        return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
+                      message=why)
     with workspace(planner) as d:
         dom, prob = export.write(d)
         outcome = run_worker(planner, dom, prob, timeout, Path(d))

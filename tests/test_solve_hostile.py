@@ -331,3 +331,22 @@ def test_import_refuses_to_overwrite_its_source(tmp_path):
                                "new/kitchen.chrono"])
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "new").iterdir()) == ["kitchen.chrono"]
+
+
+@pytest.mark.planners
+@pytest.mark.parametrize("planner", ["fast-downward", "lpg", "aries"])
+@pytest.mark.parametrize("kind", ["tiny limit", "huge step"])
+def test_pddl_planners_refuse_numbers_no_engine_reads(tmp_path, capsys, planner, kind):
+    """Fast Downward failed with a page of translator output, aries with 'Value out of range', and LPG
+    returned a plan of makespan 0 (graded invalid) or 'unsolvable': now a status error before any engine runs."""
+    from chronoplan.runtime.planners import missing
+    if missing(planner):
+        pytest.skip(missing(planner))
+    path = (_scenario(tmp_path, "tiny", limit="0." + "0" * 34 + "1") if kind == "tiny limit"
+            else _scenario(tmp_path, "huge", step_minutes="1" + "0" * 30))
+    t0 = time.monotonic()
+    assert main(["solve", str(path), "--planner", planner, "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "error"
+    assert "too large or too fine for the PDDL planners" in err and "internal error" not in err, err
+    assert time.monotonic() - t0 < 2                                  # refused before starting an engine
