@@ -9,7 +9,7 @@ absolute path) or ``~/.cache/chronoplan``, created with mode 0700, and is used o
 real directory (not a symlink) owned by the current user with no group or other permission bits, and the
 cache file, if it exists, is a regular file owned by the user that neither group nor others can write.
 The file name carries a hash of the grammar text, lark's version and Python's version.  Any failed check,
-or a directory that cannot be created, means no cache (about 0.3 s more start-up; docs/language.md, Limits).
+or a directory that cannot be created, means no cache (about 0.2 s more start-up; docs/language.md, Limits).
 """
 from __future__ import annotations
 
