@@ -4,15 +4,15 @@ Input: a path (a file given on the command line, or the target of ``import "PATH
 or a ``Diagnostic`` located at the import (or at the first undecodable byte); filesystem errors (names too
 long, NUL bytes, permissions) never escape as exceptions.
 
-Import rule (docs/language.md, Files and imports): the path is relative, at most MAX_IMPORT_CHARS characters,
-without NUL or other control characters, and names a ``.chrono`` file (after symlinks are followed), so an
-import cannot read arbitrary files such as /etc/passwd or quote them in a diagnostic.  It is looked up next to
-the importing file, then in the bundled domains (``import "paracook/physics.chrono"`` works from anywhere;
+Import rule (docs/language.md, Files and imports): the path has at most MAX_IMPORT_CHARS characters, no NUL or
+other control characters, and names a ``.chrono`` file (after symlinks are followed), so an import cannot read
+arbitrary files such as /etc/passwd or quote them in a diagnostic.  A relative path is looked up next to the
+importing file, then in the bundled domains (``import "paracook/physics.chrono"`` works from anywhere;
 such a lookup must stay inside the bundled domains folder).
 """
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Optional, Union
 
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span
@@ -33,9 +33,6 @@ def import_rule_problem(path: str) -> Optional[str]:
         return f"an import path has at most {MAX_IMPORT_CHARS} characters (this one has {len(path)})"
     if any(ord(c) < 32 or ord(c) == 127 for c in path):
         return "an import path cannot contain control characters (NUL, newline, ...)"
-    if PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute() or path.startswith(("/", "\\")) \
-            or PureWindowsPath(path).drive:
-        return "an import path must be relative to the importing file, not absolute"
     if not path.endswith(SUFFIX) or path.endswith(("/" + SUFFIX, "\\" + SUFFIX)) or path == SUFFIX:
         return f"an import path must name a {SUFFIX} file"
     return None
