@@ -75,8 +75,13 @@ def hostile_value(rnd: random.Random, python: bool) -> Any:
 def _mutate_number(rnd: random.Random, x: Any) -> Any:
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return x
-    return rnd.choice([-x, x * 10 ** rnd.randint(1, 40), x + 0.5, str(x), x / 3, 0, 2 ** 63, -(2 ** 63),
-                       str(x).translate(str.maketrans("0123456789", "０１２３４５６７８９")), float("nan")])
+    ops = [lambda: -x, lambda: x * 10 ** rnd.randint(1, 40), lambda: x + 0.5, lambda: str(x), lambda: x / 3,
+           lambda: 0, lambda: 2 ** 63, lambda: -(2 ** 63), lambda: float("nan"),
+           lambda: str(x).translate(str.maketrans("0123456789", "０１２３４５６７８９"))]
+    try:
+        return rnd.choice(ops)()
+    except (OverflowError, ValueError):          # a huge int: no float, no str()
+        return -x
 
 
 # ------------------------------------------------------------------------------------ value mutation

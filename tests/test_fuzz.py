@@ -147,7 +147,6 @@ def test_the_unmutated_plans_are_valid():
 @examples(100, 0.05)
 @given(rnd=RANDOMS, n=st.integers(1, 25))
 def test_validate_many_one_report_per_plan_in_order(rnd, n):
-    project, refs = tools()
     items, scen = [], fz.R2P_SCEN
     for i in range(n):
         items.append((f"p{i}.json", fz.recipes_plan(rnd, python=rnd.random() < 0.5)))
@@ -269,7 +268,7 @@ def test_work_is_linear_in_the_plan_length(kind):
     grader.grade(scen, make(5, random.Random(0)))                  # warm caches (compiled world, schemas)
     small = _calls(lambda: check_report(grader.grade(scen, make(n, random.Random(1)))))
     big = _calls(lambda: check_report(grader.grade(scen, make(4 * n, random.Random(1)))))
-    assert big < 6 * small, (kind, small, big)
+    assert big < 6 * small, (kind, small, big)          # measured: 3.6-4.1x
 
 
 # ------------------------------------------------------------------------------------ the CLI
