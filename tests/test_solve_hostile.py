@@ -350,3 +350,9 @@ def test_pddl_planners_refuse_numbers_no_engine_reads(tmp_path, capsys, planner,
     assert json.loads(out)["status"] == "error"
     assert "too large or too fine for the PDDL planners" in err and "internal error" not in err, err
     assert time.monotonic() - t0 < 2                                  # refused before starting an engine
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "100000"])
+def test_absurd_worker_counts_are_usage_errors(value, capsys):
+    assert main(["solve", str(RECIPES), "-s", RECIPE_SCEN, f"--workers={value}"]) == 2
+    assert "--workers must be between 1 and 256" in capsys.readouterr().err
