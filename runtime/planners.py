@@ -295,8 +295,13 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
                   project: Optional[ir.Project] = None) -> Result:
     """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures
     (PlannerUnavailable when the engine is not installed)."""
+    from chronoplan.compiler.pddl_common import ExportError
     t0 = time.perf_counter()
-    export = _export(problem, planner, project)
+    try:
+        export = _export(problem, planner, project)
+    except ExportError as exc:       # beyond a documented export limit (P020: a capacity over 1,000 units)
+        return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,
+                      message=str(exc))
     why = oversized(export)
     if why is not None:
         return Result("error", None, None, (), time.perf_counter() - t0, planner=planner, exact=False,

@@ -240,6 +240,18 @@ def test_cpsat_numbers_beyond_its_integers_give_status_error(tmp_path, capsys, k
     assert "internal error" not in err
 
 
+@pytest.mark.planners
+def test_pddl_planners_report_export_limits_as_status_error(tmp_path, capsys):
+    """A capacity over the export's limit of 1,000 units (P020) is status "error", not an internal error."""
+    pytest.importorskip("up_lpg")
+    path = tmp_path / "cap.chrono"
+    path.write_text('domain d\nresource bowl capacity 5000\nprocedure P { step 0 "mix" 1 min uses bowl }\n'
+                    "scenario S { unit min agents cook procedures P }\n")
+    assert main(["solve", str(path), "--planner", "lpg", "--timeout", "5", "--format", "json"]) == 1
+    out, err = capsys.readouterr()
+    assert json.loads(out)["status"] == "error" and "at most 1000" in err and "internal error" not in err
+
+
 # ----------------------------------------------------------------------------------- output paths
 def _run_cli(tmp_path, args):
     proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", *args], capture_output=True, text=True,
