@@ -256,8 +256,9 @@ def domain_tokens(text: str) -> list[str]:
 
 
 def mutate_domain(rnd: random.Random, text: str, max_ops: int = 4) -> str:
-    """Grammar-aware damage of a domain text: delete, duplicate or swap a token, change a number literal
-    (at most 60 digits: number literals over 4,300 digits are a known open compiler bug)."""
+    """Grammar-aware damage of a domain text: delete, duplicate or swap a token, change a number literal (up to
+    5,000 digits), insert a token, a form feed / vertical tab / U+2028, or an import of a file that is not .chrono
+    (each of those three was a compiler bug in the issue #17 review: traceback, line numbers, import)."""
     toks = domain_tokens(text)
     for _ in range(rnd.randint(1, max_ops)):
         real = [i for i, t in enumerate(toks) if not t.isspace()]
@@ -276,8 +277,9 @@ def mutate_domain(rnd: random.Random, text: str, max_ops: int = 4) -> str:
             nums = [k for k in real if toks[k][:1].isdigit()]
             k = rnd.choice(nums) if nums else i
             toks[k] = rnd.choice(["0", "-1", "1" * rnd.randint(1, 60), "00", "1.5", "²", "１", "1e9", "9" * 19,
-                                  str(10 ** 12 + 1), "0.000000001"])
+                                  str(10 ** 12 + 1), "0.000000001", "7" * 5000])
         else:
             toks.insert(i, rnd.choice(["{", "}", "(", ")", ",", "step", "after", "within", "\ufeff", "²", "$",
-                                       "procedure", "scenario", '"', '"""', "min", "\n", "::", "->", "@"]))
+                                       "procedure", "scenario", '"', '"""', "min", "\n", "::", "->", "@", "\f",
+                                       "\v", "\u2028", "\x85", '\nimport "x.txt"\n', '\nimport "."\n']))
     return "".join(toks)
