@@ -457,3 +457,22 @@ def test_python_ints_too_long_to_print_are_reported_not_crashes(project):
                  dict(ref, steps=[dict(s, args={k: huge for k in s["args"]}) for s in ref["steps"]])):
         report = Grader(tools).grade("calendar_meeting_chain", plan)
         assert not report.valid and "E090" not in codes(report)
+
+
+def test_special_files_are_reported_not_read_forever(tmp_path, capsys, monkeypatch):
+    """A FIFO in a plan directory was skipped silently; a link to /dev/zero (or /dev/zero given as a plan) was
+    read until memory ran out."""
+    import os
+    import chronoplan.validators.grade as grade_mod
+    d = tmp_path / "plans"
+    d.mkdir()
+    (d / "a.json").write_text(json.dumps(VALID))
+    os.mkfifo(d / "fifo.json")
+    (d / "zero.json").symlink_to("/dev/zero")
+    code, out, _ = run(capsys, "validate", RECIPES, d, "--format", "json")
+    reps = [json.loads(x) for x in out.splitlines()]
+    assert [r["plan"].rsplit("/", 1)[1] for r in reps] == ["a.json", "fifo.json", "zero.json"] and code == 1
+    assert all(r["errors"][0]["code"] == "E002" and "not a regular file" in r["errors"][0]["message"] for r in reps[1:])
+    monkeypatch.setattr(grade_mod, "MAX_FILE_BYTES", 10_000)
+    code, out, _ = run(capsys, "validate", RECIPES, "/dev/zero", "--scenario", SCEN, "--format", "json")
+    assert code == 1 and json.loads(out)["errors"][0]["code"] == "E013"

@@ -86,7 +86,8 @@ def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
                              f"long; at most {MAX_FILE_BYTES} (use JSON Lines for many plans)", "split the file"))
             return
         else:
-            data = path.read_bytes()
+            with path.open("rb") as stream:      # bounded: a named pipe or /dev/zero given as a plan never ends
+                data = stream.read(MAX_FILE_BYTES + 1)
     except (OSError, ValueError) as exc:
         why = "broken symbolic link" if path.is_symlink() and not path.exists() else (getattr(exc, 'strerror', None) or str(exc))
         yield _unreadable(name, stem, why if isinstance(exc, OSError) else str(exc)[:200])
@@ -99,8 +100,9 @@ def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
 
 
 def _plan_files(path: Path) -> list[Path]:
-    """The plan files under a directory, sorted; broken links and unreadable entries are kept (E002)."""
-    return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_file() or p.is_symlink()))
+    """The plan files under a directory, sorted; broken links, unreadable entries and special files (FIFOs,
+    sockets, devices) are kept, to be reported (E002)."""
+    return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_symlink() or not p.is_dir()))
 
 
 def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
@@ -120,7 +122,10 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
                 yield from _read_file(path, "-")
             elif path.is_dir():
                 for f in _plan_files(path):
-                    yield from _read_file(f, str(f))
+                    if f.exists() and not f.is_file() and not f.is_dir():     # opening a FIFO would block
+                        yield _unreadable(str(f), f.stem, "not a regular file (a named pipe, socket or device)")
+                    else:
+                        yield from _read_file(f, str(f))
             else:
                 yield from _read_file(path, str(item))
 
