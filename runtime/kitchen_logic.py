@@ -891,17 +891,23 @@ def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, O
     return best[0], best[1], best[2]
 
 
+def _shown(env: dict, name) -> str:
+    x = env.get(name, name)
+    return f"[{x[0]}, {x[1]}]" if isinstance(x, tuple) else str(x)
+
+
+def _shown_term(env: dict, x) -> str:
+    return f"{_shown(env, x.arg)}.{x.name}" if x.kind == "attr" else (_shown(env, x.name) if x.kind == "var"
+                                                                       else x.name)
+
+
 def show_formula(f, env: dict) -> str:
-    """A formula with bound variables replaced by their values (for messages)."""
-    def v(name):
-        x = env.get(name, name)
-        return f"[{x[0]}, {x[1]}]" if isinstance(x, tuple) else str(x)
+    """A formula with bound variables replaced by their values (for messages).  No nested functions: compiled,
+    a closure that another closure uses keeps its scope alive in a reference cycle (8 per failing Interact)."""
     if isinstance(f, ir.Atom):
-        return f"{f.relation}({', '.join(v(a) for a in f.args)})"
+        return f"{f.relation}({', '.join([_shown(env, a) for a in f.args])})"
     if isinstance(f, ir.Compare):
-        def t(x):
-            return f"{v(x.arg)}.{x.name}" if x.kind == "attr" else (v(x.name) if x.kind == "var" else x.name)
-        return f"{t(f.left)} {f.op} {t(f.right)}"
+        return f"{_shown_term(env, f.left)} {f.op} {_shown_term(env, f.right)}"
     if isinstance(f, ir.Not):
         return f"not {show_formula(f.arg, env)}"
     if isinstance(f, ir.And):
