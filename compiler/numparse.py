@@ -49,26 +49,23 @@ def _text_problem(text: str, pattern: re.Pattern) -> Union[Problem, None]:
 
 def parse_int(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
     """ASCII decimal integer text (surrounding whitespace allowed, sign allowed) -> int within +-limit."""
-    if not isinstance(text, str):
-        return Problem.NOT_A_NUMBER
-    t = text.strip()
-    bad = _text_problem(t, _INT)
-    if bad is not None:
-        return bad
-    n = int(t)
-    return n if abs(n) <= limit else Problem.OUT_OF_RANGE
+    return _parse(text, _INT, int, limit)
 
 
 def parse_decimal(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, Problem]:
     """ASCII decimal text ("12", "-1.5", "2e3") -> exact Fraction within +-limit."""
+    return _parse(text, _DEC, Fraction, limit)
+
+
+def _parse(text: Any, pattern: "re.Pattern[str]", convert: Any, limit: int) -> Any:
     if not isinstance(text, str):
         return Problem.NOT_A_NUMBER
     t = text.strip()
-    bad = _text_problem(t, _DEC)
+    bad = _text_problem(t, pattern)
     if bad is not None:
         return bad
-    f = Fraction(t)
-    return f if abs(f) <= limit else Problem.OUT_OF_RANGE
+    value = convert(t)
+    return value if abs(value) <= limit else Problem.OUT_OF_RANGE
 
 
 def is_number(x: Any) -> bool:

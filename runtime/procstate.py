@@ -382,15 +382,7 @@ class ProcState:
             if until is not None and (t > until or (t == until and not inclusive_checks and
                                                     q._heap[0][1] == CHECK)):
                 break
-            t, kind, ev = q.pop()
-            self.seq += 1
-            self.now = max(self.now, t)
-            if kind == END:
-                self._on_end(t, ev)
-            elif kind == START:
-                self.start(ev)
-            else:
-                self._on_check(t, ev)
+            self._next_event()
         if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
             return
         if until is not None and until > self.now:
@@ -400,15 +392,20 @@ class ProcState:
         """After a ``first`` stop: replay the rest of the plan without reporting anything, so that steps started
         before the stop still complete (``progress`` counts them, as in critic mode) and ``makespan`` covers
         the whole plan (docs/errors.md, "Critic mode and --first")."""
-        q = self.queue
-        while q:
-            t, kind, ev = q.pop()
-            self.seq += 1
-            self.now = max(self.now, t)
-            if kind == END:
-                self._on_end(t, ev)
-            elif kind == START:
-                self.start(ev)
+        while self.queue:
+            self._next_event(checks=False)
+
+    def _next_event(self, checks: bool = True) -> None:
+        """Pop the next event and run it (lag and deadline checks only when ``checks``)."""
+        t, kind, ev = self.queue.pop()
+        self.seq += 1
+        self.now = max(self.now, t)
+        if kind == END:
+            self._on_end(t, ev)
+        elif kind == START:
+            self.start(ev)
+        elif checks:
+            self._on_check(t, ev)
 
     def finish(self, end_time: Optional[Fraction]) -> None:
         """Plan-end checks: missing and incomplete steps, lags whose partner never completed."""

@@ -15,6 +15,7 @@ import chronoplan
 from chronoplan.cli import main
 from chronoplan.validators.grade import validate_many
 from chronoplan.validators.parallel import ordered_map
+from proc_util import alive, descendants, table
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "domains" / "recipes"
@@ -87,18 +88,6 @@ def test_input_is_read_lazily_with_a_bounded_window():
     assert len(consumed) <= 10 + 5 + 1
 
 
-def _children(pid):
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append(int(stat.parent.name))
-    return out
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to read the process table")
 @pytest.mark.parametrize("sig,status", [("SIGTERM", 143), ("SIGINT", 130)])
 def test_signals_kill_every_worker(tmp_path, sig, status):
@@ -108,26 +97,17 @@ def test_signals_kill_every_worker(tmp_path, sig, status):
                              "--format", "json", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=tmp_path)
     assert proc.stdout.readline().startswith('{"valid": true')      # the workers are grading
-    before = set(_children(proc.pid))
-    assert before, "no worker processes found"
-    descendants = before | {c for p in before for c in _children(p)}
+    descendants_before = descendants(proc.pid, table())       # the workers (and the forkserver's)
+    assert descendants_before, "no worker processes found"
     sent = time.monotonic()
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 2 and proc.returncode == status
     assert "Traceback" not in err
     deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() and "zombie" not in
-                                              _state(p) for p in descendants):
+    while alive(descendants_before) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [p for p in descendants if Path(f"/proc/{p}").exists() and _state(p) != "zombie"]
-
-
-def _state(pid):
-    try:
-        return "zombie" if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z" else "alive"
-    except OSError:
-        return "gone"
+    assert alive(descendants_before) == []
 
 
 def test_ray_missing_is_a_usage_error(monkeypatch, capsys):

@@ -23,6 +23,7 @@ from chronoplan.compiler.pddl_plan import to_pddl_plan
 from chronoplan.compiler.pddl_temporal import export_temporal
 from chronoplan.runtime.planners import (ENGINES, missing, run_val, run_worker, solve_many, solve_problem,
                                          validate_binary)
+from proc_util import descendants, table
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "pddl"
@@ -42,40 +43,11 @@ def needs(name):
 needs_val = pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
 
 
-def procs() -> dict:
-    """pid -> (ppid, pgrp, session, state) for every process."""
-    out = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat", encoding="utf-8", errors="replace") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        out[int(p)] = (int(fields[1]), int(fields[2]), int(fields[3]), fields[0])
-    return out
-
-
-def descendants(table: dict, root: int) -> set:
-    kids: dict = {}
-    for pid, (ppid, *_rest) in table.items():
-        kids.setdefault(ppid, []).append(pid)
-    out, todo = set(), [root]
-    while todo:
-        for k in kids.get(todo.pop(), ()):
-            if k not in out:
-                out.add(k)
-                todo.append(k)
-    return out
-
-
 def alive_in_group(group: int) -> list:
     """Living (non-zombie) processes of a process group or session; zombies are dead, only unreaped."""
     deadline = time.monotonic() + 3
     while True:
-        left = [pid for pid, (_, pg, sid, st) in procs().items() if group in (pg, sid) and st != "Z"]
+        left = [pid for pid, row in table().items() if group in (row.pgid, row.sid) and row.state != "Z"]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.1)
@@ -100,7 +72,7 @@ def _solve_cli(tmp_path, capsys, path, scen, planner, timeout=60):
 def test_temporal_planner_plans_are_valid(planner, path, scen, tmp_path, capsys, projects):
     if missing(planner):
         pytest.skip(missing(planner))
-    before = descendants(procs(), os.getpid())
+    before = set(descendants(os.getpid(), table()))
     status, report, out = _solve_cli(tmp_path, capsys, path, scen, planner)
     assert set(report) == {"planner", "status", "makespan", "bound", "valid", "seconds"}
     assert report["planner"] == planner and report["status"] == "feasible", report
@@ -109,7 +81,7 @@ def test_temporal_planner_plans_are_valid(planner, path, scen, tmp_path, capsys,
     assert plan["scenario"] == scen and len(plan["schedule"]) == len(export_scenario(projects[path], scen).source.steps)
     assert main(["validate", str(path), str(out), "--scenario", scen, "--format", "json"]) == 0
     capsys.readouterr()
-    assert descendants(procs(), os.getpid()) <= before
+    assert set(descendants(os.getpid(), table())) <= before
 
 
 @pytest.mark.planners
@@ -142,9 +114,9 @@ def test_kairos_solves_every_bundled_scenario():
     proj, diags, _ = chronoplan.compile_paths(ROOT / "domains")
     scens = [s for s in proj.scenarios.values() if s.procedures]
     problems = [procedure_problem(proj, s) for s in scens]
-    before = descendants(procs(), os.getpid())
+    before = set(descendants(os.getpid(), table()))
     results = solve_many(problems, "kairos", 30, proj)
-    assert descendants(procs(), os.getpid()) <= before
+    assert set(descendants(os.getpid(), table())) <= before
     assert alive_in_group(results[0].stats["pgid"]) == []
     for scen, prob, r in zip(scens, problems, results):
         assert r.status == "feasible" and r.stats["times"] == "retimed", (scen.name, r.message)
@@ -174,27 +146,21 @@ def test_no_engine_process_outlives_a_run(planner, tmp_path):
         pytest.skip(missing(planner))
     e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
     dom, prob = e.write(tmp_path)
-    before = procs()
+    before = set(descendants(os.getpid(), table()))
     out = run_worker(planner, dom, prob, 30, tmp_path)
     assert out.status == "solved" and out.actions
     assert alive_in_group(out.info["pgid"]) == []
-    assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+    assert set(descendants(os.getpid(), table())) <= before
 
 
 def engine_processes() -> set:
     """(pid, start time) of every living process running a planner engine or worker, in any session
     (unified-planning starts Fast Downward's driver and LPG in sessions of their own)."""
     out = set()
-    for pid, (_, _, _, state) in procs().items():
-        if state == "Z":
+    for pid, row in table().items():
+        if row.state == "Z":
             continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as f:
-                start = f.read().rsplit(")", 1)[1].split()[19]
-        except OSError:
-            continue
+        cmd, start = row.cmd, str(row.start)
         if "site-packages/up_" in cmd or "planner_worker" in cmd:
             out.add((pid, start))
     return out
@@ -230,14 +196,14 @@ def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
     proj = chronoplan.load(tmp_path / "c.chrono")
     dom, prob = export_scenario(proj, "too_tight").write(tmp_path)
     for limit in (6.0, 0.3):
-        before = procs()
+        before = set(descendants(os.getpid(), table()))
         t0 = time.monotonic()
         out = run_worker("aries", dom, prob, limit, tmp_path)
         took = time.monotonic() - t0
         assert out.status in ("timeout", "unsolvable"), out
         assert took < limit + 3
         assert alive_in_group(out.info["pgid"]) == []
-        assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+        assert set(descendants(os.getpid(), table())) <= before
 
 
 @pytest.mark.planners
@@ -246,14 +212,14 @@ def test_a_killed_batch_reports_its_unanswered_jobs(tmp_path, monkeypatch):
     from chronoplan.runtime import planners
     e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
     jobs = [e.write(tmp_path / "a"), e.write(tmp_path / "b")]
-    before = procs()
+    before = set(descendants(os.getpid(), table()))
     # killed after 2 x 0.01 s without grace: far less than the worker needs to import unified-planning,
     # so neither job can be answered whatever the machine's speed
     monkeypatch.setattr(planners, "GRACE", 0.0)
     outs = planners.run_batch("kairos", jobs, 0.01, tmp_path)
     assert [o.status for o in outs] == ["timeout", "timeout"]
     assert alive_in_group(outs[0].info["pgid"]) == []
-    assert descendants(procs(), os.getpid()) <= descendants(before, os.getpid())
+    assert set(descendants(os.getpid(), table())) <= before
 
 
 @pytest.mark.planners

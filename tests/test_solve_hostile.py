@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from chronoplan.cli import main
+from proc_util import descendants, table
 
 ROOT = Path(__file__).resolve().parent.parent
 KITCHEN = ROOT / "domains" / "paracook" / "generated" / "burger_s42.chrono"
@@ -30,47 +31,16 @@ SIGNALS = [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")]
 
 
 # ----------------------------------------------------------------------------------- process table
-def _table() -> dict:
-    """pid -> (ppid, pgid, sid, start time, state, command line) of every process."""
-    out = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat", encoding="utf-8", errors="replace") as f:
-                head, rest = f.read().rsplit(")", 1)
-            fields = rest.split()
-            with open(f"/proc/{p}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-        except (OSError, ValueError):
-            continue
-        out[int(p)] = (int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), fields[0], cmd)
-    return out
-
-
-def _descendants(root: int, table: dict) -> dict:
-    kids: dict = {}
-    for pid, row in table.items():
-        kids.setdefault(row[0], []).append(pid)
-    out, todo = {}, [root]
-    while todo:
-        for k in kids.get(todo.pop(), ()):
-            if k not in out:
-                out[k] = table[k]
-                todo.append(k)
-    return out
-
-
 def _alive(seen: dict) -> list:
     """The processes of ``seen`` ((pid, start) -> row) that still run (zombies count as gone)."""
-    now = _table()
+    now = table()
     return [row[5] for (pid, start), row in seen.items()
             if pid in now and now[pid][3] == start and now[pid][4] != "Z"]
 
 
 def _leftovers(tmpdir: Path) -> list:
-    """What a run left in its TMPDIR (lark's grammar cache file is the compiler's, meant to stay)."""
-    return sorted(p.name for p in tmpdir.iterdir() if not p.name.startswith(".lark_cache"))
+    """What a run left in its TMPDIR (nothing: the parser cache lives in a private per-user directory)."""
+    return sorted(p.name for p in tmpdir.iterdir())
 
 
 def _spawn(tmp_path: Path, args: list) -> tuple:
@@ -91,7 +61,7 @@ def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, r
     while True:
         assert proc.poll() is None, f"solve ended before the signal: {proc.communicate()}"
         assert time.monotonic() - t0 < 60, "the planner processes never appeared"
-        desc = _descendants(proc.pid, _table())
+        desc = descendants(proc.pid, table())
         for pid, row in desc.items():
             seen[(pid, row[3])] = row
         workers = [r for r in desc.values() if "planner_worker" in r[5]]
@@ -101,7 +71,7 @@ def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, r
         if workers and ready(workers, engines, time.monotonic() - first_worker):
             break
         time.sleep(0.1)
-    for pid, row in _descendants(proc.pid, _table()).items():
+    for pid, row in descendants(proc.pid, table()).items():
         seen[(pid, row[3])] = row
     sent = time.monotonic()
     proc.send_signal(getattr(signal, sig))
@@ -116,7 +86,7 @@ def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, r
     assert took < 2, f"exit {took:.2f} s after {sig}"
     assert f"chronoplan solve: {word}" in err and "Traceback" not in err, err
     assert _alive(seen) == [], "planner processes survived"
-    assert [pid for pid, row in _table().items() if row[2] == proc.pid and row[4] != "Z"] == []
+    assert [pid for pid, row in table().items() if row[2] == proc.pid and row[4] != "Z"] == []
     assert _leftovers(tmpdir) == [], "temporary files or directories remain"
     return took
 

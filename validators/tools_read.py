@@ -16,7 +16,6 @@ strings that are exactly one step reference become ``tools_refs.Ref``.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
