@@ -40,7 +40,7 @@ def compiled() -> dict:
     return out
 
 
-SOURCE_DIRS = {"chronoplan": "chronoplan", "grammar": "grammar", "compiler": "compiler", "runtime": "runtime",
+SOURCE_DIRS = {"chronoplan": "src/chronoplan", "grammar": "grammar", "compiler": "compiler", "runtime": "runtime",
                "validators": "validators", "domains": "domains"}
 
 

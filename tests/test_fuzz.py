@@ -269,7 +269,7 @@ def _cli_batch(tmp_path, seed, n):
     path.write_bytes(b"\n".join(lines) + b"\n")
     proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "validate", str(fz.RECIPES), str(path),
                            "--scenario", fz.R2P_SCEN, "--format", "json"], capture_output=True, text=True,
-                          cwd=tmp_path, timeout=600)    # cwd: the repository's chronoplan/ would shadow the install
+                          cwd=tmp_path, timeout=600)    # cwd: a scratch directory, as a user's
     assert "Traceback" not in proc.stderr and proc.returncode == 1, proc.stderr[-2000:]
     reps = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [r["plan"] for r in reps] == [f"{path}:{i}" for i in range(1, n + 1)]

@@ -315,7 +315,7 @@ def test_signals_stop_a_batch_promptly_with_a_message(tmp_path, sig, status, wor
     path.write_text((json.dumps(VALID) + "\n") * 20000)
     proc = subprocess.Popen([sys.executable, "-u", "-m", "chronoplan.cli", "validate", str(RECIPES), str(path), "--format",
                              "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)   # not the repository root, whose chronoplan/ folder shadows the install
+                            cwd=tmp_path)   # a scratch directory, as a user's
     assert proc.stdout.readline().startswith('{"valid": true')        # grading has started
     sent = time.monotonic()
     proc.send_signal(getattr(signal, sig))

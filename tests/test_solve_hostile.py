@@ -4,7 +4,7 @@ absurd time limits and durations, output paths that would overwrite an input or 
 Every case must end with a clear message and the documented exit status (0 ok, 1 problems found, 2 usage or
 compile error, 3 internal error, 130 SIGINT, 143 SIGTERM), never a traceback; a signal must stop every
 planner process and remove every temporary directory of the run within 2 s (docs/planners.md, "Signals").
-Subprocesses run with cwd=tmp_path: the repository root's chronoplan/ folder would shadow the install.
+Subprocesses run with cwd=tmp_path, as a user's would.
 """
 from __future__ import annotations
 
