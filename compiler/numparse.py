@@ -112,25 +112,39 @@ def exact_int(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
     return int(f) if f.denominator == 1 else Problem.NOT_INTEGER
 
 
+HUGE_BITS = 14_000       # ints over ~4,200 digits: str()/repr() refuse them (sys.get_int_max_str_digits)
+
+
+def _int(n: int) -> Any:
+    """An integer, or the same number as an exact ``Decimal`` when it is too long to be printed (every message
+    naming it would crash); the readers refuse it as out of range."""
+    return Decimal(n) if n.bit_length() > HUGE_BITS else n
+
+
 def plain_json(value: Any, depth: int = 0) -> Any:
     """A plan value built in Python -> the same value with JSON-native numbers and containers.
 
-    Integral numbers of any type become ``int``; numpy floats become ``float``; ``Decimal`` and non-integral
-    rationals become ``Fraction`` (exact; NaN/infinite Decimals become float NaN/inf, which the readers refuse);
-    tuples become lists.  Other values (sets, objects, complex) are kept, so the reader reports their type.
-    Below ``MAX_DEPTH`` levels values are kept as they are (every reader refuses such nesting itself).
+    Integral numbers of any type become ``int`` (``Decimal`` beyond ``HUGE_BITS``, also as dictionary keys and
+    set members); numpy floats become ``float``; ``Decimal`` and non-integral rationals become ``Fraction``
+    (exact; NaN/infinite Decimals become float NaN/inf, which the readers refuse); tuples become lists.  Other
+    values (sets, objects, complex) are kept, so the reader reports their type.  Below ``MAX_DEPTH`` levels
+    values are kept as they are (every reader refuses such nesting itself).
     """
     if depth > MAX_DEPTH:
         return value
     t = type(value)
-    if t is str or t is int or t is float or t is bool or value is None:
+    if t is int:
+        return _int(value)
+    if t is str or t is float or t is bool or value is None:
         return value
     if t is dict:
-        return {k: plain_json(v, depth + 1) for k, v in value.items()}
+        return {_key(k): plain_json(v, depth + 1) for k, v in value.items()}
     if t is list or t is tuple:
         return [plain_json(v, depth + 1) for v in value]
+    if t is set or t is frozenset:
+        return t(_key(v) for v in value)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
+        return _int(int(value))
     if isinstance(value, float):
         return float(value)
     if isinstance(value, Decimal):
@@ -141,14 +155,19 @@ def plain_json(value: Any, depth: int = 0) -> Any:
             return value            # out of range: kept, so the reader names the problem
         return int(f) if f.denominator == 1 else f
     if isinstance(value, numbers.Rational):
-        return int(value) if value.denominator == 1 else Fraction(int(value.numerator), int(value.denominator))
+        return _int(int(value)) if value.denominator == 1 else Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, numbers.Real):
         return float(value)
     if isinstance(value, dict):
-        return {k: plain_json(v, depth + 1) for k, v in value.items()}
+        return {_key(k): plain_json(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain_json(v, depth + 1) for v in value]
     return value
+
+
+def _key(k: Any) -> Any:
+    """A dictionary key or set member, with only a too-long integer changed (to ``Decimal``)."""
+    return _int(k) if type(k) is int else k
 
 
 def describe(text: Any, problem: Problem, n: int = 40) -> str:

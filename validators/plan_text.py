@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
-from itertools import islice
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any, Optional, Union
 
-from chronoplan.compiler.numparse import MAX_DEPTH, plain_json
+from chronoplan.compiler.numparse import plain_json
 from chronoplan.validators.report import PlanError
 
 MAX_TEXT = 50_000_000
@@ -284,42 +283,7 @@ def plan_value(plan: Any, *, decoded: bool = False, constants: bool = True) -> D
             return Decoded(None, None, PlanError("E010", "schema", f"the text holds {len(entries)} plans (JSON "
                                                  "Lines); grade them one by one", "use validate_many or the CLI"))
         return entries[0]
-    return Decoded(None, plan if decoded else _printable_ints(plain_json(plan)))
-
-
-_HUGE_BITS = 14_000       # ints over ~4,200 digits: str()/repr() refuse them (sys.get_int_max_str_digits)
-
-
-def _huge(value: Any, depth: int = 0) -> bool:
-    t = type(value)
-    if t is int:
-        return value.bit_length() > _HUGE_BITS
-    if depth > MAX_DEPTH:
-        return False
-    if t is dict:
-        return any(_huge(k, depth + 1) or _huge(v, depth + 1) for k, v in value.items())
-    if t is list or t is set or t is frozenset:
-        return any(_huge(v, depth + 1) for v in value)
-    return False
-
-
-def _printable_ints(value: Any, depth: int = 0) -> Any:
-    """Integers built in Python too long to be printed (every message naming one crashed: E090) -> the same
-    numbers as exact ``Decimal`` values, which print and which the readers refuse as out of range (E011)."""
-    if depth == 0 and not _huge(value):
-        return value
-    t = type(value)
-    if t is int:
-        return Decimal(value) if value.bit_length() > _HUGE_BITS else value
-    if depth > MAX_DEPTH:
-        return value
-    if t is dict:
-        return {_printable_ints(k, depth + 1): _printable_ints(v, depth + 1) for k, v in value.items()}
-    if t is list:
-        return [_printable_ints(v, depth + 1) for v in value]
-    if t is set or t is frozenset:
-        return t(_printable_ints(v, depth + 1) for v in value)
-    return value
+    return Decoded(None, plan if decoded else plain_json(plan))
 
 
 PLAN_KEYS = ("schedule", "plan", "steps")
