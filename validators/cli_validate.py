@@ -176,19 +176,19 @@ def count_plans(items) -> Optional[int]:
     unknown (stdin) or too costly to count (over 2 GB)."""
     from pathlib import Path
 
-    from chronoplan.validators.grade import PLAN_SUFFIXES
+    from chronoplan.validators.grade import plan_files
     files: list = []
     for item in items:
         path = Path(item)
         if str(item) == "-":
             return None
-        files.extend(sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES) if path.is_dir() else [path])
+        files.extend(plan_files(path) if path.is_dir() else [path])
     total = 0
     try:
         if sum(f.stat().st_size for f in files if f.suffix == ".jsonl") > 2 * 1024 ** 3:
             return None
         for f in files:
-            if f.suffix != ".jsonl":
+            if f.suffix != ".jsonl" or not f.is_file():      # a FIFO is one (unreadable) plan; never opened
                 total += 1
                 continue
             with f.open("rb") as stream:

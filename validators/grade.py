@@ -99,7 +99,7 @@ def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
     yield from _sources(name, stem, decode(data))
 
 
-def _plan_files(path: Path) -> list[Path]:
+def plan_files(path: Path) -> list[Path]:
     """The plan files under a directory, sorted; broken links, unreadable entries and special files (FIFOs,
     sockets, devices) are kept, to be reported (E002)."""
     return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_symlink() or not p.is_dir()))
@@ -121,7 +121,7 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
             if str(item) == "-":
                 yield from _read_file(path, "-")
             elif path.is_dir():
-                for f in _plan_files(path):
+                for f in plan_files(path):
                     if f.exists() and not f.is_file() and not f.is_dir():     # opening a FIFO would block
                         yield _unreadable(str(f), f.stem, "not a regular file (a named pipe, socket or device)")
                     else:
@@ -219,13 +219,13 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
     todo = tasks(project, plans, scenario, dict(references or {}))
     if jobs == 1:
-        grader = grader or Grader(project)
+        one = TaskGrader(grader or Grader(project), fmt, first)
         for task in todo:
-            yield task if isinstance(task, Report) else _grade_task(grader, task, fmt, first)
+            yield one.grade(task)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map
-    for done in ordered_map(grade_chunk, chunks(todo, chunk, fmt, first), jobs=default_jobs(jobs),
-                            initializer=_start_worker, initargs=(project,), on_crash=crashed):
+    for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
+                            initargs=(project, fmt, first), on_crash=crashed):
         yield from done
 
 
@@ -260,18 +260,32 @@ def tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
         yield _Task(target, src, references.get(target))
 
 
-def _grade_task(grader: Grader, task: "_Task", fmt: Optional[str], first: bool) -> Report:
-    src = task.src
-    report = grader.grade(task.target, src.value, fmt=fmt, first=first, name=src.name, reference=task.reference,
-                          decoded=src.decoded)
-    return with_notes(report, src.notes)
+@dataclass(frozen=True)
+class TaskGrader:
+    """Grades tasks with one grader and the batch's options (in the parent, a worker process or a Ray actor);
+    a ``Report`` made while reading passes through."""
+
+    grader: Grader
+    fmt: Optional[str] = None
+    first: bool = False
+
+    def grade(self, task: Any) -> Report:
+        if isinstance(task, Report):
+            return task
+        src = task.src
+        report = self.grader.grade(task.target, src.value, fmt=self.fmt, first=self.first, name=src.name,
+                                   reference=task.reference, decoded=src.decoded)
+        return with_notes(report, src.notes)
+
+    def grade_chunk(self, chunk: list) -> list:
+        return [self.grade(task) for task in chunk]
 
 
-def chunks(todo: Iterator[Any], size: int, fmt: Optional[str], first: bool) -> Iterator[list]:
-    """Tasks -> lists of ``size`` ``(task, fmt, first)`` items, the unit of work of a worker."""
+def chunks(todo: Iterator[Any], size: int) -> Iterator[list]:
+    """Tasks -> lists of ``size`` tasks, the unit of work of a worker."""
     chunk: list = []
     for task in todo:
-        chunk.append((task, fmt, first))
+        chunk.append(task)
         if len(chunk) >= size:
             yield chunk
             chunk = []
@@ -282,18 +296,17 @@ def chunks(todo: Iterator[Any], size: int, fmt: Optional[str], first: bool) -> I
 _WORKER: dict = {}
 
 
-def _start_worker(project: ir.Project) -> None:
-    _WORKER["grader"] = Grader(project)
+def _start_worker(project: ir.Project, fmt: Optional[str], first: bool) -> None:
+    _WORKER["grader"] = TaskGrader(Grader(project), fmt, first)
 
 
-def grade_chunk(chunk: list, grader: Optional[Grader] = None) -> list:
-    """In a worker: grade each task of a chunk (reports made in the parent pass through)."""
-    grader = grader or _WORKER["grader"]
-    return [task if isinstance(task, Report) else _grade_task(grader, task, fmt, first) for task, fmt, first in chunk]
+def grade_chunk(chunk: list) -> list:
+    """In a worker process: grade each task of a chunk."""
+    return _WORKER["grader"].grade_chunk(chunk)
 
 
-def crashed(item: tuple, exc: BaseException) -> Report:
-    task = item[0]
+def crashed(task: Any, exc: BaseException) -> Report:
+    """The report of a task whose grading killed its worker."""
     if isinstance(task, Report):
         return task
     return internal_error_report(task.src.name, task.target, RuntimeError(

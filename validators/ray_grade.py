@@ -19,7 +19,7 @@ from collections import deque
 from typing import Any, Iterable, Iterator, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.validators.grade import Grader, chunks, crashed, grade_chunk, tasks
+from chronoplan.validators.grade import Grader, TaskGrader, chunks, crashed, tasks
 from chronoplan.validators.report import Report
 
 
@@ -47,13 +47,13 @@ def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bo
 
 
 class _GradeActor:
-    """A Ray actor holding one Grader for the project."""
+    """A Ray actor holding one grader for the project and the batch's options."""
 
-    def __init__(self, project: ir.Project) -> None:
-        self.grader = Grader(project)
+    def __init__(self, project: ir.Project, fmt: Optional[str], first: bool) -> None:
+        self.grader = TaskGrader(Grader(project), fmt, first)
 
     def grade(self, chunk: list) -> list:
-        return grade_chunk(chunk, self.grader)
+        return self.grader.grade_chunk(chunk)
 
 
 def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
@@ -69,9 +69,9 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
     try:
         n = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shared = ray.put(project)
-        pool = [Actor.remote(shared) for _ in range(n)]
+        pool = [Actor.remote(shared, fmt, first) for _ in range(n)]
         pending: deque = deque()
-        source = chunks(tasks(project, plans, scenario, dict(references or {})), chunk, fmt, first)
+        source = chunks(tasks(project, plans, scenario, dict(references or {})), chunk)
         turn = 0
         while True:
             while len(pending) < 4 * n:
@@ -89,7 +89,7 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
             except (RayActorError, WorkerCrashedError) as exc:
                 done = [crashed(item, exc) for item in work]
                 ray.kill(pool[slot])
-                pool[slot] = Actor.remote(shared)
+                pool[slot] = Actor.remote(shared, fmt, first)
                 pending = deque((w, s, pool[s].grade.remote(w)) if s == slot else (w, s, r) for w, s, r in pending)
             yield from done
     finally:
