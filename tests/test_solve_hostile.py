@@ -34,8 +34,8 @@ SIGNALS = [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")]
 def _alive(seen: dict) -> list:
     """The processes of ``seen`` ((pid, start) -> row) that still run (zombies count as gone)."""
     now = table()
-    return [row[5] for (pid, start), row in seen.items()
-            if pid in now and now[pid][3] == start and now[pid][4] != "Z"]
+    return [row.cmd for (pid, start), row in seen.items()
+            if pid in now and now[pid].start == start and now[pid].state != "Z"]
 
 
 def _leftovers(tmpdir: Path) -> list:
@@ -52,6 +52,19 @@ def _spawn(tmp_path: Path, args: list) -> tuple:
     return proc, tmpdir
 
 
+def _signal_and_wait(proc, sig: str) -> tuple:
+    """Send ``sig`` to a run started by ``_spawn``; (seconds until it exited, its stderr).  A run that outlives
+    30 s is killed with its whole session."""
+    sent = time.monotonic()
+    proc.send_signal(getattr(signal, sig))
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    return time.monotonic() - sent, err
+
+
 def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, ready) -> float:
     """Poll the process table until ``ready(worker rows, engine rows, seconds)``, send ``sig`` and check
     the exit; returns the seconds from the signal to the exit."""
@@ -63,30 +76,23 @@ def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, r
         assert time.monotonic() - t0 < 60, "the planner processes never appeared"
         desc = descendants(proc.pid, table())
         for pid, row in desc.items():
-            seen[(pid, row[3])] = row
-        workers = [r for r in desc.values() if "planner_worker" in r[5]]
-        engines = [r for r in desc.values() if "planner_worker" not in r[5]]
+            seen[(pid, row.start)] = row
+        workers = [r for r in desc.values() if "planner_worker" in r.cmd]
+        engines = [r for r in desc.values() if "planner_worker" not in r.cmd]
         if workers and first_worker is None:
             first_worker = time.monotonic()
         if workers and ready(workers, engines, time.monotonic() - first_worker):
             break
         time.sleep(0.1)
     for pid, row in descendants(proc.pid, table()).items():
-        seen[(pid, row[3])] = row
-    sent = time.monotonic()
-    proc.send_signal(getattr(signal, sig))
-    try:
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    took = time.monotonic() - sent
+        seen[(pid, row.start)] = row
+    took, err = _signal_and_wait(proc, sig)
     time.sleep(0.1)
     assert proc.returncode == status, (proc.returncode, err)
     assert took < 2, f"exit {took:.2f} s after {sig}"
     assert f"chronoplan solve: {word}" in err and "Traceback" not in err, err
     assert _alive(seen) == [], "planner processes survived"
-    assert [pid for pid, row in table().items() if row[2] == proc.pid and row[4] != "Z"] == []
+    assert [pid for pid, row in table().items() if row.sid == proc.pid and row.state != "Z"] == []
     assert _leftovers(tmpdir) == [], "temporary files or directories remain"
     return took
 
@@ -151,14 +157,8 @@ def test_signal_stops_cpsat_at_once(tmp_path, sig, status, word):
     proc, tmpdir = _spawn(tmp_path, ["solve", str(big), "--timeout", "60"])
     time.sleep(4)                                                    # compiled, searching
     assert proc.poll() is None
-    sent = time.monotonic()
-    proc.send_signal(getattr(signal, sig))
-    try:
-        out, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert time.monotonic() - sent < 2 and proc.returncode == status, (proc.returncode, err)
+    took, err = _signal_and_wait(proc, sig)
+    assert took < 2 and proc.returncode == status, (proc.returncode, err)
     assert f"chronoplan solve: {word}" in err and "Traceback" not in err and "terminate called" not in err
 
 
