@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Optional
 
+from chronoplan.compiler.sources import exists
+
 NAME_MAX = 255                  # bytes per path component (Linux, macOS); os.pathconf refines it
 PATH_MAX = 4096
 
@@ -64,7 +66,7 @@ def output_problem(path, inputs: Iterable, *, directory: bool = False, create_pa
     p = Path(text)
     shown = text if len(text) <= 80 else text[:60] + f"... ({len(text)} characters)"
     parent = p.parent
-    probe = next((a for a in [parent, *parent.parents] if _exists(a)), Path("."))
+    probe = next((a for a in [parent, *parent.parents] if exists(a)), Path("."))
     name_max = _limit(probe, "PC_NAME_MAX", NAME_MAX)
     for part in p.parts:
         if len(os.fsencode(part)) > name_max:
@@ -88,13 +90,6 @@ def output_problem(path, inputs: Iterable, *, directory: bool = False, create_pa
     except OSError as exc:
         return f"cannot write {shown}: {exc.strerror or exc}"
     return None
-
-
-def _exists(p: Path) -> bool:
-    try:
-        return p.exists()
-    except (OSError, ValueError):
-        return False
 
 
 def write_atomic(path, text: str) -> Path:

@@ -68,14 +68,15 @@ def resolve_import(importer: Path, path: str, span: Optional[Span]) -> Union[Pat
         found = _chrono_file(root / path)
         if found is not None and root in found.parents:
             return found
-    if _exists(importer.parent / path):
+    if exists(importer.parent / path):
         return Diagnostic("C108", Severity.ERROR, f"invalid import {_shown(path)}: it does not resolve to a "
                                                   f"regular {SUFFIX} file (a symlink elsewhere?)", span)
     return Diagnostic("C108", Severity.ERROR, f"import not found: {path if len(path) <= 60 else _shown(path)}",
                       span)
 
 
-def _exists(p: Path) -> bool:
+def exists(p: Path) -> bool:
+    """``p.exists()`` that is False instead of raising (names too long, NUL bytes, permissions)."""
     try:
         return p.exists()
     except (OSError, ValueError):
