@@ -33,7 +33,7 @@ def wrappers(plan: str) -> dict:
 
 def _without_warnings(report) -> dict:
     out = report.to_json()
-    out.pop("warnings", None)
+    out["metrics"].pop("warnings", None)
     out["plan"] = None
     return out
 
@@ -76,15 +76,16 @@ def test_warnings_do_not_change_validity_and_appear_in_json_and_text(tmp_path, c
     assert main(["validate", str(RECIPES), str(reply), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["valid"] is True and out["errors"] == []
-    assert [w["code"] for w in out["warnings"]] == ["W001"]
-    assert "'Sure! Here is the plan:'" in out["warnings"][0]["message"]
+    assert set(out) == {"valid", "plan", "scenario", "errors", "metrics"}       # the contract's fields only
+    assert [w["code"] for w in out["metrics"]["warnings"]] == ["W001"]
+    assert "'Sure! Here is the plan:'" in out["metrics"]["warnings"][0]["message"]
     assert main(["validate", str(RECIPES), str(reply)]) == 0
     assert "warning W001" in capsys.readouterr().out
 
 
 def test_plain_plans_have_no_warnings_key():
     report = Grader(chronoplan.load(RECIPES)).grade("Roast-Chicken_Garlic-Potatoes", json.dumps(VALID))
-    assert "warnings" not in report.to_json()
+    assert "warnings" not in report.to_json()["metrics"]
 
 
 def test_broken_json_inside_prose_is_never_graded_as_a_fragment():

@@ -58,7 +58,7 @@ def _pct(v) -> str:
 def _row(r) -> tuple:
     """The summary row of one report (kept instead of the report, so a batch's memory stays small)."""
     m = r.to_json()["metrics"]
-    graded = set(m) - {"makespan", "success"}
+    graded = set(m) - {"makespan", "success", "warnings"}
     progress = m.get("progress")
     # an unreadable or unmatched plan has no metrics beyond makespan/success: it counts 0 in the mean
     mean_part = progress if isinstance(progress, (int, float)) else (None if graded else 0)

@@ -122,8 +122,8 @@ class Report:
         metrics.update(self.metrics)
         out = {"valid": bool(self.valid), "plan": self.plan, "scenario": self.scenario,
                "errors": [e.to_json() for e in self.errors], "metrics": _json_value(metrics)}
-        if self.warnings:        # the key appears only when there is a warning (the contract's fields unchanged)
-            out["warnings"] = [w.to_json() for w in self.warnings]
+        if self.warnings:        # inside metrics, whose keys are open: the contract's top-level fields stay as they are
+            out["metrics"]["warnings"] = [w.to_json() for w in self.warnings]
         return out
 
     def to_json_line(self) -> str:
@@ -139,6 +139,7 @@ class Report:
         lines += ["  " + e.to_text().replace("\n", "\n  ") for e in self.errors]
         lines += ["  warning " + w.to_text().replace("\n", "\n  ") for w in self.warnings]
         m = self.to_json()["metrics"]
+        m.pop("warnings", None)                  # listed above as warning lines
         if m:
             lines.append("  metrics: " + ", ".join(f"{k}={_fmt_metric(v)}" for k, v in m.items()))
         return printable("\n".join(lines))
