@@ -26,7 +26,7 @@ def check_scenarios(ctx) -> None:
 
 def _scenario(ctx, d):
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
-         "limit": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
+         "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
          "reference": []}
     spans = {}
     for item in d.items:
@@ -112,6 +112,17 @@ def _scenario(ctx, d):
             ctx.error("C107", f"unknown plan structure '{structure}' (one of {', '.join(STRUCTURES)})",
                       f["structure"].span)
             ok = False
+    occupancy = ir.OccupancyRule.OVERLAP
+    if f["occupancy"] is not None:
+        rules = {r.value: r for r in ir.OccupancyRule}
+        occupancy = rules.get(f["occupancy"].name)
+        if occupancy is None:
+            ctx.error("C107", f"unknown occupancy rule '{f['occupancy'].name}' (one of {', '.join(rules)})",
+                      f["occupancy"].span)
+            ok = False
+        elif not procedures:
+            ctx.error("C107", "'occupancy' applies to scenarios with procedures", f["occupancy"].span)
+            ok = False
     profile = tuple((k.name, value_ir(v)) for k, v in f["profile"])
     reference = _reference(ctx, d, f["reference"], set(tools) | {t for a in apps
                                                                for t in ctx.out("apps")[a].tools})
@@ -120,7 +131,7 @@ def _scenario(ctx, d):
         return None
     s = ir.Scenario(d.name.name, unit, map_name, agents or (), orders, procedures,
                     tuple(i.name for i in f["share"]), tuple(overrides), limit, apps, tools, f["query"],
-                    profile, structure, reference, d.span)
+                    profile, structure, reference, d.span, occupancy or ir.OccupancyRule.OVERLAP)
     if procedures:
         _instantiate(ctx, s, d)
     return s

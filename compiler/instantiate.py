@@ -123,6 +123,7 @@ class ProcedureProblem:
     steps: tuple[SchedStep, ...]
     resources: tuple[ResourceInstance, ...]
     limit: Optional[Fraction]
+    occupancy: ir.OccupancyRule = ir.OccupancyRule.OVERLAP    # may a step start while its agent is busy?
 
     def step(self, task: str, index: int) -> Optional[SchedStep]:
         return self._index().get((task, index))
@@ -224,4 +225,5 @@ def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedurePr
                 None if s.release is None else evaluate(s.release, values, unit),
                 None if s.deadline is None else evaluate(s.deadline, values, unit)))
     limit = None if scenario.limit is None else evaluate(scenario.limit, values, unit)
-    return ProcedureProblem(scenario.name, unit, agents, tasks, tuple(steps), tuple(instances.values()), limit)
+    return ProcedureProblem(scenario.name, unit, agents, tasks, tuple(steps), tuple(instances.values()), limit,
+                            scenario.occupancy)

@@ -61,6 +61,19 @@ class Occupancy(enum.Enum):
     PARTIAL = "partial"         # the first k units (autonomous for k)
 
 
+class OccupancyRule(enum.Enum):
+    """A scenario's rule for starting steps while an agent is busy (``occupancy NAME`` in a scenario).
+
+    OVERLAP: an autonomous step occupies its agent for 0 time at its start, so it may start while the agent
+    runs a continuous step (chronoplan's original relaxation).  EXCLUSIVE: no step may start while its agent
+    is inside a continuous step (Recipe2Plan's paper rule: "you can not start another action while executing
+    a continuous action"); starting at the instant a continuous step begins or ends is allowed.
+    """
+
+    OVERLAP = "overlap"
+    EXCLUSIVE = "exclusive"
+
+
 class When(enum.Enum):
     START = "start"
     ALL = "all"
@@ -503,6 +516,7 @@ class Scenario:
     structure: Optional[str]
     reference: tuple[RefCall, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    occupancy: OccupancyRule = OccupancyRule.OVERLAP
 
 
 @dataclass(frozen=True)

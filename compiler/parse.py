@@ -533,6 +533,7 @@ class _ToAST(Transformer_NonRecursive):
     sc_apps = _sc("apps", _names)
     sc_tools = _sc("tools", _names)
     sc_structure = _sc("structure", _names)
+    sc_occupancy = _sc("occupancy", _names)
     sc_query = _sc("query", _strings)
     sc_agents = _sc("agents")
     sc_const = _sc("const")

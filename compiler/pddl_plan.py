@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Optional
 
+from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.compiler.pddl_common import PddlExport
 from chronoplan.compiler.pddl_temporal import is_split, occupation
@@ -156,7 +157,9 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
     value starts after the last setter before it in the order has completed; a setter starts no earlier
     than the steps before it that need or set that property (so it completes after them)."""
     placed: dict = {}                                   # key -> TimedEntry
+    exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE   # no start while the agent is busy
     busy: dict = {a: [] for a in problem.agents}        # agent -> [(start, end)]
+    points: dict = {a: [] for a in problem.agents}      # agent -> autonomous starts (occupancy exclusive)
     held: dict = {}                                     # resource -> [(start, end)]
     cap = {r.name: r.capacity for r in problem.resources}
     last_setter: dict = {}                              # (resource, prop) -> key
@@ -188,22 +191,29 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
                     t = max(t, placed[sk].start + placed[sk].duration)
         occ = occupation(s)
         cands = sorted({t} | {x for iv in busy.values() for _, x in iv if x > t}
-                       | {x for iv in held.values() for _, x in iv if x > t})
+                       | {x for iv in held.values() for _, x in iv if x > t}
+                       | {x for ps in points.values() for x in ps if x > t})
         chosen = None
         for c in cands:
             if any(sum(1 for a, b in held.get(u.resource, ()) if a < c + s.duration and c < b) >= cap.get(u.resource, 1)
                    for u in s.uses):
                 continue
             if occ == 0:
-                chosen = (c, problem.agents[0])
-                break
-            free = [ag for ag in problem.agents if not any(a < c + occ and c < b for a, b in busy[ag])]
+                idle = [ag for ag in problem.agents if not exclusive or not any(a < c < b for a, b in busy[ag])]
+                if idle:
+                    chosen = (c, idle[0])
+                    break
+                continue
+            free = [ag for ag in problem.agents if not any(a < c + occ and c < b for a, b in busy[ag])
+                    and not any(c < x < c + occ for x in points[ag])]
             if free:
                 chosen = (c, free[0])
                 break
         c, agent = chosen
         if occ > 0:
             busy[agent].append((c, c + occ))
+        elif exclusive:
+            points[agent].append(c)
         for u in s.uses:
             held.setdefault(u.resource, []).append((c, c + s.duration))
             for k, _ in tuple(u.needs) + tuple(u.sets):
@@ -223,6 +233,7 @@ def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fract
     inconsistent without the plan's epsilon gaps (a positive cycle)."""
     es = list(entries)
     n = len(es)
+    exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
     steps = [problem.step(e.task, e.step) for e in es]
     if any(s is None for s in steps):
         return None
@@ -250,6 +261,11 @@ def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fract
             ei, ej = es[i], es[j]
             if ei.agent == ej.agent and occ[i] > 0 and occ[j] > 0 and ei.start + occ[i] <= ej.start:
                 edges.append((i, j, occ[i]))
+            elif ei.agent == ej.agent and occ[i] > 0 and occ[j] == 0 and exclusive:   # j starts outside i
+                if ei.start + occ[i] <= ej.start:
+                    edges.append((i, j, occ[i]))
+                elif ej.start <= ei.start:
+                    edges.append((j, i, 0))
             ri = {u.resource for u in steps[i].uses}
             if ri & {u.resource for u in steps[j].uses} and ei.start + dur[i] <= ej.start:
                 edges.append((i, j, dur[i]))
@@ -301,6 +317,7 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:
     if export.classical:
         raise ValueError("to_pddl_plan writes temporal plans")
     p, sc, n = export.source, export.scale, export.names
+    exclusive = p.occupancy is ir.OccupancyRule.EXCLUSIVE      # autonomous starts take (free ?a) too
     acts: list = []
     slot_free: dict = {}                                 # resource -> [free-from time per slot]
     for c in sorted(chunks, key=lambda c: (Fraction(c.start), str(c.task), c.step)):
@@ -323,7 +340,7 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:
                 slots.append(n.get(("slot", u.resource, pick + 1)))
         first = n.get(("step", s.key))
         occ = occupation(s)
-        args = ((aname,) if occ > 0 else ()) + tuple(slots)
+        args = ((aname,) if occ > 0 or exclusive else ()) + tuple(slots)
         if is_split(s):
             acts.append(_Act(first, args, start, sc.to_pddl(occ), "step", s.key))
             acts.append(_Act(n.get(("run", s.key)), tuple(slots), start + occ, sc.to_pddl(d - occ), "run",
@@ -340,10 +357,17 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:
     off: dict = {}
     ends_at: dict = {}
     rank = {"run": 0, "step": 1, "wait": 2}
-    order = sorted((a for a in acts if a.kind in rank), key=lambda a: (a.real, rank[a.kind]))
+    watches = {a.key for a in acts if a.kind == "step" and occupation(p.step(*a.key)) == 0} if exclusive else set()
+    order = sorted((a for a in acts if a.kind in rank),
+                   key=lambda a: (a.real, rank[a.kind], a.kind == "step" and a.key not in watches))
     by_first: dict = {}
+    watch_at: dict = {}                                  # instant -> last offset of an autonomous start
     for a in order:
         o = 1 + max((off[id(b)] for b in ends_at.get(a.real, ())), default=0)
+        if a.kind == "step" and a.key in watches:
+            watch_at[a.real] = max(o, watch_at.get(a.real, 0))
+        elif a.kind == "step" and a.real in watch_at:      # occupying starts after the (free ?a) checks
+            o = max(o, watch_at[a.real] + 1)
         if a.kind == "run":
             o = max(o, off[id(by_first[a.key])] + 1)
         elif a.kind == "wait":

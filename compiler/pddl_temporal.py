@@ -7,7 +7,8 @@ Lowering (docs/pddl.md has the full table):
 - step X -> durative action ``step-T-i`` (duration d) taking ``?a - agent`` when it occupies an agent;
   ``(todo X)`` is consumed at start (each step runs once), ``(done X)`` is added at end.
 - agents: objects with a lock ``(free ?a)`` taken at start, given back at end.  Autonomous steps (0 units
-  of occupation) take no agent.  "Autonomous for k" (0 < k < d) is split: ``step-T-i`` (duration k, holds
+  of occupation) take no agent; with ``occupancy exclusive`` they take one whose ``(free ?a)`` must hold at
+  their start (no step starts while its agent is busy).  "Autonomous for k" (0 < k < d) is split: ``step-T-i`` (duration k, holds
   the agent and the step's resources) adds ``(running X)`` at end; ``run-T-i`` (duration d - k) consumes
   it, keeps the resources and completes the step.
 - resources: capacity 1 -> a lock fact ``(free-R)``; capacity c > 1 -> c slot objects of type
@@ -169,7 +170,8 @@ class _Builder:
         occ = occupation(s)
         split = is_split(s)
         agent = occ > 0
-        params: list = [("?a", "agent")] if agent else []
+        watch = not agent and p.occupancy is ir.OccupancyRule.EXCLUSIVE   # starts only while its agent is free
+        params: list = [("?a", "agent")] if agent or watch else []
         slot_params = []
         for i, u in enumerate(s.uses):
             if u.resource in self.slots:
@@ -178,7 +180,7 @@ class _Builder:
                 params.append((var, self.slots[u.resource][0]))
         todo = self.lit("todo", key, comment=f"{where} has not started")
         self.init.append(todo)
-        cs = [todo] + ([Lit("free", ("?a",))] if agent else [])
+        cs = [todo] + ([Lit("free", ("?a",))] if agent or watch else [])
         es = [todo.negate()] + ([Lit("free", ("?a",), False)] if agent else [])
         for q in s.prerequisites:
             cs.append(self.lit("done", (s.task, q)))
@@ -233,7 +235,7 @@ class _Builder:
             ee = ([Lit("free", ("?a",))] if agent else []) + done
             self.actions.append(DurativeAction(name, tuple(params), self.t(s.duration), False, tuple(cs),
                                                tuple(ends), tuple(es), tuple(ee), comment + ")"))
-            self.info[name] = ActionInfo("step", key, None, 0 if agent else None,
+            self.info[name] = ActionInfo("step", key, None, 0 if agent or watch else None,
                                          tuple(r for _, r in slot_params))
             return
         running = self.lit("running", key, comment=f"{where} runs without its agent")

@@ -18,6 +18,9 @@ multiples of that unit.
 - Agents: each occupation (a continuous piece or step, the first k units of an "autonomous for k" step) is
   assigned one agent; NoOverlap per agent (one NoOverlap with a single agent).  Identical agents are
   symmetry-broken by order of first use.
+- ``occupancy exclusive`` (Recipe2Plan's rule): an autonomous step's start lies outside the interior of every
+  occupation of its agent (a NoOverlap of a unit interval at the start with the occupations shrunk by one unit
+  at their start); the schedule then splits a step's pieces where such a start falls between them.
 - Resources: NoOverlap (capacity 1) or Cumulative over the intervals holding them.
 - Properties: a ``needs k = T`` step chooses one support, the initial value or a setter of T that completes
   no later than its first start, and every setter of another value completes strictly before the support
@@ -137,6 +140,7 @@ class _Var:
     kind: str                            # "whole" | "pieces" | "stretch"
     occ: list = field(default_factory=list)   # [(piece index or None, interval, size, start var)]
     agent_lits: dict = field(default_factory=dict)   # occ position -> [lit per agent]
+    start_lits: list = field(default_factory=list)   # occupancy exclusive: the agent of an autonomous start
 
 
 def _uses_count(s: SchedStep) -> dict:
@@ -261,6 +265,7 @@ class _Builder:
         if len(agents) == 1:
             if occs:
                 m.AddNoOverlap([v.occ[pos][1] for v, pos in occs])
+            self._exclusive_starts(occs)
             return
         per_agent: list = [[] for _ in agents]
         for j, (v, pos) in enumerate(occs):
@@ -277,6 +282,42 @@ class _Builder:
         for ivs in per_agent:
             if len(ivs) > 1:
                 m.AddNoOverlap(ivs)
+        self._exclusive_starts(occs)
+
+    def _exclusive_starts(self, occs: list) -> None:
+        """``occupancy exclusive``: an autonomous step's start (a point p) lies outside the interior of every
+        occupation [a, b) of its agent: p <= a or p >= b.  On the integer grid that is "the unit interval
+        [p, p + 1) does not overlap [a + 1, b)", one NoOverlap per autonomous step and agent."""
+        if self.p.occupancy is not ir.OccupancyRule.EXCLUSIVE:
+            return
+        m, agents = self.m, self.p.agents
+        autos = [v for v in self.vars.values() if v.step.occupancy is ir.Occupancy.START]
+        if not autos:
+            return
+        inner: list = [[] for _ in agents]           # per agent: (interior interval) of each occupation
+        for v, pos in occs:
+            _, _, size, st = v.occ[pos]
+            if size < 2:
+                continue                             # a unit occupation has no interior grid point
+            lits = v.agent_lits.get(pos)
+            for a in range(len(agents)):
+                if lits is None:
+                    inner[a].append(m.NewFixedSizeIntervalVar(st + 1, size - 1, f"in[{v.step.key}.{pos}]"))
+                else:
+                    inner[a].append(m.NewOptionalFixedSizeIntervalVar(st + 1, size - 1, lits[a],
+                                                                      f"in[{v.step.key}.{pos}.{a}]"))
+        for v in autos:
+            if len(agents) == 1:
+                if inner[0]:
+                    m.AddNoOverlap([m.NewFixedSizeIntervalVar(v.start, 1, f"pt[{v.step.key}]")] + inner[0])
+                continue
+            lits = [m.NewBoolVar(f"xa[{v.step.key}.{a}]") for a in range(len(agents))]
+            m.AddExactlyOne(lits)
+            v.start_lits = lits
+            for a, lit in enumerate(lits):
+                if inner[a]:
+                    pt = m.NewOptionalFixedSizeIntervalVar(v.start, 1, lit, f"pt[{v.step.key}.{a}]")
+                    m.AddNoOverlap([pt] + inner[a])
 
     def _resources(self) -> None:
         m = self.m
@@ -330,8 +371,17 @@ class _Builder:
 
     # -------------------------------------------------------------------- reading a solution
     def schedule(self, solver) -> list:
+        """The solution as chunks, sorted by start; consecutive pieces of a step merge into one chunk unless
+        (occupancy exclusive) an autonomous step of the same agent starts between them.  At equal starts,
+        steps that do not occupy their agent come first (Recipe2Plan's evaluator reads plans in order)."""
         agents = self.p.agents
         out = []
+        auto_starts = set()
+        if self.p.occupancy is ir.OccupancyRule.EXCLUSIVE:
+            for v in self.vars.values():
+                if v.step.occupancy is ir.Occupancy.START:
+                    a = next((a for a, lit in enumerate(v.start_lits) if solver.BooleanValue(lit)), 0)
+                    auto_starts.add((agents[a], solver.Value(v.start)))
         for v in self.vars.values():
             s = v.step
             val = solver.Value
@@ -348,17 +398,21 @@ class _Builder:
                     agent = agents[0]
                     if pos is not None and pos in v.agent_lits:
                         agent = agents[next(a for a, lit in enumerate(v.agent_lits[pos]) if solver.BooleanValue(lit))]
+                    elif v.start_lits:
+                        agent = agents[next(a for a, lit in enumerate(v.start_lits) if solver.BooleanValue(lit))]
                     pieces.append((val(ps), size, agent))
                 runs = []
                 for st, size, agent in pieces:
-                    if runs and runs[-1][2] == agent and runs[-1][0] + runs[-1][1] == st:
+                    if runs and runs[-1][2] == agent and runs[-1][0] + runs[-1][1] == st \
+                            and (agent, st) not in auto_starts:
                         runs[-1] = (runs[-1][0], runs[-1][1] + size, agent)
                     else:
                         runs.append((st, size, agent))
             for st, size, agent in runs:
                 out.append(Entry(s.task, s.index, st * self.unit, size * self.unit, agent))
         order = {t: i for i, t in enumerate(self.p.tasks)}
-        out.sort(key=lambda e: (e.start, order.get(e.task, 0), e.step))
+        occupies = {v.step.key: bool(v.occ) for v in self.vars.values()}
+        out.sort(key=lambda e: (e.start, occupies[(e.task, e.step)], order.get(e.task, 0), e.step))
         return out
 
 

@@ -29,6 +29,7 @@ class ProcState:
         self.problem = problem
         self.unit = problem.time_unit
         self.first = first
+        self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
         self.steps: dict = {s.key: StepState(s) for s in problem.steps}
         self.tasks = set(problem.tasks)
         self.agent_rank = {a: i for i, a in enumerate(problem.agents)}
@@ -123,7 +124,7 @@ class ProcState:
         agents = self.problem.agents
         agent = c.agent
         if agent is None:
-            if len(agents) == 1 or s.occupancy is ir.Occupancy.START:
+            if len(agents) == 1 or (s.occupancy is ir.Occupancy.START and not self.exclusive):
                 agent = agents[0]
             else:
                 return st, None, None, [Violation(
@@ -188,15 +189,20 @@ class ProcState:
         o = self.occupation(s, d)
         if o > 0:
             busy = [r for r in self.agent_runs[agent] if r.start + r.busy > t and r.busy > 0]
-            if busy:
-                other = busy[0]
-                free = max(r.start + r.busy for r in busy)
-                out.append(Violation(
-                    "E401", f"{agent} cannot do {name} at {self.t(t)}: it is busy with "
-                    f"{step_name(other.key)} until {self.t(other.start + other.busy)}",
-                    f"start {name} at or after {self.t(free)} or give it to another agent"
-                    if len(self.problem.agents) > 1 else f"start {name} at or after {self.t(free)}",
-                    c.index, agent, t))
+        elif self.exclusive:
+            busy = [r for r in self.agent_runs[agent] if r.start < t < r.start + r.busy]
+        else:
+            busy = []
+        if busy:
+            other = busy[0]
+            free = max(r.start + r.busy for r in busy)
+            rule = "" if o > 0 else " (occupancy exclusive: no step starts while its agent runs a continuous step)"
+            out.append(Violation(
+                "E401", f"{agent} cannot do {name} at {self.t(t)}: it is busy with "
+                f"{step_name(other.key)} until {self.t(other.start + other.busy)}{rule}",
+                f"start {name} at or after {self.t(free)} or give it to another agent"
+                if len(self.problem.agents) > 1 else f"start {name} at or after {self.t(free)}",
+                c.index, agent, t))
         for u in s.uses:
             holders = [r for r in self.holders.get(u.resource, ()) if r.end > t]
             cap = self.capacity.get(u.resource, 1)

@@ -76,7 +76,7 @@ def project(constrained: bool = True) -> ir.Project:
         name = "_".join(r["recipe"] for r in inst)
         scenarios[name] = ir.Scenario(
             name, ir.TimeUnit.S, None, (ir.AgentDecl("agent1", None),), (), tuple(r["recipe"] for r in inst),
-            (), (), None, (), (), None, (), None, ())
+            (), (), None, (), (), None, (), None, (), occupancy=ir.OccupancyRule.EXCLUSIVE)
     resources = {
         "oven": ir.Resource("oven", 1, (ir.Property("temperature", Fraction(0)),)),
         "microwave": ir.Resource("microwave", 1, ()),

@@ -75,7 +75,8 @@ def test_generated_text_shape_and_licence(imported):
     assert '" 30 s ' in recipes and '" 1 h ' in recipes
     assert not any(f'" {n} {u}' in recipes for n in range(100) for u in ("sec", "hour", "minute"))
     inst = (imported / "instances.chrono").read_text()
-    assert "scenario Cobbler_Pancakes { unit s  agents agent1  procedures Cobbler, Pancakes }" in inst
+    assert ("scenario Cobbler_Pancakes { unit s  agents agent1  occupancy exclusive  procedures Cobbler, Pancakes }"
+            in inst)
     assert 'import "recipes.chrono"' in inst
     assert len(list(json.loads(COOKING.read_text()))) == inst.count("\nscenario ")
 

@@ -282,7 +282,8 @@ def _instances_text(paths, instances, lags: bool, domain: str, proc: dict, suffi
     scen = Names()
     for inst in instances:
         key = scen.claim("_".join(proc[n] for n in inst) + suffix, "instance")
-        lines.append(f"scenario {key} {{ unit s  agents agent1  procedures {', '.join(proc[n] for n in inst)} }}")
+        lines.append(f"scenario {key} {{ unit s  agents agent1  occupancy exclusive  "
+                     f"procedures {', '.join(proc[n] for n in inst)} }}")
     return "\n".join(lines) + "\n"
 
 
