@@ -109,7 +109,9 @@ def report(rows: list, meta: dict) -> str:
         "data's plan.json (`plan_w_restriction` / `plan_wo_restriction`; the constrained plan of",
         "Pizza_Chocolate-Egg is null).  \"LB\" is the trivial lower bound (longest prerequisite chain, or the",
         "cook's total busy time).  Times are minutes:seconds; \"s\" is the CP-SAT wall time in seconds.",
-        "Every plan was replayed through the validator (`validators.replay.validate_plan`).",
+        "Every plan was replayed through the validator (`validators.replay.validate_plan`). The importer",
+        "sets the paper's rule `occupancy exclusive` (no step starts while the cook runs a continuous step),",
+        "which both the model and the validator apply; interruptible steps are split around such starts.",
         "",
         f"Setting: timeout {meta['timeout']:g} s per scenario, {meta['workers']} workers, OR-tools "
         f"{meta['ortools']}, Python {meta['python']}, a 2-core machine; {meta['total']:.1f} s for the whole run.",
