@@ -1,9 +1,10 @@
 """The action-level kitchen simulator: per-agent plans of surface actions on a compiled ``World``.
 
-Input: a ``kitchen_world.World`` and a plan ``{agent: [Step(index, action, args)]}`` (``args``: the plan's
-JSON fields, e.g. {"target": [3, 4]}).  Output: ``KitchenResult`` -- every ``KitchenError``, the executed
-actions per agent (``Run``), the serves, success and OCT, the final state.  ``KitchenSim`` is incremental
-(``add`` more steps, ``run(until)``) so the interactive environment shares it.
+Input: a ``kitchen_world.World`` (with its grading rules, ``world.rules``) and a plan ``{agent: [Step(index,
+action, args)]}`` (``args``: the plan's JSON fields, e.g. {"target": [3, 4]}).  Output: ``KitchenResult`` --
+every ``KitchenError``, the executed actions per agent (``Run``), the serves, success and OCT, the final
+state.  ``KitchenSim`` is incremental (``add`` more steps, ``run(until)``) so the interactive environment
+shares it.
 
 Semantics (docs/benchmarks/paracook.md):
 - Agents act concurrently in continuous time; each agent's actions run back to back.  A surface action is
@@ -20,6 +21,10 @@ Semantics (docs/benchmarks/paracook.md):
   effects on completion, and lose their progress when their scope stops holding.
 - An action that cannot run is reported and skipped (no time passes); ``first=True`` stops at the first
   error.  Finish ends an agent's plan.  OCT is the time the last order is served.
+- Under ParaCook's code rules (``kitchen_compat.PARACOOK``) container processes keep ParaCook's timer
+  instead (``_reeval_code``, ``_tick``: no pause off the stove, idle time of reused cookware counts, updated
+  at the instants where an agent completes an action of non-zero duration), Finish is a marker and OCT is
+  the end of the last action.
 """
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
+from chronoplan.runtime.kitchen_compat import Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_codes import KitchenError
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
 from chronoplan.runtime.kitchen_logic import num
@@ -93,6 +99,18 @@ class _Inst:
     version: int = 0
 
 
+class _Timer:
+    """ParaCook's cooking timer of one process instance (``Cooking.PARACOOK_CODE``): the time of its last
+    update (``anchor``; set when the first item arrives, then at each update), the time credited so far, the
+    total required by every item ever added, whether it runs, and the process duration last seen (an increase
+    is an added item)."""
+
+    __slots__ = ("anchor", "processed", "required", "cooking", "last")
+
+    def __init__(self) -> None:
+        self.anchor, self.processed, self.required, self.cooking, self.last = 0, 0, 0, False, 0
+
+
 class KitchenSim:
     def __init__(self, world: World, *, first: bool = False, max_errors: Optional[int] = None) -> None:
         self.w = world
@@ -120,6 +138,13 @@ class KitchenSim:
         self.containment = world.roles.get("containment")
         self._due = None
         self.watchers: dict = {}                  # agent -> its running action with a 'when all' condition
+        rules = world.rules
+        self.code_clock = rules.cooking is Cooking.PARACOOK_CODE     # container processes on ParaCook's timer
+        self.finish_marks = rules.finish is Finish.MARKER            # Finish does not end the plan
+        self.last_event = rules.completion is Completion.LAST_EVENT  # OCT = the end of the last action
+        self.timers: dict = {}                    # (process, key) -> _Timer (code_clock only)
+        self.marks: dict = {}                     # agent -> time of its first Finish (finish_marks only)
+        self.ticked = None                        # the last instant the timers were brought up to date
 
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:
@@ -185,6 +210,7 @@ class KitchenSim:
         st = self.st
         idle = self.idle
         rank, cursor = self.w.rank, self.cursor
+        code_clock = self.code_clock
         while heap and not self.stopped:
             if agent is not None and idle[agent]:
                 break
@@ -203,6 +229,8 @@ class KitchenSim:
             if entry[1] == START:
                 self._start(ev, t)
             elif ev[0] == "end":
+                if code_clock and t != self.ticked:
+                    self._tick(t)                # ParaCook's timers, at the start of an agent instant
                 self._end(ev[1], t)
             elif ev[0] == "proc":
                 self._proc_done(ev[1], ev[2], t)
@@ -326,7 +354,10 @@ class KitchenSim:
             self._next(agent, t)
             return None, None
         if surface.final:
-            self.finished[agent] = t
+            if not self.finish_marks:
+                self.finished[agent] = t
+            elif agent not in self.marks:
+                self.marks[agent] = t
             self.runs[agent].append(_new_run(Run, (agent, index, surface.name, None, t, t, 0)))
             self._next(agent, t)
             return None, None
@@ -672,6 +703,9 @@ class KitchenSim:
                 self._reeval(proc, key, t)
 
     def _reeval(self, proc, key, t) -> None:
+        if self.code_clock:
+            self._reeval_code(proc, key, t)
+            return
         st = self.st
         env = {proc.params[0]: key[0]} if len(key) == 1 else dict(zip(proc.params, key))
         ik = (proc.name, key)
@@ -704,6 +738,57 @@ class KitchenSim:
             self.q.push(done_at, END, ("proc", ik, inst.version), self.world_rank, -1)
         else:
             inst.since = None
+
+    def _reeval_code(self, proc, key, t) -> None:
+        """ParaCook's timer after a change to the instance's objects: an increase of the process duration (an
+        item added) adds to the required total and starts the timer, whose anchor is set only if it was never
+        set (ParaCook tests for 0).  Nothing is scheduled: ``_tick`` completes the process."""
+        st = self.st
+        env = {proc.params[0]: key[0]} if len(key) == 1 else dict(zip(proc.params, key))
+        alive = all(type(o) is not str or o in st.otype for o in key)
+        if alive and proc.scope is not None:
+            alive = proc.scope(st, env)
+        need = proc.duration(st, env) if alive else 0
+        ik = (proc.name, key)
+        timer = self.timers.get(ik)
+        if timer is None:
+            if not need:
+                return
+            timer = self.timers[ik] = _Timer()
+        if need > timer.last:
+            timer.required = num(timer.required + need - timer.last)
+            timer.cooking = True
+            if timer.anchor == 0:
+                timer.anchor = t
+        timer.last = need
+
+    def _tick(self, t) -> None:
+        """Bring ParaCook's timers up to date at ``t``: each running timer whose process condition (outside its
+        scope: the cookware is on a stove) holds is credited the time since its anchor; one that reaches its
+        required total completes (the process effects apply) and stops."""
+        self.ticked = t
+        if not self.timers:
+            return
+        st = self.st
+        for ik, timer in list(self.timers.items()):
+            if not timer.cooking:
+                continue
+            proc = next(p for p in self.w.procs if p.name == ik[0])
+            key = ik[1]
+            if not all(type(o) is not str or o in st.otype for o in key):
+                continue
+            env = dict(zip(proc.params, key))
+            if not proc.cond_in_scope(st, env):
+                continue
+            timer.processed = num(timer.processed + (t - timer.anchor))
+            timer.anchor = t
+            if timer.processed >= timer.required:
+                timer.processed = timer.required
+                timer.cooking = False
+                self.cur = (None, None)
+                proc.apply(st, env, t, self)
+        if st.touched:
+            self._settle(t)
 
     def _proc_done(self, ik, version, t) -> None:
         inst = self.instances.get(ik)
@@ -746,9 +831,13 @@ class KitchenSim:
             errors.append(KitchenError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
                                        "serve every order, in sequence", None, None, end_time))
         success = not errors and not self.errors_dropped and len(self.served) == total
-        oct_ = self.served[-1][1] if success and self.served else (0 if success else None)
+        if self.last_event:
+            oct_ = end_time if success else None
+        else:
+            oct_ = self.served[-1][1] if success and self.served else (0 if success else None)
         return KitchenResult(self.w, errors, self.runs, list(self.served), success, oct_, end_time,
-                             dict(self.finished), self.st, total, self.errors_dropped)
+                             dict(self.marks if self.finish_marks else self.finished), self.st, total,
+                             self.errors_dropped)
 
 
 def simulate(world: World, plan: dict, *, first: bool = False) -> KitchenResult:

@@ -1,21 +1,25 @@
 """A kitchen scenario compiled once into closures and index structures (``World``).
 
-Input: a checked ``ir.Project`` and the name of a scenario with orders on a map.  Output: ``World`` --
+Input: a checked ``ir.Project``, the name of a scenario with orders on a map and the grading rules
+(``kitchen_compat.KitchenRules``; default: the paper's).  Output: ``World`` --
 the grid (walkable cells, station neighbourhoods, cached distances), the type hierarchy, compiled operators
 (``Op``: start-condition solver per number of surface-bound parameters, duration, effects, capacity checks,
 held resources), compiled surfaces (candidate operators per argument types), compiled processes
-(``Proc``), the orders (``Dish``) and ``initial_state()``.  Constants are the scenario's (overrides
+(``Proc``), the orders (``Dish``), the rules and ``initial_state()``.  The rules' operator rules are applied
+when a surface's candidates are compiled: an operator is left out, or compiled again with an extra start
+condition, for the station kinds a rule names.  Constants are the scenario's (overrides
 applied); numbers are exact.  Raises ``CompileFailure`` for constructs the runtime cannot execute.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Optional
 
 from sympy.core.function import AppliedUndef
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import constant_values, unit_factor
+from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules
 from chronoplan.runtime.kitchen_geo import Grid
 from chronoplan.runtime.kitchen_logic import (BUILTIN_ATOMS, CompileFailure, Compiler, Solver, Statics,
                                               conjuncts, literal)
@@ -101,8 +105,9 @@ def compile_world(project: ir.Project, scenario: str) -> "World":
 
 
 class World:
-    def __init__(self, project: ir.Project, scenario: str) -> None:
+    def __init__(self, project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT) -> None:
         p = project.part(scenario)
+        self.rules = rules
         self.project = p
         self.scenario = p.scenario(scenario)
         s = self.scenario
@@ -151,6 +156,7 @@ class World:
         if s.limit is not None:
             self.limit = self._number(s.limit)
         self._cands: dict = {}
+        self._variants: dict = {}                  # (operator, rule) -> Op with the rule's extra start condition
         self._rescap: dict = {}
         self._initial: Optional[State] = None
 
@@ -334,14 +340,36 @@ class World:
         if out is None:
             out = []
             k = len(surface.params)
+            rules = self.rules.operators
             for name in surface.operators:
                 op = self.ops[name]
+                if rules:
+                    op = self._ruled(op, key[1:])
+                    if op is None:
+                        continue
                 if all(self.isa_type(t, p.type) for t, p in zip(key[1:], op.action.params[1:])):
                     names = op.bound_names(k)
                     out.append((op, names, op.solver(k).first, names[1] if len(names) == 2 else None, op.new,
                                 op.cap_check, op.res_holds, op.instant, op.end_test, op.end_apply))
             self._cands[key] = out
         return out
+
+    def _ruled(self, op: Op, arg_types: tuple) -> Optional[Op]:
+        """``op`` as the rules allow it on arguments of ``arg_types``: None when a rule leaves it out for a
+        station argument's kind, a variant with the rule's extra start condition, or ``op`` itself."""
+        for t in arg_types:
+            rule = self.rules.operator_rule(op.name, self.ancestors.get(t, (t, "object")))
+            if rule is None:
+                continue
+            if rule.require is None:
+                return None
+            variant = self._variants.get((op.name, rule))
+            if variant is None:
+                a = op.action
+                cond = ir.Condition(ir.When.START, rule.require)
+                variant = self._variants[(op.name, rule)] = self._op(replace(a, conditions=a.conditions + (cond,)))
+            return variant
+        return op
 
     def resource_capacity(self, st: State, obj) -> Optional[int]:
         typ = st.otype.get(obj)

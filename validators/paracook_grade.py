@@ -1,12 +1,14 @@
 """Grade ParaCook plans against grid-kitchen scenarios: plan -> kitchen simulator -> report.
 
-Input: a compiled ``ir.Project``, the name of a kitchen scenario (orders on a map) and a plan (text, decoded
-JSON or ``paracook_read.CookPlan``).  Output: a ``report.Report`` with every error (critic mode) or the
-first one (``first=True``) and the metrics of ``runtime.kitchen_metrics.run_metrics`` (success, OCT,
-makespan, pOCT/nOCT with T_max, MD/pMD with D_max, utilisation, time budget per agent).
-``grade_grid_plan`` is the entry point ``validators.grade`` dispatches grid scenarios to.  Compiled worlds
-are cached per (project, scenario), so grading many plans compiles each scenario once.
-Never raises on bad plans.
+Input: a compiled ``ir.Project``, the name of a kitchen scenario (orders on a map), a plan (text, decoded
+JSON or ``paracook_read.CookPlan``) and optionally ``compat`` (None: the paper's rules; a
+``validators.compat.Compat`` member -- ``Compat.PARACOOK`` grades by the rules of ParaCook's own code, see
+``runtime.kitchen_compat`` -- or a ``kitchen_compat.KitchenRules``).  Output: a ``report.Report`` with every
+error (critic mode) or the first one (``first=True``) and the metrics of
+``runtime.kitchen_metrics.run_metrics`` (success, OCT, makespan, pOCT/nOCT with T_max, MD/pMD with D_max,
+utilisation, time budget per agent).  ``grade_grid_plan`` is the entry point ``validators.grade``
+dispatches grid scenarios to.  Compiled worlds are cached per (project, scenario, rules), so grading many
+plans compiles each scenario once per rule set.  Never raises on bad plans.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_codes import KitchenError
+from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules, rules_for
 from chronoplan.runtime.kitchen_metrics import bounds, run_metrics
 from chronoplan.runtime.kitchen_world import CompileFailure, World
 from chronoplan.validators.paracook_read import CookPlan, read_cook_plan
@@ -25,13 +28,13 @@ MAX_ERRORS = 1000
 _CACHE: dict = {}
 
 
-def world_for(project: ir.Project, scenario: str) -> tuple:
-    """(World, bounds) compiled once per project and scenario."""
-    key = (id(project), scenario)
+def world_for(project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT) -> tuple:
+    """(World, bounds) compiled once per project, scenario and rules."""
+    key = (id(project), scenario) if rules is DEFAULT else (id(project), scenario, rules)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is project:
         return hit[1], hit[2]
-    w = World(project, scenario)
+    w = World(project, scenario, rules)
     b = bounds(w)
     if len(_CACHE) > 256:
         _CACHE.clear()
@@ -51,9 +54,9 @@ def _empty_metrics(world: Optional[World], b: Optional[dict]) -> dict:
 
 
 def grade_grid_plan(project: ir.Project, scenario: str, plan: Any, fmt: Optional[str] = None, *,
-                    plan_name: str = "<plan>", first: bool = False) -> Report:
+                    plan_name: str = "<plan>", first: bool = False, compat: Any = None) -> Report:
     try:
-        world, b = world_for(project, scenario)
+        world, b = world_for(project, scenario, rules_for(compat))
     except (CompileFailure, KeyError) as exc:
         return error_report(plan_name, scenario, "E012", "schema", f"scenario {scenario} cannot be simulated: "
                             f"{exc}", "fix the scenario")
