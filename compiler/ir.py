@@ -61,6 +61,23 @@ class Occupancy(enum.Enum):
     PARTIAL = "partial"         # the first k units (autonomous for k)
 
 
+class ScenarioKind(enum.Enum):
+    """The family of a scenario, decided once when the scenario is built (``Scenario.kind``); every command
+    asks the family registry (``chronoplan.families``) what it can do with it."""
+
+    PROCEDURES = "procedures"   # step-level procedures (Recipe2Plan, TimeArena): timed schedules
+    TOOLS = "tools"             # tool calls against apps (PlanningArena-style tool plans)
+    GRID = "grid"               # grid kitchens (ParaCook): per-agent action lists
+
+    @classmethod
+    def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple) -> "ScenarioKind":
+        if procedures:
+            return cls.PROCEDURES
+        if apps or tools or reference:
+            return cls.TOOLS
+        return cls.GRID
+
+
 class OccupancyRule(enum.Enum):
     """A scenario's rule for starting steps while an agent is busy (``occupancy NAME`` in a scenario).
 
@@ -517,6 +534,11 @@ class Scenario:
     reference: tuple[RefCall, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
     occupancy: OccupancyRule = OccupancyRule.OVERLAP
+    kind: ScenarioKind = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ScenarioKind.decide(self.procedures, self.apps, self.tools,
+                                                             self.reference))
 
 
 @dataclass(frozen=True)

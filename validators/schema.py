@@ -90,12 +90,8 @@ def procedure_plan_schema(problem: ProcedureProblem) -> dict:
 
 
 def scenario_kind(scenario: ir.Scenario) -> str:
-    """``procedures`` | ``tools`` | ``grid``."""
-    if scenario.procedures:
-        return "procedures"
-    if scenario.apps or scenario.tools:
-        return "tools"
-    return "grid"
+    """``procedures`` | ``tools`` | ``grid`` (the value of ``scenario.kind``, decided by the IR)."""
+    return scenario.kind.value
 
 
 def schema_for(project: ir.Project, scenario: Optional[str] = None) -> dict:
