@@ -1,61 +1,106 @@
-"""``chronoplan check FILE|DIR...``: compile and print diagnostics.
+"""``chronoplan check FILE|DIR... [--summary] [--format text|json]``: compile and print diagnostics.
 
-Input: paths.  Output: diagnostics on stderr as ``FILE:LINE:COL: error[CODE]: message`` + source line +
-caret, then a one-line summary per run (and with --summary, what the files contain) on stdout.
+Input: paths.  Output (text): diagnostics on stderr as ``FILE:LINE:COL: error[CODE]: message`` + source line +
+caret, then a one-line summary per run (and with --summary, what the files contain) on stdout.  Output
+(json): one JSON object on stdout: ``{"ok", "files", "errors", "warnings", "diagnostics": [{code, severity,
+file, line, column, end_line, end_column, message, notes}], "summary"}`` (the first ``MAX_SHOWN``
+diagnostics; ``omitted`` counts the rest).
 Exit status: 0 no errors (warnings allowed), 1 errors, 2 usage error (a missing path, a directory without
 ``*.chrono`` files).
 """
 from __future__ import annotations
 
+import json
 import sys
 
-from chronoplan.compiler.diagnostics import render_lines
+from chronoplan.compiler.diagnostics import MAX_SHOWN, Diagnostic, render_lines
+
+KIND_LABELS = {"procedures": "procedure", "tools": "tool-use", "grid": "kitchen"}
+
+
+def plural(n: int, word: str) -> str:
+    """``1 scenario``, ``2 scenarios``, ``1 process``, ``3 processes``."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
 
 
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help="*.chrono files or directories")
     p.add_argument("--summary", action="store_true", help="also print what the files declare")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (diagnostics on stderr) or one JSON object on stdout")
+
+
+def counts(project) -> dict:
+    """Declaration kind (singular) -> how many the project has, in declaration-section order."""
+    return {"type": len(project.types), "constant": len(project.constants), "resource": len(project.resources),
+            "action": len(project.actions), "process": len(project.processes), "recipe": len(project.recipes),
+            "procedure": len(project.procedures), "map": len(project.maps), "app": len(project.apps),
+            "tool": len(project.tools), "scenario": len(project.scenarios)}
+
+
+def scenarios_by_kind(project) -> dict:
+    """Kind label (procedure, tool-use, kitchen) -> scenario names, from each scenario's IR kind."""
+    out: dict = {}
+    for s in project.scenarios.values():
+        out.setdefault(KIND_LABELS[s.kind.value], []).append(s.name)
+    return out
 
 
 def summary(project) -> str:
-    lines = []
-    kinds = [("types", project.types), ("constants", project.constants), ("resources", project.resources),
-             ("actions", project.actions), ("processes", project.processes), ("recipes", project.recipes),
-             ("procedures", project.procedures), ("maps", project.maps), ("apps", project.apps),
-             ("tools", project.tools), ("scenarios", project.scenarios)]
-    lines.append("  " + ", ".join(f"{len(v)} {k}" for k, v in kinds if v))
-    steps = sum(len(p.steps) for p in project.procedures.values())
+    lines = ["  " + ", ".join(plural(n, k) for k, n in counts(project).items() if n)]
     if project.procedures:
-        lines.append(f"  procedures: {len(project.procedures)} with {steps} steps")
+        steps = sum(len(p.steps) for p in project.procedures.values())
+        lines.append(f"  {plural(len(project.procedures), 'procedure')} with {plural(steps, 'step')}")
     for m in project.maps.values():
-        lines.append(f"  map {m.name}: {m.width}x{m.height}, {len(m.stations)} stations")
-    by_kind: dict = {}
-    for s in project.scenarios.values():
-        kind = "tool-use" if (s.apps or s.tools) else "kitchen" if s.orders else "procedure"
-        by_kind.setdefault(kind, []).append(s.name)
-    for kind, names in by_kind.items():
+        lines.append(f"  map {m.name}: {m.width}x{m.height}, {plural(len(m.stations), 'station')}")
+    for kind, names in scenarios_by_kind(project).items():
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
         lines.append(f"  {kind} scenarios: {shown}")
     return "\n".join(lines)
 
 
+def diagnostic_json(d: Diagnostic) -> dict:
+    sp = d.span
+    return {"code": d.code, "severity": d.severity.value, "file": sp.file if sp else None,
+            "line": sp.line if sp else None, "column": sp.col if sp else None,
+            "end_line": (sp.end_line or None) if sp else None, "end_column": (sp.end_col or None) if sp else None,
+            "message": d.message, "notes": list(d.notes)}
+
+
 def run(args) -> int:
     from chronoplan.compiler.driver import compile_paths, expand
     _, missing = expand(args.paths)
+    as_json = getattr(args, "format", "text") == "json"
     if missing:                      # a usage error (exit 2), not a compile error
-        for text in render_lines(missing, {}):
-            print(text, file=sys.stderr)
+        if as_json:
+            print(json.dumps({"ok": False, "files": 0, "errors": len(missing), "warnings": 0,
+                              "diagnostics": [diagnostic_json(d) for d in missing]}))
+        else:
+            for text in render_lines(missing, {}):
+                print(text, file=sys.stderr)
         return 2
     project, diags, sources = compile_paths(*args.paths)
     errors = [d for d in diags if d.is_error]
     warnings = [d for d in diags if not d.is_error]
-    for text in render_lines([d for d in diags if d.is_error or not args.quiet], sources):
-        print(text, file=sys.stderr)
+    shown = [d for d in diags if d.is_error or not args.quiet]
     files = len(sources)
-    status = "ok" if not errors else "failed"
-    print(f"checked {files} file{'s' * (files != 1)}: {len(errors)} error{'s' * (len(errors) != 1)}, "
-          f"{len(warnings)} warning{'s' * (len(warnings) != 1)} ({status})")
+    status = 1 if errors or project is None else 0
+    if as_json:
+        out = {"ok": status == 0, "files": files, "errors": len(errors), "warnings": len(warnings),
+               "diagnostics": [diagnostic_json(d) for d in shown[:MAX_SHOWN]]}
+        if len(shown) > MAX_SHOWN:
+            out["omitted"] = len(shown) - MAX_SHOWN
+        if args.summary and project is not None:
+            out["summary"] = {"declarations": counts(project), "scenarios": scenarios_by_kind(project)}
+        print(json.dumps(out))
+        return status
+    for text in render_lines(shown, sources):
+        print(text, file=sys.stderr)
+    print(f"checked {plural(files, 'file')}: {plural(len(errors), 'error')}, {plural(len(warnings), 'warning')} "
+          f"({'ok' if not errors else 'failed'})")
     if args.summary and project is not None:
         print(summary(project))
-    return 1 if errors or project is None else 0
+    return status

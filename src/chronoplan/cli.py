@@ -40,8 +40,19 @@ def _load(name: str):
         raise
 
 
+def version() -> str:
+    """The installed distribution's version (the package's ``__version__`` when run from a source tree)."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+        return dist_version("chronoplan")
+    except (ImportError, PackageNotFoundError):
+        from chronoplan import __version__
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="chronoplan", description=__doc__.splitlines()[0])
+    parser.add_argument("-V", "--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, helptext) in COMMANDS.items():
         p = sub.add_parser(name, help=helptext, description=helptext)
@@ -56,6 +67,9 @@ def main(argv=None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
         return 0 if argv else 2
+    if argv[0] in ("-V", "--version"):
+        print(f"chronoplan {version()}")
+        return 0
     name = argv[0]
     if name not in COMMANDS:
         parser.print_usage(sys.stderr)
