@@ -1,9 +1,11 @@
-"""``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]``.
+"""``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]
+[--compat NAME]``.
 
 Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin).  Output: per plan
 a report (text, or one JSON object per line with ``--format json``), a summary table in text mode and a
 progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 1 some plan invalid,
-2 usage or compile error (including a plan that matches no scenario).
+2 usage or compile error (including a plan that matches no scenario, an unknown or refused ``--compat``
+mode, or one that no scenario of the project, or the ``--scenario`` given, belongs to).
 """
 from __future__ import annotations
 
@@ -28,6 +30,18 @@ def configure(p) -> None:
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="grade on a Ray cluster (ADDRESS, else RAY_ADDRESS, else a new local instance); "
                         "needs pip install 'chronoplan[ray]'")
+    from chronoplan.validators.compat import help_text
+    p.add_argument("--compat", type=_compat, default=None, metavar="NAME", help=help_text())
+
+
+def _compat(text: str):
+    import argparse
+
+    from chronoplan.validators.compat import CompatError, parse_compat
+    try:
+        return parse_compat(text)
+    except CompatError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _jobs(text: str) -> int:
@@ -87,10 +101,10 @@ def _table(rows: list) -> str:
     return printable("\n".join(lines))         # a file name that is not UTF-8 holds lone surrogates
 
 
-def _references(project, paths, scenario) -> tuple[dict, list]:
+def _references(project, paths, scenario, raw_text: bool = False) -> tuple[dict, list]:
     from chronoplan.validators.grade import iter_sources, match_scenario
     refs, problems = {}, []
-    for src in iter_sources(paths):
+    for src in iter_sources(paths, raw_text):
         target = match_scenario(project, scenario, src.value, src.stem)
         if src.error is not None or target is None:
             problems.append(f"reference {src.name}: " + (src.error.message if src.error else "no scenario matches"))
@@ -111,15 +125,21 @@ def run(args) -> int:
         print(f"chronoplan validate: error: no scenario named {args.scenario!r} (try `chronoplan list "
               f"{args.file}`)", file=sys.stderr)
         return 2
-    refs, problems = _references(project, args.reference, args.scenario)
+    why = _compat_problem(project, args.compat, args.scenario)
+    if why is not None:
+        print(f"chronoplan validate: error: {why}", file=sys.stderr)
+        return 2
+    from chronoplan.validators.compat import Compat
+    refs, problems = _references(project, args.reference, args.scenario, args.compat is Compat.RECIPE2PLAN)
     for msg in problems:
         print(f"chronoplan validate: warning: {msg}", file=sys.stderr)
     status = 0
     rows: list = []
     internal = n = 0
     bar = progress_bar(args.plans) if sys.stderr.isatty() and not args.no_progress else None
-    grader = Grader(project)
-    options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs)
+    grader = Grader(project, args.compat)
+    options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs,
+                   compat=args.compat)
     if args.ray is not None:
         if args.jobs != 1:
             print("chronoplan validate: error: --ray and --jobs exclude each other (Ray sizes its own pool)",
@@ -162,6 +182,26 @@ def run(args) -> int:
               file=sys.stderr)
         return 3
     return status
+
+
+def _compat_problem(project, mode, scenario) -> Optional[str]:
+    """Why ``--compat`` cannot be used with this project (None when it can): a refused mode, a ``--scenario``
+    of another family, or a project without any scenario of the mode's family."""
+    from chronoplan.validators.compat import refusal
+    from chronoplan.validators.schema import scenario_kind
+    if mode is None:
+        return None
+    why = refusal(mode)
+    if why is not None:
+        return f"--compat {mode.cli_name} is not available: {why}"
+    if scenario is not None:
+        kind = scenario_kind(project.scenarios[scenario])
+        if not mode.applies_to(kind):
+            return f"--compat {mode.cli_name} grades {mode.family.label}; scenario {scenario} is not one"
+        return None
+    if not any(mode.applies_to(scenario_kind(s)) for s in project.scenarios.values()):
+        return f"--compat {mode.cli_name} grades {mode.family.label}, and the project has none"
+    return None
 
 
 def _started(reports):

@@ -5,12 +5,16 @@ in-memory ``(name, value)`` pairs) and options.  Output: one ``report.Report`` p
 (``validate_many``) or for one plan (``grade``).  Step-level scenarios are replayed here
 (``validators.replay``); tool scenarios go to ``chronoplan.validators.tools_grade.grade_tool_plan`` and
 grid kitchens to ``chronoplan.validators.paracook_grade.grade_grid_plan`` when those modules are installed.
+``compat`` (``validators.compat.Compat``) grades like a benchmark's original evaluator instead: Recipe2Plan
+plans by ``validators.compat_recipe2plan`` (reading text replies as written: ``raw_text`` sources), grid
+kitchens with ``compat=`` passed to the kitchen grader; a scenario of another family is an ``E012``.
 Scenario matching (no ``--scenario``): the only scenario, else the plan's top-level "scenario" key, else
 the plan file's stem.
 """
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Mapping
@@ -20,7 +24,9 @@ from typing import Any, Iterable, Iterator, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
-from chronoplan.validators.plan_text import MAX_TEXT, Decoded, Native, decode, decode_line, plan_value, unwrap_reply
+from chronoplan.validators.compat import Compat, family_error, usable
+from chronoplan.validators.plan_text import (MAX_TEXT, Decoded, Native, decode, decode_line, plan_value, text_of,
+                                             unwrap_reply)
 from chronoplan.validators.replay import validate_plan
 from chronoplan.validators.report import PlanError, Report, error_report, internal_error, internal_error_report, with_notes
 from chronoplan.validators.schema import scenario_kind
@@ -44,9 +50,13 @@ def _unreadable(name: str, stem: str, why: str) -> PlanSource:
     return PlanSource(name, stem, None, PlanError("E002", "syntax", f"cannot read {name}: {why}", "check the path"))
 
 
-def _sources(name: str, stem: str, entries: list[Decoded]) -> Iterator[PlanSource]:
+def _sources(name: str, stem: str, entries: list[Decoded], raw: Any = None) -> Iterator[PlanSource]:
+    """``raw``: the file's bytes, kept as the plan when it is text rather than JSON (a reply graded as written)."""
     if len(entries) == 1 and entries[0].line is None:
         d = entries[0]
+        if raw is not None and d.error is None and isinstance(d.value, str):
+            yield PlanSource(name, stem, text_of(raw), None, (), True)
+            return
         yield PlanSource(name, stem, d.value, d.error, d.notes, True)
         return
     for d in entries:
@@ -71,7 +81,7 @@ def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
         yield PlanSource(name, stem, None, PlanError("E002", "syntax", "the plan file is empty", "write a plan"))
 
 
-def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
+def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSource]:
     stem = path.stem
     try:
         if name == "-":
@@ -96,7 +106,7 @@ def _read_file(path: Path, name: str) -> Iterator[PlanSource]:
         yield PlanSource(name, stem, None, PlanError("E013", "schema", f"{name} is longer than {MAX_FILE_BYTES} "
                          "bytes", "split the file"))
         return
-    yield from _sources(name, stem, decode(data))
+    yield from _sources(name, stem, decode(data), data if raw_text else None)
 
 
 def plan_files(path: Path) -> list[Path]:
@@ -105,8 +115,9 @@ def plan_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_symlink() or not p.is_dir()))
 
 
-def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
-    """Expand paths (files, directories, ``-``), ``(name, value)`` pairs and ``PlanSource`` values."""
+def iter_sources(items: Iterable[Any], raw_text: bool = False) -> Iterator[PlanSource]:
+    """Expand paths (files, directories, ``-``), ``(name, value)`` pairs and ``PlanSource`` values.
+    ``raw_text``: a file of text (not JSON) is kept as written, for graders that read replies themselves."""
     for item in items:
         if isinstance(item, PlanSource):
             yield item
@@ -119,15 +130,15 @@ def iter_sources(items: Iterable[Any]) -> Iterator[PlanSource]:
         else:
             path = Path(item)
             if str(item) == "-":
-                yield from _read_file(path, "-")
+                yield from _read_file(path, "-", raw_text)
             elif path.is_dir():
                 for f in plan_files(path):
                     if f.exists() and not f.is_file() and not f.is_dir():     # opening a FIFO would block
                         yield _unreadable(str(f), f.stem, "not a regular file (a named pipe, socket or device)")
                     else:
-                        yield from _read_file(f, str(f))
+                        yield from _read_file(f, str(f), raw_text)
             else:
-                yield from _read_file(path, str(item))
+                yield from _read_file(path, str(item), raw_text)
 
 
 def _clip(s: str, n: int = 80) -> str:
@@ -145,17 +156,27 @@ def match_scenario(project: ir.Project, explicit: Optional[str], value: Any, ste
 
 
 class Grader:
-    """Grades plans against one project, caching instantiated scenarios."""
+    """Grades plans against one project, caching instantiated scenarios.  ``compat`` (a ``Compat`` or its
+    name) grades like that benchmark's original evaluator; a refused mode raises ``CompatError``."""
 
-    def __init__(self, project: ir.Project) -> None:
+    def __init__(self, project: ir.Project, compat: Optional[Compat] = None) -> None:
         self.project = project
+        self.compat = usable(compat)
         self._problems: dict = {}
+        self._models: dict = {}
 
     def problem(self, scenario: str):
         if scenario not in self._problems:
             scen = self.project.scenario(scenario)
             self._problems[scenario] = procedure_problem(self.project, scen)
         return self._problems[scenario]
+
+    def model(self, scenario: str):
+        """The scenario as the original Recipe2Plan evaluator holds it (or why it cannot)."""
+        if scenario not in self._models:
+            from chronoplan.validators.compat_recipe2plan import model_for
+            self._models[scenario] = model_for(self.problem(scenario))
+        return self._models[scenario]
 
     def grade(self, scenario: str, plan: Any, *, fmt: Optional[str] = None, first: bool = False,
               name: str = "<plan>", reference: Any = None, decoded: bool = False) -> Report:
@@ -166,6 +187,8 @@ class Grader:
             return error_report(name, "", "E015", "schema", f"the scenario must be named by a string, not "
                                 f"{type(scenario).__name__}", "pass the scenario's name")
         try:
+            if self.compat is Compat.RECIPE2PLAN:
+                return self._grade_original(scenario, plan, fmt, name, reference)
             got = plan_value(plan, decoded=decoded)
             inner = unwrap_reply(got.value) if got.error is None else None
             if inner is not None:
@@ -185,6 +208,9 @@ class Grader:
             return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
                                 "name a scenario with --scenario or a top-level \"scenario\" key")
         kind = scenario_kind(scen)
+        if self.compat is not None and not self.compat.applies_to(kind):
+            return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
+                          {"makespan": None, "success": False})
         if kind == "procedures":
             try:
                 problem = self.problem(scen.name)
@@ -200,32 +226,62 @@ class Grader:
             return error_report(name, scen.name, "E012", "schema", f"plans for {kind} scenarios cannot be "
                                 f"graded in this build ({module}.{func} is missing)",
                                 f"{kind} plans are not supported by this version of chronoplan")
-        return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first)
+        if self.compat is None:
+            return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first)
+        if "compat" not in inspect.signature(grader).parameters:
+            return error_report(name, scen.name, "E012", "schema", f"--compat {self.compat.cli_name} is not "
+                                f"available in this build ({module}.{func} has no compatibility modes)",
+                                f"grade this plan without --compat {self.compat.cli_name}")
+        return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first, compat=self.compat)
+
+    def _grade_original(self, scenario: str, plan: Any, fmt: Optional[str], name: str, reference: Any) -> Report:
+        """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
+        try:
+            scen = self.project.scenario(scenario)
+        except KeyError as exc:
+            return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
+                                "name a scenario with --scenario or a top-level \"scenario\" key")
+        kind = scenario_kind(scen)
+        if not self.compat.applies_to(kind):
+            return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
+                          {"makespan": None, "success": False})
+        try:
+            problem = self.problem(scen.name)
+        except InstantiationError as exc:
+            return error_report(name, scen.name, "E012", "schema", f"scenario {scen.name} cannot be "
+                                f"instantiated: {exc}", "fix the scenario")
+        from chronoplan.validators.compat_recipe2plan import grade_plan
+        return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
 
 
-def grade(project: ir.Project, scenario: str, plan: Any, **kw) -> Report:
-    """Grade one plan against a scenario of a project (any kind)."""
-    return Grader(project).grade(scenario, plan, **kw)
+def grade(project: ir.Project, scenario: str, plan: Any, *, compat: Optional[Compat] = None, **kw) -> Report:
+    """Grade one plan against a scenario of a project (any kind); ``compat`` as for ``Grader``."""
+    return Grader(project, compat).grade(scenario, plan, **kw)
 
 
 def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                   fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                  grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 32) -> Iterator[Report]:
+                  grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 32,
+                  compat: Optional[Compat] = None) -> Iterator[Report]:
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
     Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches").
     ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time, reading
-    the input lazily with a bounded number of chunks in flight (validators.parallel)."""
+    the input lazily with a bounded number of chunks in flight (validators.parallel).  ``compat`` as for
+    ``Grader`` (a given ``grader`` must have the same mode)."""
     if references is not None and not isinstance(references, Mapping):
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
-    todo = tasks(project, plans, scenario, dict(references or {}))
+    compat = usable(compat)
+    if grader is not None and grader.compat is not compat:
+        raise ValueError(f"the grader's compat mode ({grader.compat}) is not the batch's ({compat})")
+    todo = tasks(project, plans, scenario, dict(references or {}), raw_text=compat is Compat.RECIPE2PLAN)
     if jobs == 1:
-        one = TaskGrader(grader or Grader(project), fmt, first)
+        one = TaskGrader(grader or Grader(project, compat), fmt, first)
         for task in todo:
             yield one.grade(task)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map
     for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
-                            initargs=(project, fmt, first), on_crash=crashed):
+                            initargs=(project, fmt, first, compat), on_crash=crashed):
         yield from done
 
 
@@ -239,9 +295,10 @@ class _Task:
 
 
 def tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
-           references: dict) -> Iterator[Any]:
-    """Plan sources -> a ``Report`` for each plan that cannot be graded, a ``_Task`` for each other plan."""
-    for src in _safe_sources(plans):
+          references: dict, raw_text: bool = False) -> Iterator[Any]:
+    """Plan sources -> a ``Report`` for each plan that cannot be graded, a ``_Task`` for each other plan
+    (``raw_text``: text files are kept as written, see ``iter_sources``)."""
+    for src in _safe_sources(plans, raw_text):
         try:
             target = match_scenario(project, scenario, src.value, src.stem)
         except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
@@ -268,6 +325,11 @@ class TaskGrader:
     grader: Grader
     fmt: Optional[str] = None
     first: bool = False
+
+    @property
+    def compat(self) -> Optional[Compat]:
+        """The grader's compatibility mode (None: chronoplan's rules)."""
+        return self.grader.compat
 
     def grade(self, task: Any) -> Report:
         if isinstance(task, Report):
@@ -296,8 +358,8 @@ def chunks(todo: Iterator[Any], size: int) -> Iterator[list]:
 _WORKER: dict = {}
 
 
-def _start_worker(project: ir.Project, fmt: Optional[str], first: bool) -> None:
-    _WORKER["grader"] = TaskGrader(Grader(project), fmt, first)
+def _start_worker(project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None) -> None:
+    _WORKER["grader"] = TaskGrader(Grader(project, compat), fmt, first)
 
 
 def grade_chunk(chunk: list) -> list:
@@ -313,10 +375,10 @@ def crashed(task: Any, exc: BaseException) -> Report:
         f"the worker process grading this plan died ({type(exc).__name__}: {exc})"))
 
 
-def _safe_sources(plans: Iterable[Any]) -> Iterator[PlanSource]:
+def _safe_sources(plans: Iterable[Any], raw_text: bool = False) -> Iterator[PlanSource]:
     """``iter_sources`` that turns a crash while reading one input into a report for it, then goes on."""
     for item in plans:
         try:
-            yield from iter_sources([item])
+            yield from iter_sources([item], raw_text)
         except Exception as exc:    # noqa: BLE001 - one input's crash must not stop the batch
             yield PlanSource(str(item)[:200], "", None, internal_error(exc))

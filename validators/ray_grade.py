@@ -4,7 +4,8 @@ Input: a checked project and either plan sources (paths, ``(name, plan)`` pairs:
 takes) or a ``ray.data.Dataset`` whose rows hold a plan (text or JSON value) and a scenario name.
 Output: ``ray_reports`` yields one ``Report`` per plan in input order (the same reports as ``validate_many``);
 ``grade_dataset`` returns a Dataset with two more columns, ``valid`` (bool) and ``report`` (the JSON line).
-``ray_grade`` picks one of the two by the input's type.
+``ray_grade`` picks one of the two by the input's type.  ``compat`` (``validators.compat.Compat``) grades like
+a benchmark's original evaluator, as in ``validate_many``.
 
 Work is done by Ray actors that each hold one ``Grader`` (the project is put in the object store once).
 The driver reads plans lazily and keeps at most ``4 x actors`` chunks in flight, so memory stays bounded.  An
@@ -19,6 +20,7 @@ from collections import deque
 from typing import Any, Iterable, Iterator, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.validators.compat import Compat, usable
 from chronoplan.validators.grade import Grader, TaskGrader, chunks, crashed, tasks
 from chronoplan.validators.report import Report
 
@@ -49,8 +51,8 @@ def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bo
 class _GradeActor:
     """A Ray actor holding one grader for the project and the batch's options."""
 
-    def __init__(self, project: ir.Project, fmt: Optional[str], first: bool) -> None:
-        self.grader = TaskGrader(Grader(project), fmt, first)
+    def __init__(self, project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None) -> None:
+        self.grader = TaskGrader(Grader(project, compat), fmt, first)
 
     def grade(self, chunk: list) -> list:
         return self.grader.grade_chunk(chunk)
@@ -58,8 +60,10 @@ class _GradeActor:
 
 def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                 fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                address: Optional[str] = None, actors: int = 0, chunk: int = 64) -> Iterator[Report]:
+                address: Optional[str] = None, actors: int = 0, chunk: int = 64,
+                compat: Optional[Compat] = None) -> Iterator[Report]:
     """``validate_many`` on Ray actors: one report per plan, in input order."""
+    compat = usable(compat)
     ray = _ray()
     from ray.exceptions import RayActorError, WorkerCrashedError
 
@@ -69,9 +73,10 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
     try:
         n = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shared = ray.put(project)
-        pool = [Actor.remote(shared, fmt, first) for _ in range(n)]
+        pool = [Actor.remote(shared, fmt, first, compat) for _ in range(n)]
         pending: deque = deque()
-        source = chunks(tasks(project, plans, scenario, dict(references or {})), chunk)
+        source = chunks(tasks(project, plans, scenario, dict(references or {}),
+                              raw_text=compat is Compat.RECIPE2PLAN), chunk)
         turn = 0
         while True:
             while len(pending) < 4 * n:
@@ -89,7 +94,7 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
             except (RayActorError, WorkerCrashedError) as exc:
                 done = [crashed(item, exc) for item in work]
                 ray.kill(pool[slot])
-                pool[slot] = Actor.remote(shared, fmt, first)
+                pool[slot] = Actor.remote(shared, fmt, first, compat)
                 pending = deque((w, s, pool[s].grade.remote(w)) if s == slot else (w, s, r) for w, s, r in pending)
             yield from done
     finally:
@@ -103,8 +108,8 @@ class _BatchGrader:
     """``map_batches`` callable: grades each row of a batch (numpy format) and adds ``valid`` and ``report``."""
 
     def __init__(self, project: ir.Project, plan_column: str, scenario_column: str, scenario: Optional[str],
-                 fmt: Optional[str], first: bool, name_column: Optional[str]) -> None:
-        self.grader = Grader(project)
+                 fmt: Optional[str], first: bool, name_column: Optional[str], compat: Optional[Compat] = None) -> None:
+        self.grader = Grader(project, compat)
         self.plan_column, self.scenario_column, self.scenario = plan_column, scenario_column, scenario
         self.name_column = name_column
         self.fmt, self.first = fmt, first
@@ -138,13 +143,14 @@ def _native(value: Any) -> Any:
 
 def grade_dataset(dataset: Any, project: ir.Project, *, plan_column: str = "plan", scenario_column: str = "scenario",
                   scenario: Optional[str] = None, name_column: Optional[str] = None, fmt: Optional[str] = None,
-                  first: bool = False, actors: int = 2, batch_size: int = 64) -> Any:
+                  first: bool = False, actors: int = 2, batch_size: int = 64, compat: Optional[Compat] = None) -> Any:
     """A Ray Dataset of plans -> the same Dataset with ``valid`` and ``report`` columns (lazy, as Ray Data is).
     ``scenario`` fixes the scenario of every row, else ``scenario_column`` names it; ``name_column`` names the
     plan in its report."""
+    compat = usable(compat)
     ray = _ray()
     return dataset.map_batches(_BatchGrader, fn_constructor_args=(project, plan_column, scenario_column, scenario,
-                                                                  fmt, first, name_column),
+                                                                  fmt, first, name_column, compat),
                                compute=ray.data.ActorPoolStrategy(size=actors), batch_size=batch_size,
                                batch_format="numpy")
 

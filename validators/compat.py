@@ -1,0 +1,114 @@
+"""Compatibility modes: grade like a benchmark's original evaluator instead of by chronoplan's rules.
+
+Input: the value of ``chronoplan validate --compat NAME`` (or a ``Compat`` member) and, per plan, the kind
+of scenario it is graded against (``validators.schema.scenario_kind``: procedures, tools, grid).
+Output: ``Compat`` (the frozen registry: each member's name, one-line description and scenario family),
+``parse_compat`` (text -> member, ``CompatError`` with the known names for anything else), ``refusal``
+(why a mode cannot be used at all, or None) and ``family_error`` (the per-plan error for a scenario of
+another family).
+
+Modes:
+- ``recipe2plan``: the original Recipe2Plan evaluator (WilliamZR/Recipe2Plan ``evaluation/``), quirks
+  included, on step-level scenarios (``validators.compat_recipe2plan``).
+- ``paracook``: the original ParaCook simulator's rules, on grid kitchens (passed to
+  ``validators.paracook_grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
+- ``timearena``: refused.  TimeArena's original environment differs from chronoplan in its domain data
+  (docs/benchmarks/timearena.md, "Differences from the original implementation"), not in how plans are
+  graded, so there is nothing for a grading mode to reproduce.
+
+A mode applied to a scenario of another family is an ``E012`` error in that plan's report (the CLI refuses
+up front, exit status 2, when no scenario of the project, or the one given with ``--scenario``, belongs to
+the mode's family).
+"""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Optional, Union
+
+from chronoplan.validators.report import PlanError
+
+
+class Family(Enum):
+    """A family of scenarios, by ``validators.schema.scenario_kind``."""
+
+    STEPS = ("procedures", "step-level scenarios (procedures)")
+    GRID = ("grid", "grid kitchens")
+
+    def __init__(self, kind: str, label: str) -> None:
+        self.kind = kind
+        self.label = label
+
+
+class Compat(Enum):
+    """A compatibility mode: (CLI name, one-line description, scenario family, refusal or None)."""
+
+    RECIPE2PLAN = ("recipe2plan",
+                   "the original Recipe2Plan evaluator's verdict, failing check, progress and efficiency, "
+                   "quirks included",
+                   Family.STEPS, None)
+    PARACOOK = ("paracook", "the original ParaCook simulator's rules for grid-kitchen plans", Family.GRID, None)
+    TIMEARENA = ("timearena", "TimeArena's original environment (nothing to reproduce: refused)", Family.STEPS,
+                 "TimeArena's original environment grades plans by the same rules as chronoplan; where it "
+                 "differs, the difference is in the domain data (pairing rule, shared containers, "
+                 "prerequisites...), which the timearena domain documents in docs/benchmarks/timearena.md, "
+                 "\"Differences from the original implementation\". Grade TimeArena plans without --compat.")
+
+    def __init__(self, cli_name: str, description: str, family: Family, refused: Optional[str]) -> None:
+        self.cli_name = cli_name
+        self.description = description
+        self.family = family
+        self.refused = refused
+
+    def applies_to(self, kind: str) -> bool:
+        """Whether the mode grades scenarios of this kind (``scenario_kind``)."""
+        return self.family.kind == kind
+
+
+class CompatError(ValueError):
+    """An unknown compatibility mode name, or a mode that cannot be used (``refusal``)."""
+
+
+def names() -> tuple[str, ...]:
+    return tuple(m.cli_name for m in Compat)
+
+
+def parse_compat(value: Union[str, "Compat", None]) -> Optional[Compat]:
+    """``--compat`` text (case-insensitive, surrounding spaces ignored) or a member -> the member; None stays
+    None.  Raises ``CompatError`` naming the known modes for anything else."""
+    if value is None or isinstance(value, Compat):
+        return value
+    if not isinstance(value, str):
+        raise CompatError(f"a compatibility mode is a Compat member or its name, not a {type(value).__name__}")
+    key = value.strip().lower()
+    for mode in Compat:
+        if mode.cli_name == key:
+            return mode
+    shown = value if len(value) <= 40 else value[:40] + "..."
+    raise CompatError(f"unknown compatibility mode {shown!r}; known modes: {', '.join(names())}")
+
+
+def refusal(mode: Optional[Compat]) -> Optional[str]:
+    """Why ``mode`` cannot be used at all (None when it can)."""
+    return None if mode is None else mode.refused
+
+
+def usable(value: Union[str, Compat, None]) -> Optional[Compat]:
+    """``parse_compat`` that also raises ``CompatError`` for a refused mode (the Python API's check)."""
+    mode = parse_compat(value)
+    why = refusal(mode)
+    if why is not None:
+        raise CompatError(f"--compat {mode.cli_name} is not available: {why}")
+    return mode
+
+
+def family_error(mode: Compat, scenario: str, kind: str) -> PlanError:
+    """The error of a plan whose scenario is not of the mode's family."""
+    other = next((f.label for f in Family if f.kind == kind), f"{kind} scenarios")
+    return PlanError("E012", "schema", f"--compat {mode.cli_name} grades {mode.family.label}; scenario "
+                     f"{scenario} is one of the {other}", f"grade this plan without --compat {mode.cli_name}")
+
+
+def help_text() -> str:
+    """The ``--compat`` help line: every mode with its description."""
+    return "grade like a benchmark's original evaluator: " + "; ".join(
+        f"{m.cli_name} ({m.description})" for m in Compat)
