@@ -188,6 +188,7 @@ def _agents(ctx, d, items, map_name):
 
 def _reference(ctx, d, calls, allowed):
     ok, out, ids = True, [], set()
+    producers: dict = {}                  # step id -> its tool (for $N.field checks)
     for c in calls:
         if c.id in ids:
             ctx.error("C404", f"reference step {c.id} defined twice", c.span)
@@ -219,6 +220,12 @@ def _reference(ctx, d, calls, allowed):
                 elif ref not in c.after:
                     ctx.error("C404", f"step {c.id} uses the output of step {ref} without 'after {ref}'", v.span)
                     ok = False
+                elif _field and ref in producers and producers[ref].returns and \
+                        _field not in {name for name, _ in producers[ref].returns}:
+                    fields = ", ".join(name for name, _ in producers[ref].returns)
+                    ctx.error("C403", f"step {c.id} uses field '{_field}' of step {ref}, but '{producers[ref].name}' "
+                              f"returns only: {fields}", v.span)
+                    ok = False
             args.append((k.name, val))
         given = {k.name for k, _ in c.args}
         for p in tool.params:
@@ -231,5 +238,6 @@ def _reference(ctx, d, calls, allowed):
                 ctx.error("C404", f"reference step {c.id} comes after unknown or later step {a}", c.span)
                 ok = False
         ids.add(c.id)
+        producers[c.id] = tool
         out.append(ir.RefCall(c.id, tool.name, tuple(args), tuple(c.after), c.span))
     return tuple(out) if ok else None

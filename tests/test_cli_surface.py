@@ -70,3 +70,21 @@ def test_list_json_kinds_cover_every_family(capsys):
     assert main(["list", str(ROOT / "domains"), "--format", "json"]) == 0
     kinds = {r["kind"] for r in json.loads(capsys.readouterr().out)}
     assert kinds == {"procedures", "tools", "grid"}
+
+
+def test_reference_fields_must_be_returned_by_the_producing_tool(tmp_path, capsys):
+    """#16 finding 3: a reference using ``$1.isbn`` of a tool that never returns ``isbn`` passed ``check``."""
+    shop = tmp_path / "books.chrono"
+    text = ('app books "Bookshop" {\n'
+            '  tool searchBooks(title: str) -> (book_id: str, price: number)\n'
+            '  tool buyBook(book_id: str)\n'
+            '}\n'
+            'scenario buy { apps books  query "Buy Dune"\n'
+            '  reference {\n    1: searchBooks(title = "Dune")\n    2: buyBook(book_id = $1.FIELD) after 1\n  }\n}\n')
+    shop.write_text(text.replace("FIELD", "isbn"))
+    assert main(["check", str(shop)]) == 1
+    err = capsys.readouterr().err
+    assert "error[C403]: step 2 uses field 'isbn' of step 1, but 'searchBooks' returns only: book_id, price" in err
+    assert "books.chrono:8:" in err
+    shop.write_text(text.replace("FIELD", "book_id"))
+    assert main(["check", str(shop)]) == 0
