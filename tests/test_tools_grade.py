@@ -336,3 +336,17 @@ def test_fuzzed_plans_always_give_reports(project, plan):
     json.loads(r.to_json_line())
     assert r.valid == (not r.errors)
     assert 0 <= r.metrics["SMAR"] <= 1 and 0 <= r.metrics["SER"] <= 1 and 0 <= r.metrics["DA"] <= 1
+
+
+def test_messages_name_steps_by_their_ids(project, ref):
+    """#16 finding 7: messages mixed 0-based positions with the 1-based ids that ``$N`` and "after" use
+    ("step 1: uses $1.flight_id but does not wait for step 1").  They now name every step by its id; the
+    report's ``index`` stays the 0-based position."""
+    r = grade(project, edit(ref, lambda s: s[1].update(after=[])), "tools")
+    (e,) = [e for e in r.errors if e.code == "T302"]
+    assert e.index == 1
+    assert e.message == f"step {ref['steps'][1]['id']}: uses $1.flight_id but does not wait for step 1"
+    r = grade(project, edit(ref, lambda s: s[0]["args"].update(origin="$2.booking_ref")), "tools")
+    (e,) = [e for e in r.errors if e.code == "T301"]
+    assert e.message.startswith(f"step {ref['steps'][0]['id']}: uses $2.booking_ref, the output of a later step "
+                                f"(step 2)")

@@ -29,6 +29,11 @@ from chronoplan.validators.tools_structure import ancestors, closure, reaches
 from chronoplan.validators.tools_values import ANY, DATE_KINDS, check_value, ref_value, same_value
 
 
+def label(st) -> str:
+    """How messages name a plan step: by the id the plan gives it (what ``$N`` and "after" use), or by its
+    1-based position when it has no readable id.  The report's ``index`` field stays the 0-based position."""
+    return f"step {st.id}" if st.id >= 0 else f"the step at position {st.index + 1}"
+
 
 @dataclass
 class _Step:
@@ -130,20 +135,20 @@ class _Grader:
             return
         p = self.project
         if st.app is not None and st.app not in p.apps:
-            self.err("T102", "unknown-name", f"step {st.index}: there is no app {st.app!r}",
+            self.err("T102", "unknown-name", f"{label(st)}: there is no app {st.app!r}",
                      _suggest(st.app, self._offered_apps(), "app"), st.index)
             return
         tool = p.tools.get(st.tool)
         if tool is None:
-            self.err("T101", "unknown-name", f"step {st.index}: there is no tool {st.tool!r}",
+            self.err("T101", "unknown-name", f"{label(st)}: there is no tool {st.tool!r}",
                      _suggest(st.tool, list(self.tools), "tool"), st.index)
             return
         if st.app is not None and tool.app != st.app:
-            self.err("T104", "unknown-name", f"step {st.index}: app {st.app!r} has no tool {st.tool!r}",
+            self.err("T104", "unknown-name", f"{label(st)}: app {st.app!r} has no tool {st.tool!r}",
                      f"{st.tool!r} belongs to " + (f"app {tool.app!r}" if tool.app else "no app"), st.index)
             return
         if st.tool not in self.tools:
-            self.err("T103", "unknown-name", f"step {st.index}: tool {st.tool!r} is not offered in this scenario",
+            self.err("T103", "unknown-name", f"{label(st)}: tool {st.tool!r} is not offered in this scenario",
                      _suggest(st.tool, list(self.tools), "tool"), st.index)
             return
         self.state[st.index].tool = tool
@@ -158,17 +163,17 @@ class _Grader:
         params = {p.name: p for p in tool.params}
         bound: dict = {}
         if len(st.positional) > len(tool.params):
-            self.err("T206", "schema", f"step {st.index}: {st.tool} takes {len(tool.params)} argument(s), "
+            self.err("T206", "schema", f"{label(st)}: {st.tool} takes {len(tool.params)} argument(s), "
                      f"{len(st.positional)} given", "pass the arguments by name", st.index)
         for p, v in zip(tool.params, st.positional):
             bound[p.name] = v
         for name, v in st.args:
             if name not in params:
-                self.err("T201", "schema", f"step {st.index}: {st.tool} has no parameter {name!r}",
+                self.err("T201", "schema", f"{label(st)}: {st.tool} has no parameter {name!r}",
                          _suggest(name, list(params), "parameter"), st.index)
                 continue
             if name in bound:
-                self.err("T206", "schema", f"step {st.index}: parameter {name!r} is given twice",
+                self.err("T206", "schema", f"{label(st)}: parameter {name!r} is given twice",
                          "give each parameter once", st.index)
             bound[name] = v
         for p in tool.params:
@@ -176,7 +181,7 @@ class _Grader:
             if v is None:
                 if p.required:
                     s.bad_args.add(p.name)
-                    self.err("T202", "schema", f"step {st.index}: {st.tool} needs parameter {p.name!r} ({p.type})",
+                    self.err("T202", "schema", f"{label(st)}: {st.tool} needs parameter {p.name!r} ({p.type})",
                              f"add {p.name!r}: a {p.type} value", st.index)
                 continue
             problem = check_value(p.type, v, self.today)
@@ -184,7 +189,7 @@ class _Grader:
                 code, msg, hint = problem
                 cat = "time-window" if code == "T602" else "schema"
                 s.bad_args.add(p.name)
-                self.err(code, cat, f"step {st.index}: {st.tool}.{p.name}: {msg}", hint, st.index)
+                self.err(code, cat, f"{label(st)}: {st.tool}.{p.name}: {msg}", hint, st.index)
         s.bound = {k: v for k, v in bound.items() if v is not None}
 
     # ------------------------------------------------------------------ dependencies
@@ -199,7 +204,7 @@ class _Grader:
                 if j is None or j >= st.index:
                     what = "does not exist" if j is None else ("is the step itself" if j == st.index
                                                                else "comes later in the plan")
-                    self.err("T303", "dependency", f"step {st.index}: \"after\" names step {a}, which {what}",
+                    self.err("T303", "dependency", f"{label(st)}: \"after\" names step {a}, which {what}",
                              "list only earlier steps in \"after\" (ids of steps that must finish first)", st.index)
                     continue
                 after_preds[st.index].append(j)
@@ -207,19 +212,19 @@ class _Grader:
             for r in st.refs:
                 j = self.pos_of.get(r.step)
                 if j is None:
-                    self.err("T105", "unknown-name", f"step {st.index}: {r} refers to step {r.step}, which does not exist",
+                    self.err("T105", "unknown-name", f"{label(st)}: {r} refers to step {r.step}, which does not exist",
                              "refer only to steps of this plan ($N.field with N a step id)", st.index)
                     continue
                 if j >= st.index:
-                    self.err("T301", "dependency", f"step {st.index}: uses {r}, the output of "
-                             + ("itself" if j == st.index else f"a later step (position {j})"),
+                    self.err("T301", "dependency", f"{label(st)}: uses {r}, the output of "
+                             + ("itself" if j == st.index else f"a later step ({label(steps[j])})"),
                              "move the producing step before this one", st.index)
                     continue
                 all_preds[st.index].append(j)
                 producer = self.state[j].tool
                 if r.field and producer is not None and producer.returns and \
                         r.field not in {name for name, _ in producer.returns}:
-                    self.err("T106", "unknown-name", f"step {st.index}: {producer.name} returns no field {r.field!r}",
+                    self.err("T106", "unknown-name", f"{label(st)}: {producer.name} returns no field {r.field!r}",
                              "use one of its fields: " + ", ".join(name for name, _ in producer.returns), st.index)
         self.after_anc = ancestors(n, after_preds)
         self.all_anc = ancestors(n, all_preds)
@@ -230,7 +235,7 @@ class _Grader:
             for r in st.refs:
                 j = self.pos_of.get(r.step)
                 if j is not None and j < st.index and not reaches(self.after_anc, j, st.index):
-                    self.err("T302", "dependency", f"step {st.index}: uses {r} but does not wait for step {r.step}",
+                    self.err("T302", "dependency", f"{label(st)}: uses {r} but does not wait for step {r.step}",
                              f"add {r.step} to this step's \"after\" list", st.index)
 
     # ------------------------------------------------------------------ the reference
@@ -298,16 +303,16 @@ class _Grader:
                     continue                     # the bad reference is reported already
                 if isinstance(want, Ref) and isinstance(got, Ref):
                     src = next((o for o in self.plan.steps if self.state[o.index].match == want.step), None)
-                    self.err("T402", "goal", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, but the task "
+                    self.err("T402", "goal", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, but the task "
                              f"needs the {want.field or 'output'} of {src.tool}"
                              f" (step id {src.id}, position {src.index})",
                              f"use ${src.id}.{want.field}" if want.field else f"use ${src.id}", st.index)
                     continue
                 if is_date:
-                    self.err("T601", "time-window", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
+                    self.err("T601", "time-window", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
                              f"but the query asks for {_fmt(want)}", self._date_hint(want), st.index)
                 else:
-                    self.err("T402", "goal", f"step {st.index}: {st.tool}.{name} is {_fmt(got)}, "
+                    self.err("T402", "goal", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
                              f"the task needs {_fmt(want)}", self._value_hint(name, want), st.index)
             quality[s.match] = Fraction(good, len(call.args)) if call.args else Fraction(1)
         self.ref_info.update(quality=quality, date_total=date_total, date_ok=date_ok)
@@ -351,10 +356,10 @@ class _Grader:
             twin = next((o for o in matched_by_tool.get(st.tool, ())
                          if _same_bound(self.state[o.index].bound, s.bound)), None)
             if twin is not None:
-                self.err("T501", "repeat", f"step {st.index}: repeats step {twin.index} ({st.tool} with the same arguments)",
+                self.err("T501", "repeat", f"{label(st)}: repeats {label(twin)} ({st.tool} with the same arguments)",
                          "remove the repeated step", st.index)
             else:
-                self.err("T502", "repeat", f"step {st.index}: {st.tool} is not needed for this task",
+                self.err("T502", "repeat", f"{label(st)}: {st.tool} is not needed for this task",
                          "remove the step, or check that it serves the query", st.index)
 
     def check_ref_dependencies(self, ref) -> None:
@@ -377,7 +382,7 @@ class _Grader:
             else:
                 how = (f"add {self.plan.steps[ia].id} to its \"after\" list" if step_b.declares_after
                        else "move it after that step")
-                self.err("T304", "dependency", f"step {ib}: must wait for step {ia} ({self.plan.steps[ia].tool}), "
+                self.err("T304", "dependency", f"{label(step_b)}: must wait for {label(self.plan.steps[ia])} ({self.plan.steps[ia].tool}), "
                          f"as reference step {b} waits for step {a}", how, ib)
         hallucinated = 0
         for st in self.plan.steps:
@@ -386,7 +391,7 @@ class _Grader:
                 if a is None or b is None or (a, b) in ref_closure:
                     continue
                 hallucinated += 1
-                self.err("T305", "dependency", f"step {st.index}: waits for step {j} ({self.plan.steps[j].tool}), "
+                self.err("T305", "dependency", f"{label(st)}: waits for {label(self.plan.steps[j])} ({self.plan.steps[j].tool}), "
                          "which the task does not require", "drop the dependency so both can run in parallel", st.index)
         hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T301", "T303"))
         self.ref_info.update(dep_total=len(edges), dep_ok=satisfied, dep_bad=hallucinated)
