@@ -185,6 +185,17 @@ class _Export:
         return tuple(lines)
 
     # ------------------------------------------------------------------ states read from the IR
+    def transition_of(self, name: str) -> tuple:
+        """(attribute, from, to) of the chop/wash-like operator ``name``; P010 when the domain has none (a
+        kitchen whose physics lacks ``wash`` still has plates to clean after serving)."""
+        got = self.trans.get(name)
+        if got is None:
+            raise ExportError([error(
+                "P010", f"scenario {self.scen.name}: the kitchen export needs the operator '{name}' of "
+                "domains/paracook/physics.chrono (it reads the state change from it), and this domain has none",
+                self.scen.span, ("see docs/pddl.md, 'Grid kitchens', for the lowering of each operator",))])
+        return got
+
     def transitions(self) -> None:
         """(attribute, from, to) of chop, wash and each process, read from their conditions and effects."""
         self.trans: dict = {}
@@ -552,18 +563,18 @@ class _Export:
                           [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
 
     def op_put_in_sink(self, op: str) -> None:
-        attr, dirty, _ = self.trans["wash"]
+        attr, dirty, _ = self.transition_of("wash")
         self.agent_action("put-in-sink", op, (("?a", "agent"), ("?s", "sink"), ("?p", "plate")),
                           self.op_duration(op), [self.state(attr, dirty, "?p")],
                           [_lit("holding", "?a", "?p"), _lit("empty", "?s")],
                           [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
 
     def clean(self, x: str) -> Lit:
-        attr, _, clean = self.trans["wash"]
+        attr, _, clean = self.transition_of("wash")
         return self.state(attr, clean, x)
 
     def _process(self, op: str, station: str, obj: str) -> None:
-        attr, before, after = self.trans[op]
+        attr, before, after = self.transition_of(op)
         self.agent_action(op, op, (("?a", "agent"), ("?s", station), ("?i", obj)), self.op_duration(op),
                           [_lit("on", "?i", "?s")], [self.state(attr, before, "?i")], [self.state(attr, after, "?i")],
                           target=1, during=(_lit("on", "?i", "?s"),), released=(_lit("free", "?s"),))
@@ -611,7 +622,7 @@ class _Export:
             raise ExportError([error("P010", f"scenario {self.scen.name}: serve needs a plate return station and "
                                      "one delayed effect in the kitchen export", a.span)])
         delay = self.number(delayed[0].delay)
-        attr, dirty, clean = self.trans["wash"]
+        attr, dirty, clean = self.transition_of("wash")
         ret = self.station(returns[0])
         if len(returns) > 1:
             self.diags.append(warning("P015", f"served plates come back to {returns[0]} in the export (the first "

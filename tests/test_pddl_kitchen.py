@@ -256,3 +256,21 @@ def test_planners_solve_kitchens_with_simulator_valid_plans(planner, path, scen,
     assert main(["validate", str(path), str(out), "--scenario", scen, "--format", "json"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["metrics"]["oct"] == report["makespan"]
+
+
+def test_a_physics_without_wash_is_a_located_error_not_a_traceback(tmp_path, capsys):
+    """#16 finding 2: ``chronoplan pddl`` on a kitchen with its own physics ended in ``KeyError: 'wash'``."""
+    import shutil
+    copy = tmp_path / "paracook"
+    shutil.copytree(PARACOOK, copy)
+    physics = copy / "physics.chrono"
+    text = physics.read_text()
+    start = text.index("action wash(")
+    text = text[:start] + text[text.index("\n}\n", start) + 3:]
+    physics.write_text(text.replace("= chop | wash", "= chop"))
+    assert main(["check", str(copy)]) == 0
+    capsys.readouterr()
+    assert main(["pddl", str(copy), "--scenario", "burger_s42_o1_a1", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "error[P010]: scenario burger_s42_o1_a1: the kitchen export needs the operator 'wash'" in err
+    assert "internal error" not in err and "Traceback" not in err
