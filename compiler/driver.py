@@ -135,6 +135,7 @@ def compile_paths(*paths):
             continue
         project, errs = check(mods)
         projects.append(dataclasses.replace(project, domain=_domain_of(mods[0])))
+        errs = _hide_cascade(errs, diags, {m.file for m in mods})
         for d in errs:
             if d not in seen_diags:
                 seen_diags.add(d)
@@ -142,6 +143,26 @@ def compile_paths(*paths):
     if not projects:
         return None, sorted(diags, key=sort_key), sources
     return _union(projects, diags), sorted(diags, key=sort_key), sources
+
+
+CASCADE_CODES = frozenset({"C101", "C401"})     # undefined names: what a missing import makes up
+
+
+def _hide_cascade(errs: list, diags: list, files: set) -> list:
+    """When an import of this group failed (C108 in one of ``files``), its undefined-name errors (C101, C401)
+    are follow-ons: drop them and say how many on the import's diagnostic, so the first error is the cause."""
+    failed = [i for i, d in enumerate(diags) if d.code == "C108" and d.span is not None and d.span.file in files]
+    if not failed:
+        return errs
+    kept = [d for d in errs if d.code not in CASCADE_CODES]
+    hidden = len(errs) - len(kept)
+    if hidden:
+        i = failed[0]
+        d = diags[i]
+        diags[i] = dataclasses.replace(d, notes=d.notes + (
+            f"{hidden} follow-on error{'s' * (hidden != 1)} about undefined names {'are' if hidden != 1 else 'is'} "
+            "hidden until this import is fixed",))
+    return kept
 
 
 def _union(projects, diags) -> ir.Project:

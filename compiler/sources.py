@@ -6,12 +6,14 @@ long, NUL bytes, permissions) never escape as exceptions.
 
 Import rule (docs/language.md, Files and imports): the path has at most MAX_IMPORT_CHARS characters, no NUL or
 other control characters, and names a ``.chrono`` file (after symlinks are followed), so an import cannot read
-arbitrary files such as /etc/passwd or quote them in a diagnostic.  A relative path is looked up next to the
-importing file, then in the bundled domains (``import "paracook/physics.chrono"`` works from anywhere;
-such a lookup must stay inside the bundled domains folder).
+arbitrary files such as /etc/passwd or quote them in a diagnostic.  A relative path is looked up (the search
+path, ``search_path``) next to the importing file, then in each directory of ``CHRONOPLAN_PATH`` (separated by
+``os.pathsep``), then in the bundled domains (``import "paracook/physics.chrono"`` works from anywhere); a
+lookup in a search directory must stay inside that directory.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Optional, Union
 
@@ -46,6 +48,25 @@ def bundled_root() -> Optional[Path]:
         return None
 
 
+def search_path() -> list:
+    """Where relative imports not found next to the importing file are looked up, in order: the directories
+    of ``CHRONOPLAN_PATH`` (``os.pathsep``-separated; empty entries and non-directories skipped), then the
+    bundled domains."""
+    roots = []
+    for entry in os.environ.get("CHRONOPLAN_PATH", "").split(os.pathsep):
+        if entry and len(entry) <= 4096 and "\0" not in entry:
+            try:
+                d = Path(entry).expanduser().resolve()
+                if d.is_dir():
+                    roots.append(d)
+            except (OSError, ValueError, RuntimeError):
+                continue
+    bundled = bundled_root()
+    if bundled is not None:
+        roots.append(bundled)
+    return roots
+
+
 def _chrono_file(p: Path) -> Optional[Path]:
     """``p`` resolved, if it is an existing regular ``.chrono`` file (after symlinks); never raises."""
     try:
@@ -63,11 +84,11 @@ def resolve_import(importer: Path, path: str, span: Optional[Span]) -> Union[Pat
     found = _chrono_file(importer.parent / path)
     if found is not None:
         return found
-    root = bundled_root()
-    if root is not None:
-        found = _chrono_file(root / path)
-        if found is not None and root in found.parents:
-            return found
+    if not Path(path).is_absolute():
+        for root in search_path():
+            found = _chrono_file(root / path)
+            if found is not None and root in found.parents:
+                return found
     if exists(importer.parent / path):
         return Diagnostic("C108", Severity.ERROR, f"invalid import {_shown(path)}: it does not resolve to a "
                                                   f"regular {SUFFIX} file (a symlink elsewhere?)", span)

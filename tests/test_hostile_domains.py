@@ -260,6 +260,42 @@ def test_import_falls_back_to_the_bundled_domains(tmp_path):
     assert any(f.endswith("physics.chrono") for f in sources)
 
 
+def test_import_search_path_order(tmp_path, monkeypatch):
+    """Next to the file, then CHRONOPLAN_PATH (in order), then the bundled domains (#16 finding 8)."""
+    lib1, lib2, work = tmp_path / "lib1", tmp_path / "lib2", tmp_path / "work"
+    for d in (lib1 / "shared", lib2 / "shared", work):
+        d.mkdir(parents=True)
+    (lib1 / "shared" / "c.chrono").write_text("domain d\nconst FROM = 1\n")
+    (lib2 / "shared" / "c.chrono").write_text("domain d\nconst FROM = 2\n")
+    (work / "k.chrono").write_text('domain d\nimport "shared/c.chrono"\nconst X = FROM\n')
+    monkeypatch.setenv("CHRONOPLAN_PATH", f"{tmp_path / 'missing'}:{lib2}:{lib1}")
+    project, diags, sources = compile_paths(work / "k.chrono")
+    assert not [d for d in diags if d.is_error]
+    assert any(str(lib2) in f for f in sources) and not any(str(lib1) in f for f in sources)
+    (work / "shared").mkdir()
+    (work / "shared" / "c.chrono").write_text("domain d\nconst FROM = 3\n")
+    project, diags, sources = compile_paths(work / "k.chrono")
+    assert any(str(work / "shared") in f for f in sources)
+    # the bundled domains come last: a CHRONOPLAN_PATH entry may shadow them
+    (lib1 / "paracook").mkdir()
+    (lib1 / "paracook" / "physics.chrono").write_text("domain paracook\nconst MINE = 1\n")
+    (work / "p.chrono").write_text('domain paracook\nimport "paracook/physics.chrono"\n')
+    monkeypatch.setenv("CHRONOPLAN_PATH", str(lib1))
+    project, diags, sources = compile_paths(work / "p.chrono")
+    assert "MINE" in project.constants
+
+
+def test_a_failed_import_hides_its_follow_on_errors(capsys, monkeypatch, tmp_path):
+    """#16 finding 8: a mistyped import gave C108 and a cascade of undefined names (a misleading C401)."""
+    text = ('domain paracook\nimport "paracook/physic.chrono"\nmap small """\n  ..B\n""" where B = dispenser(bread)\n'
+            'scenario s { map small  agents a1 at (0, 0)  orders burger_basic }\n')
+    status, out, err = check(capsys, monkeypatch, tmp_path, text)
+    assert status == 1 and "checked 1 file: 1 error," in out
+    assert "error[C108]: import not found: paracook/physic.chrono" in err
+    assert "note: 4 follow-on errors about undefined names are hidden until this import is fixed" in err
+    assert "C101" not in err and "C401" not in err
+
+
 def test_bundled_fallback_does_not_escape_the_domains_folder(capsys, monkeypatch, tmp_path):
     status, out, err = check(capsys, monkeypatch, tmp_path, 'domain d\nimport "../grammar/none.chrono"\n')
     assert status == 1 and "error[C108]: import not found" in err

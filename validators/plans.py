@@ -33,7 +33,7 @@ _ACTION = {
     "type": "object",
     "required": ["task", "step", "start"],
     "properties": {"task": {"type": "string"}, "step": {"type": "integer"}, "start": {"type": "number"},
-                   "duration": {"type": "number"}, "agent": {"type": "string"}},
+                   "duration": {"type": ["number", "null"]}, "agent": {"type": ["string", "null"]}},   # null: absent
 }
 SCHEDULE_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -189,9 +189,9 @@ def _plain_action(e: Any) -> bool:
     """Fast path: an entry the schema accepts for sure (the schema layer runs only when one fails)."""
     if type(e) is not dict:
         return False
-    t, s, st, d, a = e.get("task"), e.get("step"), e.get("start"), e.get("duration", 0), e.get("agent", "")
-    return (type(t) is str and type(s) is int and type(st) in (int, float) and type(d) in (int, float)
-            and type(a) is str)
+    t, s, st, d, a = e.get("task"), e.get("step"), e.get("start"), e.get("duration"), e.get("agent")
+    return (type(t) is str and type(s) is int and type(st) in (int, float) and (d is None or type(d) in (int, float))
+            and (a is None or type(a) is str))
 
 
 def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
