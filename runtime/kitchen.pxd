@@ -14,11 +14,10 @@ cdef class _Running:
 cdef class KitchenSim:
     cdef public object w, q, t, cur, containment, _due, world_rank, max_errors, errors_dropped
     cdef public State st
-    cdef public bint first, stopped, code_clock, finish_marks, last_event
-    cdef public object ticked
+    cdef public bint first, stopped
+    cdef public object compat
     cdef public list errors, served
     cdef public dict runs, plan, cursor, idle, idle_since, finished, running, holders, instances, watchers
-    cdef public dict timers, marks
     cdef public set after_finish_reported
 
     @cython.locals(heap=list, st=State, idle=dict, rank=dict, cursor=dict, entry=tuple, code_clock=bint)

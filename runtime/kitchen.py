@@ -99,6 +99,26 @@ class _Inst:
     version: int = 0
 
 
+class _Compat:
+    """What the simulator keeps for rules other than the paper's (``KitchenSim.compat``; None under the paper's
+    rules, so that the default path carries one attribute, not six)."""
+
+    __slots__ = ("code_clock", "finish_marks", "last_event", "timers", "marks", "ticked")
+
+    def __init__(self, rules) -> None:
+        self.code_clock = rules.cooking is Cooking.PARACOOK_CODE     # container processes on ParaCook's timer
+        self.finish_marks = rules.finish is Finish.MARKER            # Finish does not end the plan
+        self.last_event = rules.completion is Completion.LAST_EVENT  # OCT = the end of the last action
+        self.timers: dict = {}                    # (process, key) -> _Timer (code_clock only)
+        self.marks: dict = {}                     # agent -> time of its first Finish (finish_marks only)
+        self.ticked = None                        # the last instant the timers were brought up to date
+
+    @staticmethod
+    def needed(rules) -> bool:
+        return rules.cooking is not Cooking.PAPER or rules.finish is not Finish.ENDS_PLAN or \
+            rules.completion is not Completion.LAST_SERVE
+
+
 class _Timer:
     """ParaCook's cooking timer of one process instance (``Cooking.PARACOOK_CODE``): the time of its last
     update (``anchor``; set when the first item arrives, then at each update), the time credited so far, the
@@ -138,13 +158,7 @@ class KitchenSim:
         self.containment = world.roles.get("containment")
         self._due = None
         self.watchers: dict = {}                  # agent -> its running action with a 'when all' condition
-        rules = world.rules
-        self.code_clock = rules.cooking is Cooking.PARACOOK_CODE     # container processes on ParaCook's timer
-        self.finish_marks = rules.finish is Finish.MARKER            # Finish does not end the plan
-        self.last_event = rules.completion is Completion.LAST_EVENT  # OCT = the end of the last action
-        self.timers: dict = {}                    # (process, key) -> _Timer (code_clock only)
-        self.marks: dict = {}                     # agent -> time of its first Finish (finish_marks only)
-        self.ticked = None                        # the last instant the timers were brought up to date
+        self.compat = _Compat(world.rules) if _Compat.needed(world.rules) else None
 
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:
@@ -210,7 +224,8 @@ class KitchenSim:
         st = self.st
         idle = self.idle
         rank, cursor = self.w.rank, self.cursor
-        code_clock = self.code_clock
+        compat = self.compat
+        code_clock = compat is not None and compat.code_clock
         while heap and not self.stopped:
             if agent is not None and idle[agent]:
                 break
@@ -229,7 +244,7 @@ class KitchenSim:
             if entry[1] == START:
                 self._start(ev, t)
             elif ev[0] == "end":
-                if code_clock and t != self.ticked:
+                if code_clock and t != compat.ticked:
                     self._tick(t)                # ParaCook's timers, at the start of an agent instant
                 self._end(ev[1], t)
             elif ev[0] == "proc":
@@ -354,10 +369,10 @@ class KitchenSim:
             self._next(agent, t)
             return None, None
         if surface.final:
-            if not self.finish_marks:
+            if self.compat is None or not self.compat.finish_marks:
                 self.finished[agent] = t
-            elif agent not in self.marks:
-                self.marks[agent] = t
+            elif agent not in self.compat.marks:
+                self.compat.marks[agent] = t
             self.runs[agent].append(_new_run(Run, (agent, index, surface.name, None, t, t, 0)))
             self._next(agent, t)
             return None, None
@@ -703,7 +718,7 @@ class KitchenSim:
                 self._reeval(proc, key, t)
 
     def _reeval(self, proc, key, t) -> None:
-        if self.code_clock:
+        if self.compat is not None and self.compat.code_clock:
             self._reeval_code(proc, key, t)
             return
         st = self.st
@@ -750,11 +765,12 @@ class KitchenSim:
             alive = proc.scope(st, env)
         need = proc.duration(st, env) if alive else 0
         ik = (proc.name, key)
-        timer = self.timers.get(ik)
+        timers = self.compat.timers
+        timer = timers.get(ik)
         if timer is None:
             if not need:
                 return
-            timer = self.timers[ik] = _Timer()
+            timer = timers[ik] = _Timer()
         if need > timer.last:
             timer.required = num(timer.required + need - timer.last)
             timer.cooking = True
@@ -766,11 +782,11 @@ class KitchenSim:
         """Bring ParaCook's timers up to date at ``t``: each running timer whose process condition (outside its
         scope: the cookware is on a stove) holds is credited the time since its anchor; one that reaches its
         required total completes (the process effects apply) and stops."""
-        self.ticked = t
-        if not self.timers:
+        self.compat.ticked = t
+        if not self.compat.timers:
             return
         st = self.st
-        for ik, timer in list(self.timers.items()):
+        for ik, timer in list(self.compat.timers.items()):
             if not timer.cooking:
                 continue
             proc = next(p for p in self.w.procs if p.name == ik[0])
@@ -831,13 +847,14 @@ class KitchenSim:
             errors.append(KitchenError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
                                        "serve every order, in sequence", None, None, end_time))
         success = not errors and not self.errors_dropped and len(self.served) == total
-        if self.last_event:
+        compat = self.compat
+        if compat is not None and compat.last_event:
             oct_ = end_time if success else None
         else:
             oct_ = self.served[-1][1] if success and self.served else (0 if success else None)
+        finished = compat.marks if compat is not None and compat.finish_marks else self.finished
         return KitchenResult(self.w, errors, self.runs, list(self.served), success, oct_, end_time,
-                             dict(self.marks if self.finish_marks else self.finished), self.st, total,
-                             self.errors_dropped)
+                             dict(finished), self.st, total, self.errors_dropped)
 
 
 def simulate(world: World, plan: dict, *, first: bool = False) -> KitchenResult:

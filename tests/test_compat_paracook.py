@@ -114,7 +114,7 @@ def test_a_reused_pan_counts_its_idle_time():
 
 def test_timer_state_after_the_run():
     sim = run(S2, REUSE, PARACOOK)
-    (key, timer), = sim.timers.items()
+    (key, timer), = sim.compat.timers.items()
     assert key == ("fry", ("pan1",))
     assert (timer.anchor, timer.processed, timer.required, timer.cooking) == (78, 48, 48, False)
     assert not sim.instances and not sim.pending_events()          # the paper's process machinery is unused
