@@ -290,8 +290,8 @@ class _Run:
             # the original formats these times into its message; int(inf) raises, which it reports as an
             # unexpected error instead of the check's message
             return Failure(Check.CRASH, a, i, f"the original evaluator crashes while reporting that "
-                           f"{check.what} (it cannot print the time {fmt_clock(max(stamps))}) and reports an "
-                           "unexpected error", (), a.start)
+                           f"{check.what} for step {a.step} of {a.recipe} (it cannot print the time "
+                           f"{fmt_clock(max(stamps))}) and reports an unexpected error", (), a.start)
         return Failure(check, a, i, detail, words, a.start)
 
     def _overlaps_last_continuous(self, start: Num, end: Num) -> bool:
@@ -311,11 +311,11 @@ class _Run:
     def check(self, a: Action, i: int) -> Optional[Failure]:
         steps = self.model.steps_of(a.recipe)
         if steps is None:
-            return self._fail(Check.UNKNOWN_RECIPE, a, i, f"recipe {a.recipe} is not one of the instance's "
-                              f"({', '.join(n for n, _ in self.model.recipes)})", (a.recipe,))
+            return self._fail(Check.UNKNOWN_RECIPE, a, i, f"step {a.step} of {a.recipe}: {a.recipe} is not one of "
+                              f"the instance's recipes ({', '.join(n for n, _ in self.model.recipes)})", (a.recipe,))
         if a.step < 0 or a.step >= len(steps):
-            return self._fail(Check.UNKNOWN_STEP, a, i, f"{a.recipe} has no step {a.step} (steps 0 to "
-                              f"{len(steps) - 1})", (a.recipe,))
+            return self._fail(Check.UNKNOWN_STEP, a, i, f"step {a.step} of {a.recipe}: {a.recipe} has no step "
+                              f"{a.step} (steps 0 to {len(steps) - 1})", (a.recipe,))
         g, t = a.start, a.time
         name = f"step {a.step} of {a.recipe}"
         if g < self.cursor:

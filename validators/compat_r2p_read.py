@@ -67,9 +67,11 @@ def reply_part(text: str) -> str:
 def normalise(text: str) -> str:
     """Quotes removed and the unit words rewritten, in the original's order."""
     text = text.replace('"', "").replace("'", "")
-    text = _MIN.sub(r"\1:00", text)
-    text = _SEC.sub(r"0:\1", text)
-    return _HOUR.sub(r"\1:00:00", text)
+    if " min" in text:
+        text = _MIN.sub(r"\1:00", text)
+    if " sec" in text:
+        text = _SEC.sub(r"0:\1", text)
+    return _HOUR.sub(r"\1:00:00", text) if " hour" in text else text
 
 
 def _whole_time(model: Model, recipe: str, step: int) -> int:
@@ -83,16 +85,24 @@ def read_text(text: str, model: Model) -> Parsed:
     like = sum(1 for _ in _LENIENT.finditer(text))
     body = normalise(text)
     names: dict = {}
+    times: dict = {}                      # each distinct time text is converted once
     actions: list[Action] = []
+
+    def seconds(field: str) -> float:
+        t = times.get(field)
+        if t is None:
+            t = times[field] = clock(field)
+        return t
+
     try:
         for pos, m in enumerate(_FULL.finditer(body)):
-            recipe = names.setdefault(m.group(2), m.group(2))
-            actions.append(Action(clock(m.group(4)), int(m.group(1)), recipe, clock(m.group(3)), pos))
+            step, recipe, dur, start = m.groups()
+            actions.append(Action(seconds(start), int(step), names.setdefault(recipe, recipe), seconds(dur), pos))
         if not actions:
             for pos, m in enumerate(_SHORT.finditer(body)):
-                recipe = names.setdefault(m.group(2), m.group(2))
-                step = int(m.group(1))
-                actions.append(Action(clock(m.group(3)), step, recipe, _whole_time(model, recipe, step), pos))
+                step_text, recipe, start = m.groups()
+                recipe, step = names.setdefault(recipe, recipe), int(step_text)
+                actions.append(Action(seconds(start), step, recipe, _whole_time(model, recipe, step), pos))
     except ValueError as exc:             # int() of a step number over the interpreter's digit limit
         return Parsed((), 0, 0, Check.PARSE, f"parsing the plan raised {type(exc).__name__}: {str(exc)[:120]}")
     return ordered(actions, like)

@@ -74,10 +74,9 @@ def _base_metrics(problem: ProcedureProblem) -> dict:
             "steps_total": len(problem.steps), "pass": False, "compat": "recipe2plan"}
 
 
-def _refused(problem: ProcedureProblem, name: str, code: str, category: str, message: str, hint: str = "",
-             warnings: tuple = ()) -> Report:
-    return Report(False, name, problem.scenario, (PlanError(code, category, message, hint),),
-                  _base_metrics(problem), warnings)
+def _refused(problem: ProcedureProblem, name: str, message: str) -> Report:
+    return Report(False, name, problem.scenario, (PlanError("E012", "schema", message, "grade this scenario "
+                  "without --compat"),), _base_metrics(problem))
 
 
 # ------------------------------------------------------------------------------------ plan values
@@ -188,21 +187,21 @@ def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fm
     """Grade one plan by the original evaluator's rules (see the module docstring)."""
     model = model_for(problem) if model is None else model
     if isinstance(model, NotRepresentable):
-        return _refused(problem, name, "E012", "schema", f"--compat recipe2plan cannot grade scenario "
-                        f"{problem.scenario}: {model} (the original evaluator has no such thing)",
-                        "grade this scenario without --compat")
+        return _refused(problem, name, f"--compat recipe2plan cannot grade scenario {problem.scenario}: {model} "
+                        "(the original evaluator has no such thing)")
     got = _read(problem, model, plan, fmt)
-    if not isinstance(got, Parsed):
-        return Report(False, name, problem.scenario, tuple(got), _base_metrics(problem))
     warnings = ()
-    if got.skipped:
+    if isinstance(got, Parsed) and got.skipped:
         what = "entry does" if got.skipped == 1 else "entries do"
         warnings = (PlanError("W003", "syntax", f"{got.skipped} Step(...) {what} not match the original evaluator's "
                               "pattern Step(<step>, <recipe>, <duration>, <start>) and were skipped, as the original "
                               "skips them", HINTS[Check.NO_ACTIONS]),)
-    if got.failure is not None:
-        return _refused(problem, name, got.failure.code, _category(got.failure.code), f"{got.detail} {RULE}",
-                        HINTS[got.failure], warnings)
+    if not isinstance(got, Parsed) or got.failure is not None:
+        # nothing runs: the original's parse error or "no actions" (filed as Unknown by its summarizer)
+        errors = tuple(got) if not isinstance(got, Parsed) else (PlanError(
+            got.failure.code, _category(got.failure.code), f"{got.detail} {RULE}", HINTS[got.failure]),)
+        metrics = _metrics(problem, model, Parsed(), engine.run(model, ()), reference, "Unknown")
+        return Report(False, name, problem.scenario, errors, metrics, warnings)
     out = engine.run(model, got.actions)
     errors: list[PlanError] = []
     if out.failure is not None:
@@ -216,13 +215,15 @@ def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fm
     return Report(not errors, name, problem.scenario, tuple(errors[:1000]), metrics, warnings)
 
 
-def _metrics(problem: ProcedureProblem, model: Model, got: Parsed, out: engine.Outcome, reference: Any) -> dict:
+def _metrics(problem: ProcedureProblem, model: Model, got: Parsed, out: engine.Outcome, reference: Any,
+             unread: Optional[str] = None) -> dict:
+    """The report's metrics; ``unread``: the error type of a plan that could not be read (nothing ran)."""
     done = all(out.complete)
     m = _base_metrics(problem)
     speed = engine.complete_speed(model, out, None)
     m.update({
         "makespan": _unit_time(model, out.max_end),
-        "success": out.failure is None and done,
+        "success": out.failure is None and done and unread is None,
         "progress": out.progress,
         "steps_done": out.counted,
         "steps_total": out.total,
@@ -230,7 +231,7 @@ def _metrics(problem: ProcedureProblem, model: Model, got: Parsed, out: engine.O
         "goal_ratio": sum(out.complete) / len(out.complete) if out.complete else 0.0,
         "actions_read": got.entries,
         "actions_executed": out.executed,
-        "error_type": None if out.failure is None else out.failure.error_type,
+        "error_type": unread if out.failure is None else out.failure.error_type,
         "efficiency": speed.efficiency,
     })
     if reference is not None:
