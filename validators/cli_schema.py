@@ -1,8 +1,8 @@
-"""``chronoplan schema FILE [--scenario S]``: print the JSON Schema of a scenario's valid plans.
+"""``chronoplan schema FILE [--scenario S] [--strict]``: print the JSON Schema of a scenario's valid plans.
 
-Input: .chrono files/directories and a scenario name.  Output: the schema (draft 2020-12) on stdout;
-diagnostics on stderr and exit 2 on compile errors, an unknown scenario or a scenario kind without a
-schema generator.
+Input: .chrono files/directories, a scenario name and ``--strict``.  Output: the schema (draft 2020-12; with
+``--strict`` its form for LLM structured output, docs/schemas.md) on stdout; diagnostics on stderr and exit 2
+on compile errors, an unknown scenario or a scenario kind without a schema generator.
 """
 from __future__ import annotations
 
@@ -13,6 +13,10 @@ import sys
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
     p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
+    p.add_argument("--strict", action="store_true",
+                   help="the strict form for LLM structured output (OpenAI strict mode, grammar engines): every "
+                        "field required (optional ones nullable), no oneOf/uniqueItems/prefixItems...; the "
+                        "constraints it cannot state are listed in its description (docs/schemas.md)")
     p.add_argument("--compact", action="store_true", help="print on one line")
 
 
@@ -24,7 +28,7 @@ def run(args) -> int:
     if project is None:
         return 2
     try:
-        schema = schema_for(project, args.scenario)
+        schema = schema_for(project, args.scenario, strict=args.strict)
     except KeyError as exc:
         print(f"chronoplan schema: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2

@@ -20,6 +20,10 @@ fields besides "action" and their parameters (the simulator ignores extra fields
 key must name this scenario.  Not expressible: the reader's cap of 100,000 actions over all agents (each
 list is capped at that), and the physics (adjacency, holding, reachability), which ``chronoplan validate``
 checks.
+
+``strict_paracook_plan_schema`` gives the strict form for LLM structured output (``strict_schema``):
+``{"scenario": S, "plan": {"<agent>": [action, ...]}}`` with every agent's list present (``[]`` for an idle
+agent, which the grader reads as an absent list), actions as above and a cell always ``[x, y]``.
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from typing import Any
 from chronoplan.compiler import ir
 from chronoplan.validators.paracook_read import MAX_ACTIONS, META_KEYS
 from chronoplan.validators.schema import SchemaUnavailable
+from chronoplan.validators.strict_schema import StrictSchema, obj, with_description
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 MAX_NUMBER = 10 ** 12          # runtime.kitchen.MAX_NUMBER: larger numbers are E011/E010 at run time
@@ -155,3 +160,63 @@ def paracook_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
 
 
 grid_plan_schema = paracook_plan_schema
+
+
+# ------------------------------------------------------------------------------------ strict form
+STRICT_MOVED = (
+    f"at most {MAX_ACTIONS} actions (E013; a grammar engine would unroll the bound)",
+    "the \"plan\" wrapper is the only root form: the bare agents object and the meta keys (reasoning, CoT ...) "
+    "are not offered, and neither is the {\"x\", \"y\"} cell form",
+)
+
+
+def _strict_cell(m: ir.GridMap) -> tuple[dict, tuple[str, ...]]:
+    """``[x, y]`` as an array of two integers, each within the larger side (the strict subset has no
+    per-position item schemas): the per-axis bound is moved to the validator unless the map is square."""
+    side = max(m.width, m.height)
+    cell = {"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0,
+                                                                     "maximum": side - 1},
+            "description": _cell_schema(m)["description"]}
+    if m.width == m.height:
+        return cell, ()
+    return cell, (f"a cell's x below {m.width} and y below {m.height} (the schema bounds both by {side - 1}; an "
+                  "off-map cell is E250)",)
+
+
+def _strict_branch(branch: dict) -> dict:
+    """A plain action branch in the strict subset (one-value enums for consts, the strict cell)."""
+    props = {}
+    for name, p in branch["properties"].items():
+        if "const" in p:
+            p = {"type": "string", "enum": [p["const"]]}
+        elif "enum" in p:
+            p = {"type": "string", **p}
+        props[name] = p
+    extra = {k: branch[k] for k in ("title", "description") if k in branch}
+    return obj(props, **extra)
+
+
+def strict_paracook_plan_schema(project: ir.Project, scenario: Any = None) -> StrictSchema:
+    """The strict form of ``paracook_plan_schema`` (see the module docstring); raises ``NotAKitchen`` as it does."""
+    plain = paracook_plan_schema(project, scenario)
+    scen = scenario if isinstance(scenario, ir.Scenario) else project.scenario(scenario)
+    part = project.part(scen.name)
+    m = part.maps[scen.map]
+    agents = [a.name for a in scen.agents]
+    cell, cell_moved = _strict_cell(m)
+    branches = [_strict_branch(b) for b in plain["$defs"]["action"].get("anyOf", [])]
+    defs: dict = {"cell": cell}
+    if "station" in plain["$defs"]:
+        defs["station"] = {"type": "string", **plain["$defs"]["station"]}
+    if branches:
+        actions = {"type": "array", "items": {"$ref": "#/$defs/action"}}
+        defs["action"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
+    else:
+        actions = {"type": "array", "maxItems": 0, "items": {"type": "null"}, "description": "no action can run"}
+    plan = obj({a: actions for a in agents}, description="each agent's action list ([] for an idle agent)")
+    schema = obj({"scenario": {"type": "string", "enum": [scen.name]}, "plan": plan})
+    schema["$defs"] = defs
+    moved = STRICT_MOVED + cell_moved
+    summary = (plain["description"] + " Adjacency, holding, reachability and the orders are checked by "
+               "`chronoplan validate`.")
+    return StrictSchema(with_description(schema, plain["title"], summary, moved), moved)

@@ -6,14 +6,18 @@ task's step numbers (with the step texts and durations in descriptions) and the 
 are delegated to ``chronoplan.validators.tools_schema.tool_plan_schema`` and grid kitchens (orders on a
 map) to ``chronoplan.validators.paracook_schema.paracook_plan_schema`` (ParaCook per-agent action lists).
 The schema constrains shape and names; timing rules are checked by ``chronoplan validate``.
+``strict_procedure_schema`` gives the strict form for LLM structured output (``strict_schema``).
 """
 from __future__ import annotations
 
 import importlib
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
+
+if TYPE_CHECKING:
+    from chronoplan.validators.strict_schema import StrictSchema
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -89,13 +93,55 @@ def procedure_plan_schema(problem: ProcedureProblem) -> dict:
     return schema
 
 
+def strict_procedure_schema(problem: ProcedureProblem) -> "StrictSchema":
+    """The strict form of ``procedure_plan_schema``: ``{"scenario", "schedule": [{"task", "step", "start",
+    "duration", "agent"}]}`` with every key present (``duration`` null for the whole step; ``agent`` null
+    only when there is one agent) and one ``anyOf`` branch per task holding that task's step numbers."""
+    from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, with_description
+
+    unit = _unit_text(problem.time_unit)
+    agents = list(problem.agents)
+    agent = {"type": "string", "enum": agents, "description": "the agent doing the action"}
+    if len(agents) == 1:
+        agent = nullable({**agent, "description": "the agent doing the action (null: the only agent)"})
+    branches = []
+    for task in problem.tasks:
+        steps = problem.task_steps(task)
+        branches.append(obj({
+            "task": {"type": "string", "enum": [task], "description": "the task (recipe/procedure) name"},
+            "step": {"type": "integer", "enum": [s.index for s in steps],
+                     "description": f"steps of {task} (duration in {unit}): " + "; ".join(map(_step_line, steps))},
+            "start": {"type": "number", "minimum": 0,
+                      "description": f"start time in {unit} from the beginning of the plan"},
+            "duration": {"type": ["number", "null"], "exclusiveMinimum": 0,
+                         "description": f"how long this action runs, in {unit}; null: the whole step. "
+                         "Interruptible steps may be split into several actions whose durations add up"},
+            "agent": agent,
+        }, title=task))
+    summary = (f"Timed schedule for scenario {problem.scenario}: every step of every task once (interruptible "
+               "steps possibly split), respecting the step order, time lags, resources and agents")
+    if problem.limit is not None:
+        summary += f"; every step must finish by {_num(problem.limit)} {unit}"
+    summary += ". Those timing rules are checked by `chronoplan validate`; null fields read as absent."
+    schema = obj({
+        "scenario": {"type": "string", "enum": [problem.scenario]},
+        "schedule": {"type": "array", "minItems": len(problem.steps),
+                     "items": branches[0] if len(branches) == 1 else {"anyOf": branches}},
+    })
+    return StrictSchema(with_description(schema, f"timed plan for scenario {problem.scenario}", summary, ()), ())
+
+
 def scenario_kind(scenario: ir.Scenario) -> str:
     """``procedures`` | ``tools`` | ``grid`` (the value of ``scenario.kind``, decided by the IR)."""
     return scenario.kind.value
 
 
-def schema_for(project: ir.Project, scenario: Optional[str] = None) -> dict:
-    """The plan schema of a scenario; raises ``SchemaUnavailable`` / ``KeyError`` when there is none."""
+def schema_for(project: ir.Project, scenario: Optional[str] = None, strict: bool = False) -> dict:
+    """The plan schema of a scenario; raises ``SchemaUnavailable`` / ``KeyError`` when there is none.
+    ``strict``: the form for LLM structured output (``strict_schema.strict_schema_for``; docs/schemas.md)."""
+    if strict:
+        from chronoplan.validators.strict_schema import strict_schema_for
+        return strict_schema_for(project, scenario).schema
     scen = project.scenario(scenario)
     kind = scenario_kind(scen)
     if kind == "procedures":

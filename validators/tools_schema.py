@@ -9,9 +9,15 @@ reference string (``$1.flight_id``, ``{step1.flight_id}``, ``<output of step 1>`
 is a superset of the forms the grader reads).  Types: str string, int integer, number number, bool
 boolean, date/time/datetime/iata/email strings with patterns (``format`` too for date and email),
 enum ``enum``, list[T] array, any ``{}``.
+
+``strict_tool_plan_schema`` gives the strict form for LLM structured output (``strict_schema``): every step key
+present (``id``, ``app``, ``after``, ``description``, ``thought`` and optional parameters nullable, null read as
+absent), one ``anyOf`` branch per tool, references in the contract's ``$N.field`` / ``${N}`` / ``${N.field}``
+spellings only; ``STRICT_MOVED`` lists what the validator checks instead.
 """
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from chronoplan.compiler import ir
@@ -19,6 +25,7 @@ from chronoplan.validators.tools_grade import offered_tools, scenario_today
 from chronoplan.compiler.numparse import Problem, parse_int
 from chronoplan.validators.tools_read import MAX_STEPS, value_to_json
 from chronoplan.validators.tools_values import ref_value
+from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, one_of_values, with_description
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_PATTERN = (r"\$\{\s*([Ss]tep[_ ]?)?[0-9]+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"
@@ -127,3 +134,90 @@ def tool_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
             "step": {"oneOf": branches} if branches else {"not": {}},
         },
     }
+
+
+# ------------------------------------------------------------------------------------ strict form
+STRICT_REF_PATTERN = r"^(\$[0-9]{1,9}\.[A-Za-z_][A-Za-z0-9_]*|\$\{[0-9]{1,9}(\.[A-Za-z_][A-Za-z0-9_]*)?\})$"
+STRICT_MOVED = (
+    f"at most {MAX_STEPS} steps (T007; a grammar engine would unroll the bound)",
+    "no id twice in a step's \"after\" (the grader ignores a repeated id)",
+    "a parameter default is stated in the description only (the grader applies it to a null or absent "
+    "parameter)",
+    "a step reference is offered in the contract's spellings $N.field, ${N} and ${N.field}; the grader also "
+    "reads {stepN.field}, {{N.field}}, <output of step N> and the other forms of docs/tools.md",
+)
+
+
+def _strict_param(t: ir.ParamType) -> dict:
+    """A parameter value in the strict subset: its type's schema, or a reference unless a string holds one."""
+    k = t.kind
+    if k == "str":
+        return {"type": "string"}
+    if k == "enum":
+        base = type_schema(t)
+        base = one_of_values(base["enum"])
+    elif k == "list":
+        base = {"type": "array", "items": _strict_param(t.item) if t.item is not None else _strict_any()}
+    elif k in ("int", "number", "bool") or k in PATTERNS:
+        base = type_schema(t)
+    else:
+        return _strict_any()
+    ref = {"$ref": "#/$defs/reference"}
+    return {"anyOf": (base["anyOf"] if set(base) == {"anyOf"} else [base]) + [ref]}
+
+
+def _strict_any() -> dict:
+    return {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
+
+
+def _strict_branch(tool: ir.Tool, today) -> dict:
+    args = {}
+    for p in tool.params:
+        s = _strict_param(p.type)
+        text = f"{p.type}"
+        if not p.required:
+            text += " (optional: null for none"
+            if p.default is not None:
+                default = value_to_json(ref_value(p.default, today) if isinstance(p.default, ir.Value) else p.default)
+                text += f"; default {json.dumps(default, ensure_ascii=False)}"
+            text += ")"
+            s = nullable(s)
+        args[p.name] = {**s, "description": text}
+    props = {
+        "id": {"type": ["integer", "null"], "minimum": 0,
+               "description": "this step's id (null: its 1-based position)"},
+        "tool": {"type": "string", "enum": [tool.name]},
+    }
+    if tool.app:
+        props["app"] = nullable({"type": "string", "enum": [tool.app]})
+    props["args"] = obj(args)
+    props["after"] = {"type": ["array", "null"], "items": {"type": "integer", "minimum": 0},
+                      "description": "ids of the steps this one waits for (null: none)"}
+    props["description"] = {"type": ["string", "null"]}
+    props["thought"] = {"type": ["string", "null"]}
+    extra = {"title": tool.name}
+    if tool.doc:
+        extra["description"] = tool.doc
+    return obj(props, **extra)
+
+
+def strict_tool_plan_schema(project: ir.Project, scenario: Any = None) -> StrictSchema:
+    """The strict form of ``tool_plan_schema`` (see the module docstring)."""
+    scen = scenario if isinstance(scenario, ir.Scenario) else project.scenario(scenario)
+    part = getattr(project, "part", None)
+    if callable(part):
+        project = part(scen.name)
+    today = scenario_today(scen)
+    branches = [_strict_branch(t, today) for t in offered_tools(project, scen).values()]
+    if not branches:
+        steps = {"type": "array", "maxItems": 0, "items": {"type": "null"}, "description": "no tool is offered"}
+    else:
+        steps = {"type": "array", "items": branches[0] if len(branches) == 1 else {"anyOf": branches}}
+    schema = obj({"scenario": {"type": "string", "enum": [scen.name]}, "steps": steps})
+    schema["$defs"] = {"reference": {"type": "string", "pattern": STRICT_REF_PATTERN,
+                                     "description": "the output of an earlier step, e.g. \"$1.flight_id\""}}
+    summary = ((scen.query or "").strip() + " Steps run in list order; \"after\" lists the ids of the steps a "
+               "step waits for; null fields read as absent. Dependencies, references and values are checked by "
+               "`chronoplan validate`.").strip()
+    return StrictSchema(with_description(schema, f"Tool plan for scenario {scen.name}", summary, STRICT_MOVED),
+                        STRICT_MOVED)
