@@ -267,11 +267,12 @@ def same_preheat(rng, es, recipes):
         return spec and tuple(sorted((o, tuple(sorted(a.get("update", {}).items())))
                                      for o, a in spec["physical"].items() if a.get("update")))
     ups = [(i, update(e)) for i, e in enumerate(es) if update(e)]
-    pairs = [(i, j) for i, u in ups for j, v in ups if i < j and u == v and es[i][1] != es[j][1]]
+    pairs = [(i, j) for i, u in ups for j, v in ups if i < j and u == v and es[i][1] != es[j][1]
+             and es[i][2] == es[j][2]]
     es = _copy(es)
-    if pairs:
+    if pairs:                  # (no instance of the data has one: two recipes that preheat alike)
         i, j = rng.choice(pairs)
-        es[j][2], es[j][3] = es[i][2], es[i][3]
+        es[j][3] = es[i][3]
     else:                      # the same recipe's preheat twice, over the same interval
         i = next((i for i, _ in ups), None)
         if i is None:
