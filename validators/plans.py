@@ -289,7 +289,99 @@ def parse_time(text: str) -> Optional[Fraction]:
     return total if found and not rest else None
 
 
+# The common form, read in one pass: every "step(" starts an entry Step(N, recipe, HH:MM:SS[, HH:MM:SS]) with
+# plain digits and a recipe name without quotes, commas or parentheses.  The pattern also matches a bare "step("
+# (empty groups), so that it finds exactly the entries the general reader below finds (``_START``: no entry of
+# the common form holds another "step(").  Its bounds keep the body under ``MAX_ENTRY`` characters.
+_RECIPE = r"[^\s,()'\"](?:[^,()'\"]{0,62}[^\s,()'\"])?"
+_CLOCK = r"[0-9]{1,6}:[0-9]{1,6}:[0-9]{1,6}"
+_COMMON = re.compile(r"(?i:step)\s*\((?:\s{0,8}([0-9]{1,9}\s{0,8},\s{0,8}" + _RECIPE + r")\s{0,8},(?:\s{0,8}("
+                     + _CLOCK + r")\s{0,8},)?\s{0,8}(" + _CLOCK + r")\s{0,8}\))?")
+# The same entries with single spaces after the commas and two-digit clock fields, as models and plan.json
+# write them: scanned for "Step(" case-sensitively (several times faster); used when every "(" of the text
+# opens such an entry, so that no other "step(" can be in the text.
+_CANONICAL = re.compile(r"Step\(([0-9]{1,9}, " + _RECIPE + r"), (?:([0-9][0-9]:[0-9][0-9]:[0-9][0-9]), )?"
+                        r"([0-9][0-9]:[0-9][0-9]:[0-9][0-9])\)")
+_NOT_COMMON = ("", "", "")
+_KEYS: dict = {}                 # "3, Cobbler" -> ("Cobbler", 3)
+_CLOCKS: dict = {}               # "00:01:30" -> 90 (seconds)
+CACHE_SIZE = 1 << 16
+
+
+def step_fields(text: str) -> Optional[list[tuple[str, str, str]]]:
+    """Step(...) text whose entries all have the common form -> per entry (its "step, recipe" text, its duration
+    text or "" when it has none, its start text); None when an entry has another form, there is none, or there
+    are more than ``MAX_ACTIONS`` (the general reader then decides, with its errors)."""
+    fields = _CANONICAL.findall(text)
+    if len(fields) != text.count("("):
+        fields = _COMMON.findall(text)
+    if not fields or len(fields) > MAX_ACTIONS or _NOT_COMMON in fields:
+        return None
+    return fields
+
+
+def step_key(raw: str) -> tuple[str, int]:
+    """The "step, recipe" text of a common entry -> (recipe, step number)."""
+    got = _KEYS.get(raw)
+    if got is None:
+        step, task = raw.split(",", 1)
+        got = (task.strip(), int(step.strip()))
+        if len(_KEYS) >= CACHE_SIZE:
+            _KEYS.clear()
+        _KEYS[raw] = got
+    return got
+
+
+def clock_seconds(raw: str) -> int:
+    """HH:MM:SS of a common entry -> seconds (minutes and seconds may exceed 59, as in ``parse_time``)."""
+    got = _CLOCKS.get(raw)
+    if got is None:
+        h, m, s = raw.split(":")
+        got = int(h) * 3600 + int(m) * 60 + int(s)
+        if len(_CLOCKS) >= CACHE_SIZE:
+            _CLOCKS.clear()
+        _CLOCKS[raw] = got
+    return got
+
+
+def step_text(value: Any, fmt: Optional[str] = None) -> Optional[str]:
+    """A decoded plan value (``plan_text.plan_value``) -> the Step(...) text ``read_plan`` would read from it;
+    None when it would read another format."""
+    if (fmt or detect(value)) != "recipe2plan":
+        return None
+    if isinstance(value, dict) and isinstance(value.get("plan"), str):
+        value = value["plan"]
+    return value if isinstance(value, str) else None
+
+
+def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan]:
+    """``step_fields(text)`` -> the ``ReadPlan`` of ``text`` (None for a unitless scenario: the general reader
+    reports it)."""
+    if unit.seconds is None:
+        return None
+    per = Fraction(1, unit.seconds)
+    times: dict = {}
+    actions = []
+    for i, (key, dur, start) in enumerate(fields):
+        task, step = step_key(key)
+        t = times.get(start)
+        if t is None:
+            t = times[start] = clock_seconds(start) * per
+        if dur:
+            d = times.get(dur)
+            if d is None:
+                d = times[dur] = clock_seconds(dur) * per
+        else:
+            d = None
+        actions.append(PlanAction(i, task, step, t, d))
+    return ReadPlan("recipe2plan", tuple(actions), (), None, text)
+
+
 def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:
+    fields = step_fields(text)
+    read = None if fields is None else read_fields(text, fields, unit)
+    if read is not None:
+        return read
     scale = _scale(unit)
     errors: list[PlanError] = []
     actions = []

@@ -4,6 +4,14 @@ Input: a ``ProcedureProblem`` and a plan (text, decoded JSON or ``plans.ReadPlan
 plan (for Recipe2Plan's relative efficiency).  Output: a ``report.Report`` listing every violation (critic
 mode) or only the first (``first=True``), with the metrics of ``runtime.metrics.plan_metrics``.
 Never raises on bad plans.
+
+Two engines give the same reports: the fast sweep (``runtime.procfast``) accepts valid plans whose times are
+whole multiples of the scenario's compiled time scale, and every other plan (one with any violation or
+reading error, or times finer than the scale) is replayed by the exact engine (``procsim.simulate``), which
+writes the errors.  Step(...) text in its common form (``plans.step_fields``) goes to the sweep without being
+turned into ``Chunk`` values.  ``exact=True`` skips the sweep.  A reference plan is read once per problem and
+reference object (by value for text, by identity for other values: a reference changed in place after it was
+used is not read again) and its truncated efficiency is kept per action count.
 """
 from __future__ import annotations
 
@@ -11,12 +19,17 @@ from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
+from chronoplan.runtime import procfast
 from chronoplan.runtime.procsim import Chunk, simulate
 from chronoplan.runtime.violations import Violation
+from chronoplan.validators import plans as P
+from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
-from chronoplan.validators.report import PlanError, Report
+from chronoplan.validators.report import PlanError, Report, is_warning
 
 MAX_ERRORS = 1000
+MAX_REFERENCES = 64          # references remembered per problem
+CACHE_SIZE = 1 << 16         # Step text fields remembered per problem
 
 
 def to_error(v: Violation) -> PlanError:
@@ -32,30 +45,75 @@ def _empty_metrics(problem: ProcedureProblem) -> dict:
             "steps_total": len(problem.steps)}
 
 
+# ------------------------------------------------------------------------------------------ references
+def _read_reference(problem: ProcedureProblem, reference: Any) -> Optional[tuple[Chunk, ...]]:
+    if isinstance(reference, (list, tuple)) and reference and all(isinstance(c, Chunk) for c in reference):
+        return tuple(reference)
+    read = reference if isinstance(reference, ReadPlan) else read_plan(reference, problem.time_unit)
+    if read.errors or read.format not in ("schedule", "recipe2plan"):
+        return None
+    return tuple(read.actions)
+
+
+def _reference(problem: ProcedureProblem, reference: Any) -> tuple:
+    """(reference, its chunks or None, {action count: truncated efficiency}), read once per problem."""
+    cache = problem.__dict__.get("_references")
+    if cache is None:
+        cache = {}
+        object.__setattr__(problem, "_references", cache)
+    key = reference if isinstance(reference, (str, bytes)) else id(reference)
+    hit = cache.get(key)
+    if hit is None or (hit[0] is not reference and not isinstance(reference, (str, bytes))):
+        if len(cache) >= MAX_REFERENCES:
+            cache.clear()
+        hit = cache[key] = (reference, _read_reference(problem, reference), {})
+    return hit
+
+
 def reference_chunks(problem: ProcedureProblem, reference: Any) -> Optional[list[Chunk]]:
     """A reference plan (any timed format, or chunks) as chunks in listed order; None if unreadable."""
     if reference is None:
         return None
-    if isinstance(reference, (list, tuple)) and reference and all(isinstance(c, Chunk) for c in reference):
-        return list(reference)
-    read = reference if isinstance(reference, ReadPlan) else read_plan(reference, problem.time_unit)
-    if read.errors or read.format not in ("schedule", "recipe2plan"):
-        return None
-    return chunks_of(read)
+    chunks = _reference(problem, reference)[1]
+    return None if chunks is None else list(chunks)
 
 
+def _reference_efficiency(problem: ProcedureProblem, hit: tuple, n: int):
+    effs = hit[2]
+    if n not in effs:
+        effs[n] = M.reference_efficiency(problem, hit[1], n)
+    return effs[n]
+
+
+# ------------------------------------------------------------------------------------------ grading
 def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, name: str = "<plan>",
-                  fmt: Optional[str] = None, reference: Any = None) -> Report:
-    """Grade one timed plan against a step-level scenario."""
+                  fmt: Optional[str] = None, reference: Any = None, exact: bool = False) -> Report:
+    """Grade one timed plan against a step-level scenario (``exact``: with the exact engine only)."""
     try:
-        return _validate(problem, plan, first, name, fmt, reference)
+        return _validate(problem, plan, first, name, fmt, reference, exact)
     except RecursionError:
         return Report(False, name, problem.scenario, (PlanError(
             "E001", "syntax", "the plan is nested too deeply", "flatten it"),), _empty_metrics(problem))
 
 
-def _validate(problem, plan, first, name, fmt, reference) -> Report:
-    read = plan if isinstance(plan, ReadPlan) else read_plan(plan, problem.time_unit, fmt)
+def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
+    fast = None if exact else procfast.compiled(problem)
+    read = plan if isinstance(plan, ReadPlan) else None
+    if fast is not None and read is None:
+        got = plan_value(plan)
+        if got.error is None and all(is_warning(n) for n in got.notes):
+            plan = Native(got.value)                    # what read_plan reads: decoded once
+            text = P.step_text(got.value, fmt)
+            fields = None if text is None else P.step_fields(text)
+            if fields is not None:
+                columns = _text_columns(fast, fields)
+                if columns is not None:
+                    report = _fast_report(problem, fast, columns, name, reference)
+                    if report is not None:
+                        return report
+                read = P.read_fields(text, fields, problem.time_unit)
+    if read is None:
+        read = read_plan(plan, problem.time_unit, fmt)
     if read.format is not None and read.format not in ("schedule", "recipe2plan") and not read.errors:
         read = ReadPlan(read.format, (), (PlanError(
             "E012", "schema", f"a {read.format} plan cannot be graded against the step-level scenario "
@@ -64,6 +122,11 @@ def _validate(problem, plan, first, name, fmt, reference) -> Report:
     if read.fatal or (first and schema_errors):
         return Report(False, name, problem.scenario, tuple(schema_errors[:1] if first else schema_errors),
                       _empty_metrics(problem))
+    if fast is not None and not schema_errors and not read.skipped:
+        columns = _chunk_columns(fast, read.actions)
+        report = None if columns is None else _fast_report(problem, fast, columns, name, reference)
+        if report is not None:
+            return report
     result = _simulate(problem, read, first)
     errors = schema_errors + [to_error(v) for v in result.violations]
     metrics = M.plan_metrics(result, reference_chunks(problem, reference))
@@ -77,3 +140,77 @@ def _validate(problem, plan, first, name, fmt, reference) -> Report:
 
 def _simulate(problem: ProcedureProblem, read: ReadPlan, first: bool):
     return simulate(problem, chunks_of(read), first=first, suppress=read.skipped)
+
+
+# ------------------------------------------------------------------------------------------ fast path
+def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
+                 reference: Any) -> Optional[Report]:
+    """The report of a plan the sweep finds valid; None when the exact engine must grade it."""
+    out = fast.sweep(*columns)
+    if out is None:
+        return None
+    if reference is None:
+        metrics = fast.metrics(out)
+    else:
+        hit = _reference(problem, reference)
+        chunks = hit[1]
+        metrics = fast.metrics(out, chunks, None if chunks is None else _reference_efficiency(problem, hit, out.runs))
+    return Report(True, name, problem.scenario, (), metrics)
+
+
+def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list, list, list]]:
+    """Common Step text fields -> (starts, step ids, durations) for the sweep (None: a name the scenario lacks,
+    or a unitless scenario)."""
+    per = fast.per_second
+    if per is None:
+        return None
+    memo = fast.memo.get("step text")
+    if memo is None or len(memo[0]) + len(memo[1]) >= CACHE_SIZE:
+        memo = fast.memo["step text"] = ({}, {"": None})
+    ids, times = memo
+    keys, durs, starts = zip(*fields)
+    try:
+        sids = list(map(ids.__getitem__, keys))
+    except KeyError:
+        for key in keys:
+            if key not in ids:
+                ids[key] = fast.ids.get(P.step_key(key), -1)
+        sids = list(map(ids.__getitem__, keys))
+    if min(sids) < 0:
+        return None
+    try:
+        ts = list(map(times.__getitem__, starts))
+        ds = list(map(times.__getitem__, durs))
+    except KeyError:
+        for x in starts + durs:
+            if x not in times:
+                times[x] = P.clock_seconds(x) * per
+        ts = list(map(times.__getitem__, starts))
+        ds = list(map(times.__getitem__, durs))
+    return ts, sids, ds
+
+
+def _chunk_columns(fast: procfast.Compiled, actions) -> Optional[tuple]:
+    """Chunks -> (starts, step ids, durations, agent ids, plan indexes) for the sweep (None: an unknown name, a
+    time finer than the compiled scale, or plan indexes that are not distinct integers)."""
+    scale = fast.scale
+    starts, sids, durs, agents, indexes = [], [], [], [], []
+    try:
+        for c in actions:
+            sid = fast.ids.get((c.task, c.step))
+            t = procfast.scaled(c.start, scale)
+            d = None if c.duration is None else procfast.scaled(c.duration, scale)
+            a = -1 if c.agent is None else fast.agent_id.get(c.agent)
+            if sid is None or t is None or (d is None and c.duration is not None) or a is None \
+                    or type(c.index) is not int:
+                return None
+            starts.append(t)
+            sids.append(sid)
+            durs.append(d)
+            agents.append(a)
+            indexes.append(c.index)
+    except TypeError:            # an unhashable name in hand-made chunks
+        return None
+    if len(set(indexes)) != len(indexes):
+        return None              # hand-made chunks with repeated indexes: the exact engine orders them
+    return starts, sids, durs, agents if max(agents, default=-1) >= 0 else None, indexes
