@@ -164,7 +164,6 @@ grid_plan_schema = paracook_plan_schema
 
 # ------------------------------------------------------------------------------------ strict form
 STRICT_MOVED = (
-    f"at most {MAX_ACTIONS} actions (E013; a grammar engine would unroll the bound)",
     "the \"plan\" wrapper is the only root form: the bare agents object and the meta keys (reasoning, CoT ...) "
     "are not offered, and neither is the {\"x\", \"y\"} cell form",
 )
@@ -209,7 +208,7 @@ def strict_paracook_plan_schema(project: ir.Project, scenario: Any = None) -> St
     if "station" in plain["$defs"]:
         defs["station"] = {"type": "string", **plain["$defs"]["station"]}
     if branches:
-        actions = {"type": "array", "items": {"$ref": "#/$defs/action"}}
+        actions = {"type": "array", "maxItems": MAX_ACTIONS, "items": {"$ref": "#/$defs/action"}}
         defs["action"] = {"anyOf": branches} if len(branches) > 1 else branches[0]
     else:
         actions = {"type": "array", "maxItems": 0, "items": {"type": "null"}, "description": "no action can run"}

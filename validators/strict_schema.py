@@ -92,8 +92,8 @@ def with_description(schema: dict, title: str, summary: str, moved: tuple[str, .
     left to the validator (``moved``) or the statement that none is."""
     text = summary.rstrip()
     if moved:
-        text += (" Constraints of the plain schema that this strict form cannot state, checked by `chronoplan "
-                 "validate`: " + "; ".join(moved) + ".")
+        text += (" Where this strict form differs from the plain schema (`chronoplan validate` checks what it "
+                 "cannot state): " + "; ".join(moved) + ".")
     else:
         text += " This strict form states every constraint of the plain schema."
     return {"title": title, "description": text, **schema}

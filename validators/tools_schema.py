@@ -139,8 +139,8 @@ def tool_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
 # ------------------------------------------------------------------------------------ strict form
 STRICT_REF_PATTERN = r"^(\$[0-9]{1,9}\.[A-Za-z_][A-Za-z0-9_]*|\$\{[0-9]{1,9}(\.[A-Za-z_][A-Za-z0-9_]*)?\})$"
 STRICT_MOVED = (
-    f"at most {MAX_STEPS} steps (T007; a grammar engine would unroll the bound)",
-    "no id twice in a step's \"after\" (the grader ignores a repeated id)",
+    "the ids in a step's \"after\" are distinct (the plain schema's uniqueItems; the grader reads a repeated "
+    "id once, so a repeat changes no verdict)",
     "a parameter default is stated in the description only (the grader applies it to a null or absent "
     "parameter)",
     "a step reference is offered in the contract's spellings $N.field, ${N} and ${N.field}; the grader also "
@@ -212,7 +212,8 @@ def strict_tool_plan_schema(project: ir.Project, scenario: Any = None) -> Strict
     if not branches:
         steps = {"type": "array", "maxItems": 0, "items": {"type": "null"}, "description": "no tool is offered"}
     else:
-        steps = {"type": "array", "items": branches[0] if len(branches) == 1 else {"anyOf": branches}}
+        steps = {"type": "array", "maxItems": MAX_STEPS,
+                 "items": branches[0] if len(branches) == 1 else {"anyOf": branches}}
     schema = obj({"scenario": {"type": "string", "enum": [scen.name]}, "steps": steps})
     schema["$defs"] = {"reference": {"type": "string", "pattern": STRICT_REF_PATTERN,
                                      "description": "the output of an earlier step, e.g. \"$1.flight_id\""}}
