@@ -1,41 +1,45 @@
-"""Pictures of kitchens: an ASCII map, a PNG map and a Gantt chart of a validated plan.
+"""Drawing charts with matplotlib (PNG, SVG) and kitchens as text.
 
-Input: a ``kitchen_world.World`` (and optionally a simulation state), or a ``kitchen.KitchenResult``.
-Output: ``ascii_map`` (text: walls '#', floor '.', one letter per station kind, agents as digits 1-9 in
-scenario order, a legend of stations and what lies on them); ``map_png`` and ``gantt_png`` write PNG files
-with matplotlib, an optional dependency imported only there (``RenderUnavailable`` when it is missing).
-The Gantt chart has one row per agent, a bar per executed action coloured by its surface action (MoveTo,
-Interact, Process, Wait), markers for served orders and a line at the OCT.
-
-    python -m chronoplan.runtime.render FILE [--scenario S] [--plan PLAN.json] [--png MAP.png] [--gantt G.png]
+Input: a ``chart.Chart`` (``draw``), a ``chart.MapView`` (``draw_map``), a ``kitchen_world.World`` and
+optionally a simulation state (``ascii_map``, ``map_png``), or a ``kitchen.KitchenResult`` (``gantt_png``).
+Output: ``draw`` writes a PNG or SVG file of a fixed width (``WIDTH_PX`` at ``DPI``) whose height follows
+the number of lanes, and returns its (width, height) in pixels: title on top, the Gantt axes, then the legend
+and the notes below the axes (they never cover a bar), then for kitchens the map with each agent's walk.
+``ascii_map`` is text (walls '#', floor '.', one letter per station kind, agents as digits 1-9 in scenario
+order, a legend of stations and what lies on them).  matplotlib is optional and imported only to draw
+(``RenderUnavailable`` when it is missing).  The command is ``chronoplan render`` (validators.cli_render).
 """
 from __future__ import annotations
 
-import argparse
-import sys
+import math
+import textwrap
 from typing import Optional
 
-KIND_LETTERS = {"table": "T", "dispenser": "D", "chopping_board": "C", "stove": "O", "serving_window": "W",
-                "sink": "K", "plate_return": "R", "trash": "X"}
-COLOURS = {"MoveTo": "#4e79a7", "Interact": "#f28e2b", "Process": "#e15759", "Wait": "#bab0ac"}
+from chronoplan.runtime.chart import INK, VIOLATION, Bar, Chart, Fill, MapView, Path, Station, code_positions, tick_marks
+from chronoplan.runtime.chart_build import kitchen_chart, kitchen_map, letter_kinds, station_letter
+
+DPI = 100
+WIDTH_PX = 1200
+LANE_PX = 30                  # one lane: a bar (60%) and room above it for violation codes
+TITLE_PX = 56
+AXIS_PX = 52                  # tick labels and the axis label under the Gantt axes
+LEGEND_ROW_PX = 22
+NOTE_PX = 16
+MAP_CELL_PX = 34
+FONT = 8
+INSTALL_HINT = "PNG and SVG output need matplotlib: pip install matplotlib (or pip install 'chronoplan[test]')"
 
 
 class RenderUnavailable(RuntimeError):
     """matplotlib is not installed (pip install matplotlib)."""
 
 
-def _letter(world, kind: str) -> str:
-    for k, letter in KIND_LETTERS.items():
-        if world.isa_type(kind, k):
-            return letter
-    return kind[:1].upper() or "?"
-
-
+# ------------------------------------------------------------------------------------------ text
 def ascii_map(world, state=None, legend: bool = True) -> str:
     m = world.map
     grid = [["#" if (x, y) in m.walls else "." for x in range(m.width)] for y in range(m.height)]
     for s in m.stations:
-        grid[s.y][s.x] = _letter(world, s.kind)
+        grid[s.y][s.x] = station_letter(world, s.kind)
     pos = state.pos if state is not None else world.start_pos
     for i, a in enumerate(world.agents):
         x, y = pos[a]
@@ -44,7 +48,7 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
     if legend:
         place = world.roles.get("placement")
         for s in m.stations:
-            desc = f"{_letter(world, s.kind)} {s.name} ({s.x},{s.y})" + (f" {s.arg}" if s.arg else "")
+            desc = f"{station_letter(world, s.kind)} {s.name} ({s.x},{s.y})" + (f" {s.arg}" if s.arg else "")
             if state is not None and place is not None:
                 from chronoplan.runtime.kitchen_explain import describe_object
                 items = [describe_object(world, state, t[0]) for t in state.rels[place].by(1, s.name)]
@@ -57,109 +61,307 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------------------------------ matplotlib
+def matplotlib_available() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError as exc:                                   # pragma: no cover - depends on the install
-        raise RenderUnavailable("PNG output needs matplotlib (pip install matplotlib)") from exc
+    except ImportError as exc:
+        raise RenderUnavailable(INSTALL_HINT) from exc
     return plt
 
 
-def map_png(world, path, state=None) -> None:
+def _legend_rows(n: int, ncol: int) -> int:
+    return math.ceil(n / ncol) if n else 0
+
+
+def _map_px(view: Optional[MapView]) -> tuple[int, int]:
+    """(width, height) of the map axes in pixels (0, 0 without a map)."""
+    if view is None:
+        return 0, 0
+    cell = min(MAP_CELL_PX, 560 // max(1, view.height), 700 // max(1, view.width))
+    return cell * view.width, cell * view.height
+
+
+def layout(chart: Chart) -> dict:
+    """Pixel geometry of ``draw``'s figure: heights of its parts from the top, and the total."""
+    ncol = 4
+    g = {"title": TITLE_PX, "gantt": max(2, chart.lanes) * LANE_PX, "axis": AXIS_PX,
+         "legend": LEGEND_ROW_PX * _legend_rows(len(chart.legend), ncol) + 10, "ncol": ncol}
+    mw, mh = _map_px(chart.kitchen)
+    g["map"] = mh + 40 if mh else 0
+    g["map_width"] = mw
+    g["notes"] = NOTE_PX * len(note_lines(chart)) + (14 if chart.notes else 0)
+    g["height"] = g["title"] + g["gantt"] + g["axis"] + g["legend"] + g["map"] + g["notes"] + 12
+    longest = max((len(r.name) for r in chart.rows), default=4)
+    g["left"] = min(260, 24 + 6 * longest)
+    return g
+
+
+def draw(chart: Chart, path, fmt: Optional[str] = None) -> tuple[int, int]:
+    """Write ``chart`` as PNG or SVG (``fmt``, else from the suffix); returns (width, height) in pixels."""
     plt = _pyplot()
-    m = world.map
-    fig, ax = plt.subplots(figsize=(max(4, m.width * 0.6), max(3, m.height * 0.6)))
-    for (x, y) in m.walls:
+    import matplotlib
+    fmt = (fmt or str(path).rsplit(".", 1)[-1]).lower()
+    g = layout(chart)
+    width, height = WIDTH_PX, g["height"]
+    with matplotlib.rc_context({"svg.fonttype": "none", "font.size": FONT, "hatch.linewidth": 0.8}):
+        fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+        try:
+            fig.text(0.5, 1 - 22 / height, chart.title, ha="center", va="center", fontsize=12, weight="bold",
+                     color=INK if chart.valid else VIOLATION)
+            top = g["title"]
+            ax = fig.add_axes(_rect(g["left"], top, width - g["left"] - 40, g["gantt"], width, height))
+            _gantt(ax, chart, plt, width - g["left"] - 40)
+            top += g["gantt"] + g["axis"]
+            _legend(fig, chart, plt, top, height, g["ncol"])
+            top += g["legend"]
+            if chart.kitchen is not None:
+                mw, mh = _map_px(chart.kitchen)
+                max_ = fig.add_axes(_rect(g["left"], top + 28, mw, mh, width, height))
+                _map(max_, chart.kitchen, plt, legend_x=(g["left"] + mw + 24) / width)
+                top += g["map"]
+            for k, (line, error) in enumerate(note_lines(chart)):
+                fig.text(12 / width, 1 - (top + 10 + NOTE_PX * k) / height, line, ha="left", va="top",
+                         fontsize=FONT, color=VIOLATION if error else INK, family="monospace")
+            fig.savefig(path, format=fmt, dpi=DPI)
+        finally:
+            plt.close(fig)
+    return width, height
+
+
+NOTE_CHARS = 172              # monospace characters in one line of notes
+
+
+def note_lines(chart: Chart) -> list[tuple[str, bool]]:
+    """The notes wrapped to the figure's width: (line, is it an error)."""
+    out = []
+    for note in chart.notes:
+        error = note[:1] in ("E", "T")
+        for line in textwrap.wrap(note, NOTE_CHARS, subsequent_indent="    ") or [""]:
+            out.append((line, error))
+    return out
+
+
+def _rect(left: float, top: float, w: float, h: float, width: int, height: int) -> list:
+    """An axes rectangle in figure fractions from pixel offsets measured from the top left."""
+    return [left / width, 1 - (top + h) / height, w / width, h / height]
+
+
+def _text_colour(hex_colour: str) -> str:
+    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return INK if 0.299 * r + 0.587 * g + 0.114 * b > 0.6 else "white"
+
+
+def _gantt(ax, chart: Chart, plt, axes_px: float) -> None:
+    lo, hi = chart.span()
+    pad = (hi - lo) * 0.01
+    ax.set_xlim(lo - pad, hi + pad)
+    lanes = max(1, chart.lanes)
+    ax.set_ylim(lanes, 0)
+    offsets = chart.lane_offsets()
+    px_per_unit = axes_px / ((hi - lo) + 2 * pad)
+    # rows: labels at their middle, light lines between rows, a darker one between groups
+    ax.set_yticks([offsets[i] + r.lanes / 2 for i, r in enumerate(chart.rows)])
+    ax.set_yticklabels([r.name for r in chart.rows])
+    ax.tick_params(axis="y", length=0)
+    for i, r in enumerate(chart.rows[1:], 1):
+        same = r.group == chart.rows[i - 1].group
+        ax.axhline(offsets[i], color="#cccccc" if same else "#666666", linewidth=0.6 if same else 1.0)
+    ticks = tick_marks(chart)
+    ax.set_xticks([t for t, _ in ticks])
+    ax.set_xticklabels([s for _, s in ticks])
+    ax.set_xlabel(chart.x_label)
+    ax.grid(True, axis="x", color="#eeeeee", linewidth=0.6)
+    ax.set_axisbelow(True)
+    next_start = _next_starts(chart)
+    code_x = code_positions(chart, px_per_unit, (FONT - 1) * 0.68 * DPI / 72)
+    for i, b in enumerate(chart.bars):
+        y = offsets[b.row] + b.lane
+        _bar(ax, b, y, plt, code_x.get(i, b.start))
+        _bar_label(ax, b, y, px_per_unit, next_start.get(i))
+    for src, dst in chart.links:
+        a, b = chart.bars[src], chart.bars[dst]
+        ax.annotate("", xy=(b.start, offsets[b.row] + b.lane + 0.65), xytext=(a.end, offsets[a.row] + a.lane + 0.65),
+                    arrowprops=dict(arrowstyle="->", color="#777777", linewidth=0.8, shrinkA=0, shrinkB=1))
+    for m in chart.marks:
+        _mark(ax, m, offsets, chart, lanes)
+    for v in chart.vlines:
+        ax.axvline(v.time, color=v.colour, linestyle="--", linewidth=1.2)
+        ax.text(v.time, 0, v.label, color=v.colour, ha="center", va="bottom", fontsize=FONT)
+
+
+def _next_starts(chart: Chart) -> dict:
+    """For each bar, the start of the next bar in its lane (room for a label beside it)."""
+    lanes: dict = {}
+    for i, b in enumerate(chart.bars):
+        lanes.setdefault((b.row, b.lane), []).append(i)
+    out = {}
+    for ids in lanes.values():
+        ids.sort(key=lambda i: (chart.bars[i].start, chart.bars[i].end))
+        for i, j in zip(ids, ids[1:]):
+            out[i] = chart.bars[j].start
+    return out
+
+
+BAR_TOP, BAR_H = 0.35, 0.6     # a bar fills [lane + 0.35, lane + 0.95]; codes sit above it
+
+
+def _bar(ax, b: Bar, y: float, plt, code_x: float) -> None:
+    top = y + BAR_TOP
+    if b.end <= b.start:
+        ax.plot([b.start, b.start], [top, top + BAR_H], color=VIOLATION if b.codes else b.colour, linewidth=2.2,
+                solid_capstyle="butt")
+    else:
+        w = b.end - b.start
+        if b.fill is Fill.SOLID or b.fill is Fill.LEVEL:
+            ax.add_patch(plt.Rectangle((b.start, top), w, BAR_H, facecolor=b.colour, edgecolor="white",
+                                       linewidth=0.6))
+        elif b.fill is Fill.OPEN:
+            ax.add_patch(plt.Rectangle((b.start, top), w, BAR_H, facecolor=b.colour + "40", edgecolor=b.colour,
+                                       hatch="////", linewidth=0.8))
+            if b.busy_end is not None and b.busy_end > b.start:
+                ax.add_patch(plt.Rectangle((b.start, top), b.busy_end - b.start, BAR_H, facecolor=b.colour,
+                                           edgecolor="white", linewidth=0.6))
+        else:
+            ax.add_patch(plt.Rectangle((b.start, top), w, BAR_H, facecolor=b.colour + "80", edgecolor=b.colour,
+                                       hatch="..", linewidth=0.8))
+        if b.codes:
+            ax.add_patch(plt.Rectangle((b.start, top), w, BAR_H, fill=False, edgecolor=VIOLATION, linewidth=2.0))
+    if b.codes:
+        ax.text(code_x, top - 0.03, b.code_text, color=VIOLATION, fontsize=FONT - 1, weight="bold",
+                ha="left", va="bottom", clip_on=True)
+
+
+def _bar_label(ax, b: Bar, y: float, px_per_unit: float, next_start: Optional[float]) -> None:
+    if not b.label:
+        return
+    text_px = len(b.label) * FONT * 0.62 * DPI / 72
+    width_px = (b.end - b.start) * px_per_unit
+    mid = y + BAR_TOP + BAR_H / 2
+    if text_px + 4 <= width_px:
+        solid = b.fill in (Fill.SOLID, Fill.LEVEL) or (b.busy_end is not None and b.busy_end - b.start >= (b.end - b.start) / 2)
+        ax.text((b.start + b.end) / 2, mid, b.label, ha="center", va="center", fontsize=FONT,
+                color=_text_colour(b.colour) if solid else INK)
+    elif next_start is None or (next_start - b.end) * px_per_unit >= text_px + 6:
+        ax.text(b.end + 3 / px_per_unit, mid, b.label, ha="left", va="center", fontsize=FONT, color=INK)
+
+
+def _mark(ax, m, offsets: list, chart: Chart, lanes: int) -> None:
+    if m.row is None:
+        y0, y1 = 0, lanes
+    else:
+        y0 = offsets[m.row]
+        y1 = y0 + chart.rows[m.row].lanes
+    if m.violation:
+        ax.plot([m.time, m.time], [y0 + 0.05, y1 - 0.05], color=VIOLATION, linewidth=1.6)
+        ax.text(m.time, y0 + 0.3, " " + m.label, color=VIOLATION, fontsize=FONT - 1, weight="bold", ha="left",
+                va="center")
+    else:
+        ax.plot([m.time], [y0 + 0.2], marker="v", color=INK, markersize=6)
+        lo, hi = ax.get_xlim()
+        right = m.time > lo + 0.85 * (hi - lo)
+        ax.text(m.time, y0 + 0.2, m.label + " " if right else " " + m.label, fontsize=FONT - 1,
+                ha="right" if right else "left", va="center", color=INK)
+
+
+def _legend(fig, chart: Chart, plt, top: float, height: int, ncol: int) -> None:
+    if not chart.legend:
+        return
+    from matplotlib.lines import Line2D
+    handles = []
+    for e in chart.legend:
+        if e.fill is Fill.OPEN:
+            handles.append(plt.Rectangle((0, 0), 1, 1, facecolor=e.colour + "40", edgecolor=e.colour, hatch="////"))
+        elif e.fill is Fill.HELD:
+            handles.append(plt.Rectangle((0, 0), 1, 1, facecolor=e.colour + "80", edgecolor=e.colour, hatch=".."))
+        elif e.fill is Fill.MARK:
+            handles.append(Line2D([], [], marker="v", color=e.colour, linestyle="none", markersize=7))
+        else:
+            handles.append(plt.Rectangle((0, 0), 1, 1, facecolor=e.colour))
+    fig.legend(handles, [e.label for e in chart.legend], loc="upper center", ncol=ncol, frameon=False,
+               bbox_to_anchor=(0.5, 1 - top / height), fontsize=FONT, handlelength=2.2, columnspacing=2.0)
+
+
+def _map(ax, view: MapView, plt, legend_x: float) -> None:
+    for (x, y) in view.walls:
         ax.add_patch(plt.Rectangle((x, y), 1, 1, color="#333333"))
-    for s in m.stations:
-        ax.add_patch(plt.Rectangle((s.x, s.y), 1, 1, color="#d9c7a7", ec="#7f6a45"))
-        ax.text(s.x + 0.5, s.y + 0.5, _letter(world, s.kind) + (f"\n{s.arg[:5]}" if s.arg else ""),
-                ha="center", va="center", fontsize=7)
-    pos = state.pos if state is not None else world.start_pos
-    for i, a in enumerate(world.agents):
-        x, y = pos[a]
-        ax.add_patch(plt.Circle((x + 0.5, y + 0.5), 0.35, color="#59a14f"))
-        ax.text(x + 0.5, y + 0.5, str(i + 1), ha="center", va="center", color="white", fontsize=8)
-    ax.set_xlim(0, m.width)
-    ax.set_ylim(m.height, 0)
+    for s in view.stations:
+        ax.add_patch(plt.Rectangle((s.x, s.y), 1, 1, facecolor="#d9c7a7", edgecolor="#7f6a45"))
+        ax.text(s.x + 0.5, s.y + 0.5, s.letter, ha="center", va="center", fontsize=FONT, weight="bold")
+    n = max(1, len(view.paths))
+    handles = []
+    for k, p in enumerate(view.paths):
+        off = (k - (n - 1) / 2) * min(0.12, 0.5 / n)
+        xs = [x + 0.5 + off for x, _ in p.cells]
+        ys = [y + 0.5 + off for _, y in p.cells]
+        line, = ax.plot(xs, ys, color=p.colour, linewidth=2, alpha=0.85, solid_joinstyle="round")
+        handles.append(line)
+        ax.plot(xs[:1], ys[:1], marker="o", color=p.colour, markersize=13)
+        ax.text(xs[0], ys[0], str(k + 1), ha="center", va="center", color="white", fontsize=FONT, weight="bold")
+        if len(p.cells) > 1:
+            ax.plot(xs[-1:], ys[-1:], marker="s", color=p.colour, markersize=8, markeredgecolor="white")
+        for (x, y), code in p.marks:
+            ax.plot([x + 0.5], [y + 0.5], marker="x", color=VIOLATION, markersize=10, markeredgewidth=2.5)
+            ax.text(x + 0.85, y + 0.2, code, color=VIOLATION, fontsize=FONT - 1, weight="bold")
+    ax.set_xlim(0, view.width)
+    ax.set_ylim(view.height, 0)
     ax.set_aspect("equal")
-    ax.set_xticks(range(m.width))
-    ax.set_yticks(range(m.height))
+    ax.set_xticks(range(view.width))
+    ax.set_yticks(range(view.height))
+    ax.tick_params(labelsize=FONT - 1, length=0)
     ax.grid(True, color="#dddddd", linewidth=0.5)
-    ax.set_title(f"{world.scenario.name}")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    ax.set_axisbelow(True)
+    ax.set_title(f"map of {view.title}: walks (circle = start, square = end)", fontsize=FONT + 1)
+    labels = [f"{k + 1} = {p.agent}" for k, p in enumerate(view.paths)]
+    letters = letter_kinds(view.stations)
+    handles += [plt.Rectangle((0, 0), 1, 1, facecolor="#d9c7a7", edgecolor="#7f6a45") for _ in letters]
+    labels += [f"{letter} = {kind}" for letter, kind in letters]
+    ax.figure.legend(handles, labels, loc="upper left", bbox_to_anchor=(legend_x, ax.get_position().y1),
+                     frameon=False, fontsize=FONT)
+
+
+def draw_map(view: MapView, path, fmt: Optional[str] = None) -> tuple[int, int]:
+    """Write a map alone as PNG or SVG; returns (width, height) in pixels."""
+    plt = _pyplot()
+    fmt = (fmt or str(path).rsplit(".", 1)[-1]).lower()
+    mw, mh = _map_px(view)
+    width, height = mw + 260, mh + 60
+    fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+    try:
+        ax = fig.add_axes(_rect(30, 36, mw, mh, width, height))
+        _map(ax, view, plt, legend_x=(mw + 50) / width)
+        fig.savefig(path, format=fmt, dpi=DPI)
+    finally:
+        plt.close(fig)
+    return width, height
+
+
+# ------------------------------------------------------------------------------------------ kitchens
+def map_png(world, path, state=None) -> None:
+    """The kitchen's map with its agents where ``state`` puts them (at their start without one)."""
+    pos = state.pos if state is not None else world.start_pos
+    view = kitchen_map(world, {a: [(0, tuple(pos[a]))] for a in world.agents})
+    draw_map(view, path, "png")
 
 
 def gantt_png(result, path, title: Optional[str] = None) -> None:
-    plt = _pyplot()
-    agents = list(result.world.agents)
-    fig, ax = plt.subplots(figsize=(10, 1 + 0.6 * len(agents)))
-    for row, a in enumerate(agents):
-        for r in result.runs.get(a, ()):
-            width = r.end - r.start
-            colour = COLOURS.get(r.surface, "#76b7b2")
-            if width > 0:
-                ax.barh(row, float(width), left=float(r.start), color=colour, edgecolor="white", height=0.6)
-            elif r.operator is not None:
-                ax.plot([float(r.start)], [row], marker="|", color=colour, markersize=12)
-    for dish, t, agent, _ in result.served:
-        row = agents.index(agent) if agent in agents else 0
-        ax.plot([float(t)], [row + 0.4], marker="v", color="black")
-        ax.text(float(t), row + 0.45, dish, fontsize=7, ha="center", va="bottom")
-    if result.oct is not None:
-        ax.axvline(float(result.oct), color="black", linestyle="--", linewidth=1)
-    ax.set_yticks(range(len(agents)))
-    ax.set_yticklabels(agents)
-    ax.invert_yaxis()
-    ax.set_xlabel("time")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in COLOURS.values()]
-    ax.legend(handles, list(COLOURS), loc="upper right", fontsize=7, ncol=4)
-    ax.set_title(title or f"{result.world.scenario.name}: OCT {result.oct}")
-    fig.savefig(path, dpi=100, bbox_inches="tight")
-    plt.close(fig)
+    """A Gantt chart of a kitchen run (``kitchen.KitchenResult``) with its errors, as PNG."""
+    name = result.world.scenario.name
+    chart = kitchen_chart(result, {}, {}, list(result.errors),
+                          title or f"{name}: {'OCT ' + str(result.oct) if result.success else 'failed'}",
+                          result.success)
+    draw(chart, path, "png")
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m chronoplan.runtime.render", description=__doc__.splitlines()[0])
-    p.add_argument("file")
-    p.add_argument("--scenario", "-s")
-    p.add_argument("--plan", help="a ParaCook plan to execute first (the map then shows the final state)")
-    p.add_argument("--png", help="write the map as PNG")
-    p.add_argument("--gantt", help="write a Gantt chart of the plan as PNG")
-    a = p.parse_args(argv)
-    import chronoplan
-    from chronoplan.runtime.kitchen import KitchenSim
-    from chronoplan.runtime.kitchen_world import World
-    project = chronoplan.load(a.file)
-    world = World(project, project.scenario(a.scenario).name)
-    state, result = None, None
-    if a.plan:
-        from pathlib import Path
-
-        from chronoplan.validators.paracook_read import read_cook_plan
-        read = read_cook_plan(Path(a.plan).read_text(encoding="utf-8"))
-        sim = KitchenSim(world)
-        for agent, steps in read.steps.items():
-            if agent in sim.plan:
-                sim.add(agent, steps)
-        sim.run()
-        state, result = sim.st, sim.result()
-    print(ascii_map(world, state))
-    try:
-        if a.png:
-            map_png(world, a.png, state)
-        if a.gantt:
-            if result is None:
-                p.error("--gantt needs --plan")
-            gantt_png(result, a.gantt)
-    except RenderUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+__all__ = ["Chart", "Path", "Station", "RenderUnavailable", "ascii_map", "draw", "draw_map", "gantt_png", "layout",
+           "map_png", "matplotlib_available"]

@@ -87,16 +87,18 @@ def test_ascii_map():
 
 def test_png_map_and_gantt(tmp_path):
     pytest.importorskip("matplotlib")
-    from chronoplan.runtime.render import gantt_png, main
+    from chronoplan.cli import main
+    from chronoplan.runtime.render import gantt_png, map_png
     from kitchen_util import simulate
     sim = simulate("burger_s42_o1_a2", BURGER_B)
     gantt_png(sim.result(), tmp_path / "g.png")
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    map_png(sim.w, tmp_path / "m.png", sim.st)
     plan = tmp_path / "p.json"
     import json
     plan.write_text(json.dumps({"plan": BURGER_B}))
-    assert main([str(GENERATED / "burger_s42.chrono"), "-s", "burger_s42_o1_a2", "--plan", str(plan),
-                 "--png", str(tmp_path / "m.png"), "--gantt", str(tmp_path / "g2.png")]) == 0
+    assert main(["render", str(GENERATED / "burger_s42.chrono"), str(plan), "-s", "burger_s42_o1_a2",
+                 "-o", str(tmp_path / "g2.png")]) == 0
     assert (tmp_path / "m.png").stat().st_size > 1000 and (tmp_path / "g2.png").stat().st_size > 1000
 
 

@@ -23,6 +23,7 @@ COMMANDS = {
     "list": ("chronoplan.compiler.cli_list", "list the scenarios of a file or directory"),
     "schema": ("chronoplan.validators.cli_schema", "print the JSON Schema of valid plans for a scenario"),
     "validate": ("chronoplan.validators.cli_validate", "validate plans against a scenario"),
+    "render": ("chronoplan.validators.cli_render", "draw a graded plan: Gantt chart, kitchen map (PNG, SVG, HTML)"),
     "solve": ("chronoplan.runtime.cli_solve", "compute a reference plan with a solver or planner"),
     "import": ("chronoplan.compiler.cli_import", "convert benchmark data into chronoplan files"),
     "play": ("chronoplan.runtime.cli_play", "interactive text environment"),
