@@ -24,7 +24,6 @@ from chronoplan.validators import compat_r2p_read as R
 from chronoplan.validators.compat import Compat, CompatError, parse_compat
 from chronoplan.validators.compat_recipe2plan import grade_plan, model_for
 from chronoplan.validators.grade import Grader, validate_many
-from chronoplan.validators.replay import validate_plan
 
 # the original's checks (r2p_original's names) -> our codes
 CODE = {"no_actions": "E001", "parse": "E011", "crash": "E011", "unknown_recipe": "E101", "unknown_step": "E102",
@@ -297,6 +296,48 @@ def test_validate_many_threads_compat(pin, tmp_path):
     assert list(validate_many(project, [plan]))[0].valid
     with pytest.raises(ValueError, match="compat mode"):
         list(validate_many(project, [plan], grader=Grader(project), compat="recipe2plan"))
+
+
+def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatch):
+    from chronoplan.compiler.driver import compile_paths
+    from chronoplan.validators import paracook_grade
+    from chronoplan.validators.report import Report
+
+    project = compile_paths(r2pdata.Path(__file__).resolve().parents[1] / "domains" / "paracook")[0]
+    scen = "burger_s1_a2"
+    seen = []
+
+    def fake(project, scenario, plan, fmt=None, *, plan_name="<plan>", first=False, **kw):
+        seen.append(kw)
+        return Report(True, plan_name, scenario, (), {"makespan": None, "success": True})
+
+    monkeypatch.setattr(paracook_grade, "grade_grid_plan", fake)
+    assert Grader(project, Compat.PARACOOK).grade(scen, {"plan": {}}).valid
+    assert Grader(project).grade(scen, {"plan": {}}).valid
+    assert seen == [{"compat": Compat.PARACOOK}, {}]
+    rep = Grader(project, Compat.RECIPE2PLAN).grade(scen, "Step(0, Tart, 00:10:00, 00:00:00)")
+    assert codes(rep) == ["E012"] and "step-level" in rep.errors[0].message
+    monkeypatch.setattr(paracook_grade, "grade_grid_plan", lambda project, scenario, plan, fmt=None, *,
+                        plan_name="<plan>", first=False: None)      # a kitchen grader without modes
+    rep = Grader(project, Compat.PARACOOK).grade(scen, {"plan": {}})
+    assert codes(rep) == ["E012"] and "no compatibility modes" in rep.errors[0].message
+
+
+def test_ray_graders_carry_the_mode(pin):
+    """The Ray actor and the Dataset batch grader build their Grader with the batch's mode (no Ray needed)."""
+    np = pytest.importorskip("numpy")
+    from chronoplan.validators.grade import _Task, PlanSource
+    from chronoplan.validators.ray_grade import _BatchGrader, _GradeActor
+
+    project = pin[0].project
+    swapped = ", ".join([TART[1], TART[0]] + TART[2:])
+    actor = _GradeActor(project, None, False, Compat.RECIPE2PLAN)
+    task = _Task("Tart_only", PlanSource("p", "p", swapped))
+    assert codes(actor.grade([task])[0]) == ["E613"]
+    assert _GradeActor(project, None, False).grade([task])[0].valid
+    batch = _BatchGrader(project, "plan", "scenario", "Tart_only", None, False, None, Compat.RECIPE2PLAN)
+    out = batch({"plan": np.array([swapped], dtype=object)})
+    assert list(out["valid"]) == [False] and '"E613"' in out["report"][0]
 
 
 def _cli(capsys, *argv):

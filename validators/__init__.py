@@ -3,7 +3,7 @@
 Input: plans (text or decoded JSON) and a compiled project or instantiated scenario.  Output: ``Report``
 values.  Public API (imported lazily): ``validate_plan(problem, plan)``, ``validate_many(project, plans)``,
 ``grade_plan(project, scenario, plan)``, ``schema_for(project, scenario)``, ``read_plan``, ``Report``,
-``PlanError``.
+``PlanError``, ``Compat`` (``--compat`` modes: grade like a benchmark's original evaluator).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ _EXPORTS = {
     "read_plan": "chronoplan.validators.plans",
     "Report": "chronoplan.validators.report",
     "PlanError": "chronoplan.validators.report",
+    "Compat": "chronoplan.validators.compat",
 }
 __all__ = list(_EXPORTS)
 

@@ -25,6 +25,7 @@ from typing import Any, Optional, Sequence
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators import compat_r2p_engine as engine
+from chronoplan.validators.compat_r2p_speed import complete_speed
 from chronoplan.validators.compat_r2p_engine import Action, Check, Model, NotRepresentable, Num
 from chronoplan.validators.compat_r2p_read import Parsed, ordered, read_text
 from chronoplan.validators.plan_text import MAX_TEXT, PLAN_KEYS, REPLY_KEYS, decode
@@ -220,7 +221,7 @@ def _metrics(problem: ProcedureProblem, model: Model, got: Parsed, out: engine.O
     """The report's metrics; ``unread``: the error type of a plan that could not be read (nothing ran)."""
     done = all(out.complete)
     m = _base_metrics(problem)
-    speed = engine.complete_speed(model, out, None)
+    speed = complete_speed(model, out, None)
     m.update({
         "makespan": _unit_time(model, out.max_end),
         "success": out.failure is None and done and unread is None,
@@ -239,7 +240,7 @@ def _metrics(problem: ProcedureProblem, model: Model, got: Parsed, out: engine.O
         if entries is None:             # unreadable: nothing to compare with (not the original's missing plan)
             m.update(reference_efficiency=None, relative_efficiency=None, multitask_score=None)
         else:
-            speed = engine.complete_speed(model, out, entries)
+            speed = complete_speed(model, out, entries)
             m["reference_efficiency"] = speed.reference
             m["relative_efficiency"] = speed.complete_speed
             m["multitask_score"] = speed.complete_speed if out.progress == 1 else 0

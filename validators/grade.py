@@ -228,7 +228,8 @@ class Grader:
                                 f"{kind} plans are not supported by this version of chronoplan")
         if self.compat is None:
             return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first)
-        if "compat" not in inspect.signature(grader).parameters:
+        params = inspect.signature(grader).parameters
+        if "compat" not in params and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
             return error_report(name, scen.name, "E012", "schema", f"--compat {self.compat.cli_name} is not "
                                 f"available in this build ({module}.{func} has no compatibility modes)",
                                 f"grade this plan without --compat {self.compat.cli_name}")
