@@ -3,8 +3,8 @@
 Input: a compat value -- None (the paper's rules), a ``KitchenRules``, or a member of
 ``validators.compat.Compat`` (anything whose ``.name`` is ``"PARACOOK"`` selects ``PARACOOK``; the other
 benchmarks' members have no kitchen rules and give ``DEFAULT``).  Output: a frozen ``KitchenRules`` that
-``kitchen_world.World`` (which operators a surface action may use) and ``kitchen.KitchenSim`` (cooking clock,
-Finish, completion time) read.  docs/benchmarks/paracook.md lists every difference and which ones
+``kitchen_world.World`` (which operators a surface action may use), ``kitchen.KitchenSim`` (cooking clock,
+Finish, completion time) and ``validators.paracook_grade`` (which bounds) read.  docs/benchmarks/paracook.md lists every difference and which ones
 ``PARACOOK`` reproduces.
 
 ``PARACOOK`` restates the behaviour of ParaCook's simulator (zsq259/ParaCook, src/game) where it departs from
@@ -19,6 +19,7 @@ the paper's rules and the departure can be expressed on our physics without new 
   item at the next update.
 - Finish is a marker: the agent's later actions still run (no E256).
 - OCT is the end of the last action (ParaCook's ``current_time`` at the end of a run), not the last serve.
+- T_max and D_max by ParaCook's formula (``kitchen_metrics.paracook_bounds``).
 - operator rules: a held container at an empty dispenser is put down on it (no ``dispense_*``); nothing
   can be put on the plate return; a sink takes a dirty plate and gives back only a washed one (no pick-up
   of a dirty plate, no adding to or pouring onto the plate in it).
@@ -47,6 +48,13 @@ class Finish(enum.Enum):
     MARKER = "marker"                  # later actions run as if Finish were not there
 
 
+class Bounds(enum.Enum):
+    """How T_max and D_max (the paper's appendix G) are computed."""
+
+    MAP = "map"                        # d = W + H of the real map, the cheapest chain of producers
+    PARACOOK_CODE = "paracook-code"    # ParaCook's formula: 18 per move, moves by target state, two plates
+
+
 class Completion(enum.Enum):
     """The completion time (OCT) of a successful run."""
 
@@ -72,6 +80,7 @@ class KitchenRules:
     cooking: Cooking = Cooking.PAPER
     finish: Finish = Finish.ENDS_PLAN
     completion: Completion = Completion.LAST_SERVE
+    bounds: Bounds = Bounds.MAP
     operators: tuple = ()              # OperatorRule, ...
 
     def quirks(self) -> tuple:
@@ -83,6 +92,8 @@ class KitchenRules:
             out.append("after-finish")
         if self.completion is not Completion.LAST_SERVE:
             out.append("completion-time")
+        if self.bounds is not Bounds.MAP:
+            out.append("upper-bounds")
         out.extend(r.quirk for r in self.operators)
         return tuple(dict.fromkeys(out))
 
@@ -106,6 +117,7 @@ PARACOOK = KitchenRules(
     cooking=Cooking.PARACOOK_CODE,
     finish=Finish.MARKER,
     completion=Completion.LAST_EVENT,
+    bounds=Bounds.PARACOOK_CODE,
     operators=(
         OperatorRule("dispense_onto_plate", quirk="dispense-into-held"),
         OperatorRule("dispense_into_cookware", quirk="dispense-into-held"),

@@ -163,6 +163,37 @@ def bounds(world) -> dict:
     return {"T_max": num(total_t), "D_max": num(total_d)}
 
 
+def paracook_bounds(world) -> dict:
+    """T_max and D_max by the formula of ParaCook's code (restated, not copied): a constant 18 per move; per
+    ingredient 2 + k moves, k the position of its target state in the state attribute's declared order (raw 0,
+    chopped 1, cooked 2), plus the duration of the step that produces that state (CUT for chopped, the
+    cookware's PAN or POT for cooked; an earlier chopping step is not counted); 1 move per dish to serve;
+    2 moves + RETURN + WASH per dish beyond the first two (two plates assumed)."""
+    d = 18
+    total_t, total_d = 0, 0
+    for dish in world.orders:
+        for kind, attr, value, count in dish.items:
+            k, step = 0, 0
+            if attr is not None:
+                a = world.project.attributes.get(attr)
+                values = list(a.values) if a is not None and a.values else []
+                k = values.index(value) if value in values else 0
+                if k:
+                    steps = [dur for _, to, dur in producers(world, kind, attr) if to == value]
+                    if not steps:
+                        return {"T_max": None, "D_max": None}
+                    step = min(steps)
+            total_t += count * ((2 + k) * d + step)
+            total_d += count * (2 + k) * d
+        total_t += d
+        total_d += d
+    extra = max(0, len(world.orders) - 2)
+    if extra:
+        total_t += extra * (2 * d + (_named(world, "RETURN") or 0) + (_named(world, "WASH") or 0))
+        total_d += extra * 2 * d
+    return {"T_max": num(total_t), "D_max": num(total_d)}
+
+
 def _named(world, name: str):
     v = world.consts.get(sympy.Symbol(name))
     return None if v is None else num(ir.to_fraction(v))

@@ -18,8 +18,8 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_codes import KitchenError
-from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules, rules_for
-from chronoplan.runtime.kitchen_metrics import bounds, run_metrics
+from chronoplan.runtime.kitchen_compat import DEFAULT, Bounds, KitchenRules, rules_for
+from chronoplan.runtime.kitchen_metrics import bounds, paracook_bounds, run_metrics
 from chronoplan.runtime.kitchen_world import CompileFailure, World
 from chronoplan.validators.paracook_read import CookPlan, read_cook_plan
 from chronoplan.validators.report import PlanError, Report, error_report
@@ -35,7 +35,7 @@ def world_for(project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT)
     if hit is not None and hit[0] is project:
         return hit[1], hit[2]
     w = World(project, scenario, rules)
-    b = bounds(w)
+    b = paracook_bounds(w) if rules.bounds is Bounds.PARACOOK_CODE else bounds(w)
     if len(_CACHE) > 256:
         _CACHE.clear()
     _CACHE[key] = (project, w, b)
