@@ -275,6 +275,17 @@ def test_llguidance_checks_bounds_outlines_core_leaves_to_the_validator():
     assert not grade(project(), name, bad).valid
 
 
+def test_agent_is_nullable_only_with_one_agent():
+    for name in ("Roast-Chicken_Garlic-Potatoes", "Roast-Chicken_two_cooks"):
+        agents = procedure_problem(project().part(name), project().scenario(name)).agents
+        for branch in strict(name).schema["properties"]["schedule"]["items"]["anyOf"]:
+            agent = branch["properties"]["agent"]
+            if len(agents) == 1:
+                assert agent["anyOf"] == [{"type": "string", "enum": list(agents)}, {"type": "null"}]
+            else:
+                assert agent == {"type": "string", "enum": list(agents), "description": "the agent doing the action"}
+
+
 # ---------------------------------------------------------------- null and absent fields read alike
 def test_null_optional_fields_read_as_absent():
     p = project()
@@ -374,8 +385,12 @@ FORBIDDEN = {
     "dangling $ref": (_with({"$ref": "#/$defs/missing"}), "does not name an entry"),
     "remote $ref": (_with({"$ref": "https://example.org/s.json"}), "does not name an entry"),
     "unsupported format": (_with({"type": "string", "format": "iata"}), "format 'iata'"),
-    "forbidden keyword inside $defs": ({**_with({"$ref": "#/$defs/d"}), "$defs": {"d": {"oneOf": [{"type": "string"}]}}},
+    "forbidden keyword inside $defs": ({**_with({"$ref": "#/$defs/d"}),
+                                        "$defs": {"d": {"oneOf": [{"type": "string"}]}}},
                                        "#/$defs/d: keyword 'oneOf'"),
+    "forbidden keyword in an unused $defs entry": ({**_with({"type": "string"}),
+                                                    "$defs": {"u": {"type": "string", "minLength": 2}}},
+                                                   "#/$defs/u: keyword 'minLength'"),
     "forbidden keyword inside anyOf": (_with({"anyOf": [{"type": "string", "uniqueItems": True}, {"type": "null"}]}),
                                        "anyOf/0: keyword 'uniqueItems'"),
 }

@@ -10,10 +10,11 @@ The strict subset (docs/schemas.md): the root is an object schema (no ``anyOf`` 
 schema lists its properties, all of them in ``required``, with ``additionalProperties: false`` (an optional
 field is nullable: ``"type": ["T", "null"]`` or ``anyOf`` with ``{"type": "null"}``); keywords come from
 ``ALLOWED`` only (no ``oneOf``, ``allOf``, ``not``, ``if``/``then``/``else``, ``uniqueItems``,
-``minProperties``/``maxProperties``, ``prefixItems``, ``patternProperties``, ``default``, and ``const``, which
-OpenAI does not document: a one-value ``enum`` says the same); no empty or
-boolean schemas; ``$ref`` only to ``#/$defs/...``; ``format`` one of ``FORMATS``; OpenAI's size limits
-(``MAX_DEPTH`` levels of object nesting, ``MAX_PROPERTIES`` properties, ``MAX_ENUM_VALUES`` enum values).
+``minProperties``/``maxProperties``, ``prefixItems``, ``patternProperties``, ``default``; no ``const``, which
+OpenAI does not document: a one-value ``enum`` says the same); no empty or boolean schemas; ``$ref`` only to
+``#/$defs/...``; ``format`` one of ``FORMATS``; OpenAI's size limits (``MAX_DEPTH`` levels of object nesting,
+``MAX_PROPERTIES`` properties, ``MAX_ENUM_VALUES`` enum values).  ``strict_form`` writes a plain plan in the
+strict form.
 
 Plans written under a strict schema grade as the plain plans they stand for: a null optional field reads
 as the absent field, the kitchen plan is the ``{"plan": {...}}`` form that the reader always accepted, and an
@@ -39,6 +40,7 @@ MAX_DEPTH = 10                # levels of object nesting
 MAX_PROPERTIES = 5000         # object properties in the whole schema
 MAX_ENUM_VALUES = 1000        # enum values in the whole schema
 NULL = {"type": "null"}
+
 
 @dataclass(frozen=True)
 class StrictSchema:
@@ -169,8 +171,14 @@ def violations(schema: Any) -> list[str]:
         out.append("#: anyOf at the root")
     defs = schema.get("$defs", {})
     counts = {"properties": 0, "enum": 0}
-    for path, node, depth in _nodes(schema, "#", 1, defs, set()):
-        out.extend(_node_violations(path, node, depth, defs, counts))
+    seen: set = set()
+    walks = [_nodes(schema, "#", 1, defs, seen)]
+    walks += [_nodes({"$ref": f"#/$defs/{name}"}, f"#/$defs/{name}", 1, defs, seen) for name in defs]
+    for walk in walks:                      # unreferenced $defs entries are checked too
+        for path, node, depth in walk:
+            if isinstance(node, dict) and node.keys() == {"$ref"} and path == node["$ref"]:
+                continue                    # the walk's own entry point
+            out.extend(_node_violations(path, node, depth, defs, counts))
     if counts["properties"] > MAX_PROPERTIES:
         out.append(f"#: {counts['properties']} object properties (at most {MAX_PROPERTIES})")
     if counts["enum"] > MAX_ENUM_VALUES:
