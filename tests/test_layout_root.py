@@ -19,3 +19,16 @@ def test_cli_module_from_the_repository_root():
     proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "list", "domains/recipes"], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "Roast-Chicken_Garlic-Potatoes" in proc.stdout, proc.stderr
+
+
+def test_every_domains_folder_is_packaged():
+    """#16 finding 12: folders under domains/ missing from ``packages`` made setuptools warn (and a folder
+    added later would silently leave its files out of the wheel)."""
+    import tomllib
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {d for d in (ROOT / "domains").rglob("*") if d.is_dir() and d.name != "__pycache__"
+               and any(f.suffix in (".chrono", ".json") for f in d.iterdir())}
+    for d in folders:
+        dotted = "chronoplan." + ".".join(d.relative_to(ROOT).parts)
+        assert dotted in conf["packages"], dotted
+        assert "*.chrono" in conf["package-data"][dotted], dotted
