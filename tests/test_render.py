@@ -295,3 +295,15 @@ def test_clock_ticks(recipes):
     chart = picture(recipes, "Roast-Chicken_Garlic-Potatoes", VALID.read_bytes()).chart
     ticks = tick_marks(chart)
     assert ticks[0] == (0.0, "0:00:00") and ticks[1] == (600.0, "0:10:00") and ticks[-1] == (4200.0, "1:10:00")
+
+
+def test_readme_shows_the_command_and_its_picture(recipes):
+    readme = (ROOT / "README.md").read_text()
+    image = ROOT / "docs" / "images" / "recipes_gantt.png"
+    assert "chronoplan render FILE PLAN" in readme and "](docs/images/recipes_gantt.png)" in readme
+    assert "chronoplan render domains/recipes domains/recipes/plans/faulty.json -o docs/images/recipes_gantt.png" \
+        in readme.replace("\n", " ")
+    assert image.stat().st_size < 150_000
+    pytest.importorskip("matplotlib")
+    w, h, colours, _, red = png_stats(image)
+    assert (w, h) == expected_size(recipes, "Roast-Chicken_Garlic-Potatoes", FAULTY) and red > 500
