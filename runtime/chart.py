@@ -5,13 +5,13 @@ Input: built by ``runtime.chart_build`` (procedure schedules, kitchen runs) and
 time axis (or a dependency-level axis), instants, vertical lines, dependency links, legend entries, notes,
 and for kitchens a ``MapView`` with each agent's trajectory -- that ``runtime.render`` draws with matplotlib
 (PNG, SVG) and ``runtime.render_html`` writes as a self-contained HTML page.  ``pack_lanes`` assigns
-overlapping intervals to lanes.
+overlapping intervals to lanes; ``clipped`` bounds a chart's height (``MAX_LANES``).
 """
 from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 VIOLATION = "#d62728"          # red: reserved for violations, no other bar or line uses it
@@ -242,3 +242,46 @@ def code_positions(chart: Chart, px_per_unit: float, char_px: float) -> dict:
         out[i] = x
         lanes[(b.row, b.lane)] = x + (len(b.code_text) + 1) * char_px / px_per_unit
     return out
+
+
+def next_starts(chart: Chart) -> dict:
+    """For each bar, the start of the next bar in its lane (room for a label beside it)."""
+    lanes: dict = {}
+    for i, b in enumerate(chart.bars):
+        lanes.setdefault((b.row, b.lane), []).append(i)
+    out = {}
+    for ids in lanes.values():
+        ids.sort(key=lambda i: (chart.bars[i].start, chart.bars[i].end))
+        for i, j in zip(ids, ids[1:]):
+            out[i] = chart.bars[j].start
+    return out
+
+
+MAX_LANES = 120                # lanes drawn; the rows past them are left out (with a note saying so)
+
+
+def clipped(chart: Chart, max_lanes: int = MAX_LANES) -> Chart:
+    """The chart with at most ``max_lanes`` lanes: whole rows from the top, their bars, marks and links, and a
+    note naming how many rows were left out (the chart itself when it fits)."""
+    if chart.lanes <= max_lanes:
+        return chart
+    keep, n = 0, 0
+    while keep < len(chart.rows) and n + chart.rows[keep].lanes <= max_lanes:
+        n += chart.rows[keep].lanes
+        keep += 1
+    keep = max(keep, 1)
+    old = [i for i, b in enumerate(chart.bars) if b.row < keep]
+    new_index = {i: k for k, i in enumerate(old)}
+    rows = chart.rows[:keep]
+    if rows[0].lanes > max_lanes:
+        rows = (replace(rows[0], lanes=max_lanes),)
+        old = [i for i in old if chart.bars[i].lane < max_lanes]
+        new_index = {i: k for k, i in enumerate(old)}
+    left = len(chart.rows) - keep
+    note = (f"{left} more row{'s' * (left != 1)} not drawn" if left else "more lanes not drawn") + \
+        f" (a picture shows at most {max_lanes} lanes)"
+    return replace(chart, rows=rows, bars=tuple(chart.bars[i] for i in old),
+                   marks=tuple(m for m in chart.marks if m.row is None or m.row < keep),
+                   links=tuple((new_index[a], new_index[b]) for a, b in chart.links
+                               if a in new_index and b in new_index),
+                   notes=chart.notes + (note,))

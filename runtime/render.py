@@ -15,7 +15,8 @@ import math
 import textwrap
 from typing import Optional
 
-from chronoplan.runtime.chart import INK, VIOLATION, Bar, Chart, Fill, MapView, Path, Station, code_positions, tick_marks
+from chronoplan.runtime.chart import (INK, VIOLATION, Bar, Chart, Fill, MapView, Path, Station, clipped,
+                                      code_positions, next_starts, tick_marks)
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_map, letter_kinds, station_letter
 
 DPI = 100
@@ -88,12 +89,13 @@ def _map_px(view: Optional[MapView]) -> tuple[int, int]:
     """(width, height) of the map axes in pixels (0, 0 without a map)."""
     if view is None:
         return 0, 0
-    cell = min(MAP_CELL_PX, 560 // max(1, view.height), 700 // max(1, view.width))
+    cell = max(2, min(MAP_CELL_PX, 560 // max(1, view.height), 700 // max(1, view.width)))
     return cell * view.width, cell * view.height
 
 
 def layout(chart: Chart) -> dict:
     """Pixel geometry of ``draw``'s figure: heights of its parts from the top, and the total."""
+    chart = clipped(chart)
     ncol = 4
     g = {"title": TITLE_PX, "gantt": max(2, chart.lanes) * LANE_PX, "axis": AXIS_PX,
          "legend": LEGEND_ROW_PX * _legend_rows(len(chart.legend), ncol) + 10, "ncol": ncol}
@@ -112,6 +114,7 @@ def draw(chart: Chart, path, fmt: Optional[str] = None) -> tuple[int, int]:
     plt = _pyplot()
     import matplotlib
     fmt = (fmt or str(path).rsplit(".", 1)[-1]).lower()
+    chart = clipped(chart)
     g = layout(chart)
     width, height = WIDTH_PX, g["height"]
     with matplotlib.rc_context({"svg.fonttype": "none", "font.size": FONT, "hatch.linewidth": 0.8}):
@@ -183,7 +186,7 @@ def _gantt(ax, chart: Chart, plt, axes_px: float) -> None:
     ax.set_xlabel(chart.x_label)
     ax.grid(True, axis="x", color="#eeeeee", linewidth=0.6)
     ax.set_axisbelow(True)
-    next_start = _next_starts(chart)
+    next_start = next_starts(chart)
     code_x = code_positions(chart, px_per_unit, (FONT - 1) * 0.68 * DPI / 72)
     for i, b in enumerate(chart.bars):
         y = offsets[b.row] + b.lane
@@ -198,19 +201,6 @@ def _gantt(ax, chart: Chart, plt, axes_px: float) -> None:
     for v in chart.vlines:
         ax.axvline(v.time, color=v.colour, linestyle="--", linewidth=1.2)
         ax.text(v.time, 0, v.label, color=v.colour, ha="center", va="bottom", fontsize=FONT)
-
-
-def _next_starts(chart: Chart) -> dict:
-    """For each bar, the start of the next bar in its lane (room for a label beside it)."""
-    lanes: dict = {}
-    for i, b in enumerate(chart.bars):
-        lanes.setdefault((b.row, b.lane), []).append(i)
-    out = {}
-    for ids in lanes.values():
-        ids.sort(key=lambda i: (chart.bars[i].start, chart.bars[i].end))
-        for i, j in zip(ids, ids[1:]):
-            out[i] = chart.bars[j].start
-    return out
 
 
 BAR_TOP, BAR_H = 0.35, 0.6     # a bar fills [lane + 0.35, lane + 0.95]; codes sit above it

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
-from chronoplan.runtime.chart import INK, VIOLATION, Bar, Chart, Fill, MapView, code_positions, tick_marks
+from chronoplan.runtime.chart import (INK, VIOLATION, Bar, Chart, Fill, MapView, clipped, code_positions,
+                                      next_starts, tick_marks)
 from chronoplan.runtime.chart_build import letter_kinds
 
 WIDTH = 1200
@@ -90,9 +91,11 @@ def gantt_svg(chart: Chart) -> str:
         out.append(f'<text class="row" x="{left - 8}" y="{y + r.lanes * LANE / 2 + 4:.1f}" '
                    f'text-anchor="end">{escape(r.name)}</text>')
     code_x = code_positions(chart, width / (hi - lo), 6.5)
+    after = next_starts(chart)
     for i, b in enumerate(chart.bars):
         x = _x(code_x.get(i, b.start), lo, hi, left, width)
-        out.append(_bar(b, TOP + (offsets[b.row] + b.lane) * LANE, lo, hi, left, width, pattern, x))
+        room = None if i not in after else _x(after[i], lo, hi, left, width) - _x(b.end, lo, hi, left, width)
+        out.append(_bar(b, TOP + (offsets[b.row] + b.lane) * LANE, lo, hi, left, width, pattern, x, room))
     for src, dst in chart.links:
         a, b = chart.bars[src], chart.bars[dst]
         ya = TOP + (offsets[a.row] + a.lane) * LANE + BAR_TOP + BAR_H / 2
@@ -109,8 +112,10 @@ def gantt_svg(chart: Chart) -> str:
                        f'y2="{y1 - 2}" stroke="{VIOLATION}" stroke-width="2"/>'
                        f'<text class="code" x="{x + 3:.1f}" y="{y0 + 10}">{escape(m.label)}</text></g>')
         else:
+            right = x > left + 0.85 * width
             out.append(f'<g><title>{escape(m.tip)}</title><path d="M{x - 5:.1f},{y0 + 2} h10 l-5,7 z" '
-                       f'fill="{INK}"/><text x="{x + 6:.1f}" y="{y0 + 9}">{escape(m.label)}</text></g>')
+                       f'fill="{INK}"/><text x="{x - 6 if right else x + 6:.1f}" y="{y0 + 9}" '
+                       f'text-anchor="{"end" if right else "start"}">{escape(m.label)}</text></g>')
     for v in chart.vlines:
         x = _x(v.time, lo, hi, left, width)
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 4}" x2="{x:.1f}" y2="{bottom}" stroke="{v.colour}" '
@@ -120,7 +125,9 @@ def gantt_svg(chart: Chart) -> str:
     return "".join(out)
 
 
-def _bar(b: Bar, y: float, lo: float, hi: float, left: int, width: int, pattern: dict, code_x: float) -> str:
+def _bar(b: Bar, y: float, lo: float, hi: float, left: int, width: int, pattern: dict, code_x: float,
+         room) -> str:
+    """One bar; ``room``: pixels free after it in its lane (None: the rest of the lane), for a label beside it."""
     x0, x1 = _x(b.start, lo, hi, left, width), _x(b.end, lo, hi, left, width)
     top = y + BAR_TOP
     parts = [f"<g><title>{escape(b.tip)}</title>"]
@@ -141,8 +148,9 @@ def _bar(b: Bar, y: float, lo: float, hi: float, left: int, width: int, pattern:
         if b.fill is Fill.OPEN and b.busy_end is not None and b.busy_end > b.start:
             bw = _x(b.busy_end, lo, hi, left, width) - x0
             parts.append(f'<rect x="{x0:.1f}" y="{top}" width="{bw:.1f}" height="{BAR_H}" fill="{b.colour}"/>')
-        if b.label:
-            fits = len(b.label) * 6.5 + 4 <= w
+        text_px = len(b.label) * 6.5
+        if b.label and (text_px + 4 <= w or room is None or room >= text_px + 6):
+            fits = text_px + 4 <= w
             dark = b.fill in (Fill.SOLID, Fill.LEVEL)
             tx, anchor = ((x0 + x1) / 2, "middle") if fits else (x1 + 3, "start")
             colour = ("white" if _dark(b.colour) else INK) if fits and dark else INK
@@ -160,23 +168,24 @@ def _dark(hex_colour: str) -> bool:
 
 
 def map_svg(view: MapView) -> str:
-    w, h = view.width * CELL, view.height * CELL
+    cell = max(4, min(CELL, 1100 // max(1, view.width)))
+    w, h = view.width * cell, view.height * cell
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w + 2}" height="{h + 2}" viewBox="-1 -1 {w + 2} '
            f'{h + 2}" role="img" aria-label="map">', f'<rect width="{w}" height="{h}" fill="white" stroke="#999"/>']
     for x in range(view.width + 1):
-        out.append(f'<line x1="{x * CELL}" y1="0" x2="{x * CELL}" y2="{h}" stroke="#eee"/>')
+        out.append(f'<line x1="{x * cell}" y1="0" x2="{x * cell}" y2="{h}" stroke="#eee"/>')
     for y in range(view.height + 1):
-        out.append(f'<line x1="0" y1="{y * CELL}" x2="{w}" y2="{y * CELL}" stroke="#eee"/>')
+        out.append(f'<line x1="0" y1="{y * cell}" x2="{w}" y2="{y * cell}" stroke="#eee"/>')
     for x, y in view.walls:
-        out.append(f'<rect x="{x * CELL}" y="{y * CELL}" width="{CELL}" height="{CELL}" fill="#333"/>')
+        out.append(f'<rect x="{x * cell}" y="{y * cell}" width="{cell}" height="{cell}" fill="#333"/>')
     for s in view.stations:
-        out.append(f'<g><title>{escape(s.name)} ({s.x},{s.y})</title><rect x="{s.x * CELL}" y="{s.y * CELL}" '
-                   f'width="{CELL}" height="{CELL}" fill="#d9c7a7" stroke="#7f6a45"/><text x="{(s.x + .5) * CELL}" '
-                   f'y="{(s.y + .5) * CELL + 4}" text-anchor="middle" font-weight="bold">{escape(s.letter)}</text></g>')
+        out.append(f'<g><title>{escape(s.name)} ({s.x},{s.y})</title><rect x="{s.x * cell}" y="{s.y * cell}" '
+                   f'width="{cell}" height="{cell}" fill="#d9c7a7" stroke="#7f6a45"/><text x="{(s.x + .5) * cell}" '
+                   f'y="{(s.y + .5) * cell + 4}" text-anchor="middle" font-weight="bold">{escape(s.letter)}</text></g>')
     n = max(1, len(view.paths))
     for k, p in enumerate(view.paths):
         off = (k - (n - 1) / 2) * min(4, 16 / n)
-        pts = [((x + .5) * CELL + off, (y + .5) * CELL + off) for x, y in p.cells]
+        pts = [((x + .5) * cell + off, (y + .5) * cell + off) for x, y in p.cells]
         line = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         out.append(f'<g><title>{escape(p.agent)}: {len(p.cells) - 1} cells walked</title><polyline points="{line}" '
                    f'fill="none" stroke="{p.colour}" stroke-width="3" stroke-opacity="0.85" stroke-linejoin="round"/>'
@@ -187,7 +196,7 @@ def map_svg(view: MapView) -> str:
                        f'fill="{p.colour}" stroke="white"/>')
         out.append("</g>")
         for (x, y), code in p.marks:
-            cx, cy = (x + .5) * CELL, (y + .5) * CELL
+            cx, cy = (x + .5) * cell, (y + .5) * cell
             out.append(f'<g><title>{escape(p.agent)}: {escape(code)}</title><path d="M{cx - 6},{cy - 6} l12,12 '
                        f'M{cx + 6},{cy - 6} l-12,12" stroke="{VIOLATION}" stroke-width="3"/><text class="code" '
                        f'x="{cx + 8}" y="{cy - 6}">{escape(code)}</text></g>')
@@ -196,6 +205,7 @@ def map_svg(view: MapView) -> str:
 
 
 def html_page(chart: Chart) -> str:
+    chart = clipped(chart)
     legend = "".join(f'<span><span class="key" style="{_key_style(e.colour, e.fill)}"></span>{escape(e.label)}'
                      f"</span>" for e in chart.legend)
     notes = "".join(f'<div class="{"error" if n[:1] in "ET" else "more"}">{escape(n)}</div>' for n in chart.notes)

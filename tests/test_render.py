@@ -307,3 +307,22 @@ def test_readme_shows_the_command_and_its_picture(recipes):
     pytest.importorskip("matplotlib")
     w, h, colours, _, red = png_stats(image)
     assert (w, h) == expected_size(recipes, "Roast-Chicken_Garlic-Potatoes", FAULTY) and red > 500
+
+
+def test_long_plans_are_clipped_not_huge(tmp_path, capsys, tools):
+    from chronoplan.runtime.chart import MAX_LANES
+    steps = [{"id": k + 1, "tool": "findFreeSlot", "args": {"date": "2025-10-03", "duration_min": 30},
+              "after": [k] if k else []} for k in range(MAX_LANES + 30)]
+    plan = tmp_path / "long.json"
+    plan.write_text(json.dumps({"scenario": TOOL_SCENARIO, "steps": steps}))
+    out = tmp_path / "long.html"
+    assert render(capsys, TOOLS, plan, "-o", out)[0] == 0
+    page = " ".join(html_page(out).text)
+    assert f"30 more rows not drawn (a picture shows at most {MAX_LANES} lanes)" in page
+    assert f"step {MAX_LANES}" in page and f"step {MAX_LANES + 1}" not in page
+    pytest.importorskip("matplotlib")
+    from chronoplan.runtime.render import LANE_PX
+    png = tmp_path / "long.png"
+    assert render(capsys, TOOLS, plan, "-o", png)[0] == 0
+    h = png_stats(png)[1]
+    assert MAX_LANES * LANE_PX < h < (MAX_LANES + 20) * LANE_PX
