@@ -355,3 +355,10 @@ def gantt_png(result, path, title: Optional[str] = None) -> None:
 
 __all__ = ["Chart", "Path", "Station", "RenderUnavailable", "ascii_map", "draw", "draw_map", "gantt_png", "layout",
            "map_png", "matplotlib_available"]
+
+
+if __name__ == "__main__":  # pragma: no cover - the old entry point, kept only to name the command
+    import sys
+    print("python -m chronoplan.runtime.render is replaced by: chronoplan render FILE PLAN [--scenario S] "
+          "-o OUT.png|OUT.svg|OUT.html", file=sys.stderr)
+    sys.exit(2)

@@ -206,6 +206,15 @@ def test_kitchen_walks_follow_the_floor(plans):
     served = [m for m in pic.chart.marks if not m.violation]
     assert len(served) == 2 and pic.chart.vlines[0].label.startswith("OCT")
     bad = picture(generated(), KITCHEN, (plans / "kitchen_bad.json").read_bytes()).chart
+    # the walk is recorded by running the plan in steps: the same runs as one run of the simulator
+    from chronoplan.runtime.chart_build import kitchen_walk
+    from chronoplan.validators.paracook_read import read_cook_plan
+    from kitchen_util import simulate
+    for name in ("kitchen.json", "kitchen_bad.json"):
+        value = json.loads((plans / name).read_text())
+        walked, _ = kitchen_walk(world, read_cook_plan(value).steps)
+        once = simulate(KITCHEN, value["plan"]).result()
+        assert walked.runs == once.runs and walked.errors == once.errors and walked.served == once.served
     assert [m.label for m in bad.marks if m.violation] == ["E250"]           # the MoveTo never ran
     assert [code for p in bad.kitchen.paths for _, code in p.marks] == ["E250"]
 
