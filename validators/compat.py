@@ -12,9 +12,10 @@ Modes:
   included, on step-level scenarios (``validators.compat_recipe2plan``).
 - ``paracook``: the original ParaCook simulator's rules, on grid kitchens (passed to
   ``validators.paracook_grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
-- ``timearena``: refused.  TimeArena's original environment differs from chronoplan in its domain data
-  (docs/benchmarks/timearena.md, "Differences from the original implementation"), not in how plans are
-  graded, so there is nothing for a grading mode to reproduce.
+- ``timearena``: refused.  The differences from TimeArena's original implementation
+  (docs/benchmarks/timearena.md, "Differences from the original implementation") are in the domain data and
+  in the interactive environment and its scoring script, not in how a timed plan is validated, so there is
+  nothing for a grading mode to reproduce.
 
 A mode applied to a scenario of another family is an ``E012`` error in that plan's report (the CLI refuses
 up front, exit status 2, when no scenario of the project, or the one given with ``--scenario``, belongs to
@@ -48,10 +49,11 @@ class Compat(Enum):
                    Family.STEPS, None)
     PARACOOK = ("paracook", "the original ParaCook simulator's rules for grid-kitchen plans", Family.GRID, None)
     TIMEARENA = ("timearena", "TimeArena's original environment (nothing to reproduce: refused)", Family.STEPS,
-                 "TimeArena's original environment grades plans by the same rules as chronoplan; where it "
-                 "differs, the difference is in the domain data (pairing rule, shared containers, "
-                 "prerequisites...), which the timearena domain documents in docs/benchmarks/timearena.md, "
-                 "\"Differences from the original implementation\". Grade TimeArena plans without --compat.")
+                 "there is nothing to reproduce: the differences from TimeArena's original implementation "
+                 "listed in docs/benchmarks/timearena.md (\"Differences from the original implementation\") are "
+                 "in the domain data (pairing rule, shared containers, prerequisites...) and in the interactive "
+                 "environment and its scoring script, not in how a timed plan is validated. Grade TimeArena "
+                 "plans without --compat.")
 
     def __init__(self, cli_name: str, description: str, family: Family, refused: Optional[str]) -> None:
         self.cli_name = cli_name

@@ -193,9 +193,9 @@ def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fm
     got = _read(problem, model, plan, fmt)
     warnings = ()
     if isinstance(got, Parsed) and got.skipped:
-        what = "entry does" if got.skipped == 1 else "entries do"
-        warnings = (PlanError("W003", "syntax", f"{got.skipped} Step(...) {what} not match the original evaluator's "
-                              "pattern Step(<step>, <recipe>, <duration>, <start>) and were skipped, as the original "
+        what = "entry" if got.skipped == 1 else "entries"
+        warnings = (PlanError("W003", "syntax", f"the original evaluator's pattern Step(<step>, <recipe>, <duration>, "
+                              f"<start>) does not read {got.skipped} Step(...) {what}; skipped, as the original "
                               "skips them", HINTS[Check.NO_ACTIONS]),)
     if not isinstance(got, Parsed) or got.failure is not None:
         # nothing runs: the original's parse error or "no actions" (filed as Unknown by its summarizer)
