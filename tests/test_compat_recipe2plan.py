@@ -55,7 +55,7 @@ def _expected(res: O.Result):
 
 
 def test_compat_agrees_with_the_original_on_references_and_mutants():
-    t0 = time.perf_counter()
+    t0 = time.process_time()             # CPU time: the machine's other jobs do not count
     per_kind, checks, capped = collections.Counter(), collections.Counter(), 0
     problems = {}
     for key, constrained, kind, text, ref in _corpus():
@@ -89,7 +89,7 @@ def test_compat_agrees_with_the_original_on_references_and_mutants():
         e = m["efficiency"]
         e_ref = m.get("reference_efficiency")
         capped += bool(e and e_ref and e / e_ref > 5 * e)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert len([k for k in per_kind if k != "reference"]) >= 15 and set(per_kind) - {"reference"} == set(M.KINDS)
     assert per_kind["reference"] == 2 * (65 + 64) and sum(per_kind.values()) >= 3000, per_kind
     # every check of the original is reached, except the continuous-overlap scan, which its clock pre-empts
@@ -409,11 +409,11 @@ def test_hostile_plans_never_raise(pin):
 
 def test_a_million_actions(pin):
     compat, _ = pin
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     text = ", ".join(["Step(1, Tart, 00:00:00, 00:00:00)"] * 10 ** 6)       # all accepted: 0-length chunks
     rep = compat.grade("Tart_only", text)
     assert rep.metrics["actions_executed"] == 10 ** 6 and codes(rep) == ["E701"] * 4
     text = ", ".join(["Step(0, Tart, 00:10:00, 00:00:00)"] * 10 ** 6)
     rep = compat.grade("Tart_only", text)
     assert codes(rep) == ["E801"] and rep.metrics["actions_read"] == 10 ** 6
-    assert time.perf_counter() - t0 < 60
+    assert time.process_time() - t0 < 60
