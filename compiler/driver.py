@@ -18,7 +18,7 @@ from pathlib import Path
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import ir
 from chronoplan.compiler.check import check
-from chronoplan.compiler.diagnostics import Diagnostic, Severity, sort_key
+from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, sort_key
 from chronoplan.compiler.parse import parse
 from chronoplan.compiler.sources import read_source, resolve_import
 
@@ -163,6 +163,15 @@ def _hide_cascade(errs: list, diags: list, files: set) -> list:
             f"{hidden} follow-on error{'s' * (hidden != 1)} about undefined names {'are' if hidden != 1 else 'is'} "
             "hidden until this import is fixed",))
     return kept
+
+
+def load(*paths) -> ir.Project:
+    """Compile files/directories into a Project; raise ``CompileError`` (all diagnostics) if there is any error.
+    ``chronoplan.load`` is this function."""
+    project, diags, sources = compile_paths(*paths)
+    if project is None or any(d.is_error for d in diags):
+        raise CompileError(diags, sources)
+    return project
 
 
 def _union(projects, diags) -> ir.Project:

@@ -3,7 +3,7 @@
 Input: .chrono files/directories, a step-level scenario, then commands read line by line from stdin (a
 terminal or a pipe).  Protocol ``timearena`` (default, ``runtime.env``): "cook rice in pot", "wait",
 "wait 5"; with several agents a line is ``agent: command`` or several such pairs separated by ``;``.
-Protocol ``recipe2plan`` (``runtime.react_env``): timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)``
+Protocol ``recipe2plan`` (``validators.react_env``): timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)``
 (several comma-separated), "wait until HH:MM:SS", "finish", and "critique <plan>" (critic mode: the whole
 plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
@@ -106,7 +106,7 @@ def run(args) -> int:
     refusals = args.max_refusals if args.max_refusals is not None else (
         3 if args.protocol == "recipe2plan" else 5)
     if args.protocol == "recipe2plan":
-        from chronoplan.runtime.react_env import ReactEnv
+        from chronoplan.validators.react_env import ReactEnv
         try:
             env = ReactEnv(problem, show_executable=args.show_executable,
                            max_refusals=refusals if refusals > 0 else None)

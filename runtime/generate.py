@@ -152,8 +152,8 @@ def generate(project=None, *, categories=CATEGORIES, seeds=SEEDS, orders=ORDER_S
              physics_name: str = "physics.chrono") -> dict:
     """{file name: text}: the physics and one instance file per (category, seed)."""
     if project is None:
-        import chronoplan
-        project = chronoplan.load(PHYSICS)
+        from chronoplan.compiler.driver import load
+        project = load(PHYSICS)
     files = {physics_name: PHYSICS.read_text(encoding="utf-8")}
     for c in categories:
         for s in seeds:

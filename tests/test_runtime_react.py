@@ -1,4 +1,4 @@
-"""Recipe2Plan's ReAct protocol (runtime/react_env.py): timed actions one at a time on the shared engine."""
+"""Recipe2Plan's ReAct protocol (validators/react_env.py): timed actions one at a time on the shared engine."""
 from __future__ import annotations
 
 import io
@@ -13,7 +13,7 @@ import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import procedure_problem
-from chronoplan.runtime.react_env import LABELS, ReactEnv
+from chronoplan.validators.react_env import LABELS, ReactEnv
 from chronoplan.runtime.timefmt import clock
 from chronoplan.runtime.violations import CODES
 from chronoplan.validators.replay import validate_plan

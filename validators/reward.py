@@ -96,7 +96,7 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
     every completion, else ``kwargs[scenario_column]`` names one per completion (a list, as TRL passes dataset
     columns).  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
     returned function never raises on completions."""
-    from chronoplan import load
+    from chronoplan.compiler.driver import load
 
     project = source if isinstance(source, ir.Project) else load(*([source] if isinstance(source, str) else source))
     shape = shaping if isinstance(shaping, Shaping) else Shaping(shaping)

@@ -18,7 +18,5 @@ def compile_paths(*paths):
 
 def load(*paths) -> Project:
     """Compile files/directories into a Project; raise CompileError if there is any error."""
-    project, diags, sources = compile_paths(*paths)
-    if project is None or any(d.is_error for d in diags):
-        raise CompileError(diags, sources)
-    return project
+    from chronoplan.compiler.driver import load as _load
+    return _load(*paths)

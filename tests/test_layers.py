@@ -1,0 +1,111 @@
+"""The layer rule as an import contract (#12 item 4): grammar <- compiler <- runtime <- validators <- commands.
+
+Every ``import`` of a chronoplan module in the package's sources - at module level and inside functions - is
+read from the syntax tree; a module may import only its own layer or a lower one.  Commands are the ``cli_*``
+modules and the top package (``chronoplan``, ``chronoplan.cli``, ``chronoplan.reward``).  The imports that
+break the rule today are listed in ``KNOWN`` with the reason; the list may only shrink: a new upward import
+fails the test, and so does an entry that no longer exists (remove it).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"grammar": "grammar", "compiler": "compiler", "runtime": "runtime", "validators": "validators",
+            "domains": "domains"}
+RANK = {"grammar": 0, "compiler": 1, "runtime": 2, "validators": 3, "commands": 4}
+
+# (importer, imported) -> why it is still there; the architecture issue (#12) removes these.
+KNOWN = {
+    ("chronoplan.compiler.pddl_kitchen", "chronoplan.runtime.kitchen_world"):
+        "the kitchen PDDL export reads the instantiated World (a KitchenProblem belongs in the compiler)",
+    ("chronoplan.compiler.pddl_kitchen", "chronoplan.runtime.kitchen_logic"):
+        "the kitchen PDDL export evaluates the physics' conditions with the runtime's evaluator",
+}
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT)
+    if rel.parts[0] == "src":
+        parts = rel.parts[1:]
+    else:
+        parts = ("chronoplan",) + rel.parts
+    name = ".".join(parts)[: -len(".py")]
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) < 2 or parts[1] not in PACKAGES or parts[-1].startswith("cli_"):
+        return "commands"
+    return "compiler" if parts[1] == "domains" else parts[1]
+
+
+def sources() -> list:
+    out = [p for d in PACKAGES.values() for p in (ROOT / d).rglob("*.py")]
+    return sorted(out + list((ROOT / "src" / "chronoplan").rglob("*.py")))
+
+
+def imports(path: Path) -> set:
+    """Every chronoplan module named by an import statement anywhere in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    me = module_name(path)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("chronoplan")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                pkg = me.split(".")[: -node.level]
+                base = ".".join(pkg + ([base] if base else []))
+            if not base.startswith("chronoplan"):
+                continue
+            for a in node.names:          # "from chronoplan.runtime import kitchen" imports a module
+                sub = f"{base}.{a.name}"
+                out.add(sub if (ROOT / "/".join(sub.split(".")[1:])).with_suffix(".py").exists() else base)
+    return out
+
+
+def violations() -> set:
+    found = set()
+    for path in sources():
+        me = module_name(path)
+        for other in imports(path):
+            if RANK[layer(other)] > RANK[layer(me)]:
+                found.add((me, other))
+    return found
+
+
+def test_no_layer_imports_a_higher_one():
+    found = violations()
+    new = found - set(KNOWN)
+    assert not new, "upward imports (see the layer rule in docs/architecture.md):\n" + "\n".join(
+        f"  {a} -> {b}" for a, b in sorted(new))
+    gone = set(KNOWN) - found
+    assert not gone, f"these KNOWN entries no longer exist; remove them: {sorted(gone)}"
+
+
+def test_the_contract_fails_on_a_deliberate_upward_import(tmp_path, monkeypatch):
+    """A compiler module that imports the validators (even inside a function) is caught."""
+    fake = ROOT / "compiler" / "_layer_probe.py"
+    assert not fake.exists()
+    try:
+        fake.write_text("def f():\n    from chronoplan.validators.report import Report\n    return Report\n")
+        assert ("chronoplan.compiler._layer_probe", "chronoplan.validators.report") in violations()
+        with pytest.raises(AssertionError, match="upward imports"):
+            test_no_layer_imports_a_higher_one()
+    finally:
+        fake.unlink()
+
+
+@pytest.mark.parametrize("module, expected", [
+    ("chronoplan.compiler.check", "compiler"), ("chronoplan.compiler.cli_check", "commands"),
+    ("chronoplan.runtime.procsim", "runtime"), ("chronoplan.validators.cli_validate", "commands"),
+    ("chronoplan.cli", "commands"), ("chronoplan", "commands"), ("chronoplan.grammar", "grammar"),
+])
+def test_layers_of_modules(module, expected):
+    assert layer(module) == expected
