@@ -104,10 +104,13 @@ def _type_name(x: Any) -> str:
     return type(x).__name__
 
 
+_STEP_OPEN = re.compile(r"step\s*\(", re.I)
+
+
 def detect(value: Any) -> Optional[str]:
     """The format of a decoded plan (text: recipe2plan if it holds Step(...) entries)."""
     if isinstance(value, str):
-        return "recipe2plan" if re.search(r"step\s*\(", value, re.I) else None
+        return "recipe2plan" if _STEP_OPEN.search(value) else None
     if isinstance(value, dict):
         if "schedule" in value:
             return "schedule"
@@ -298,10 +301,11 @@ _CLOCK = r"[0-9]{1,6}:[0-9]{1,6}:[0-9]{1,6}"
 _COMMON = re.compile(r"(?i:step)\s*\((?:\s{0,8}([0-9]{1,9}\s{0,8},\s{0,8}" + _RECIPE + r")\s{0,8},(?:\s{0,8}("
                      + _CLOCK + r")\s{0,8},)?\s{0,8}(" + _CLOCK + r")\s{0,8}\))?")
 # The same entries with single spaces after the commas and two-digit clock fields, as models and plan.json
-# write them: scanned for "Step(" case-sensitively (several times faster); used when every "(" of the text
-# opens such an entry, so that no other "step(" can be in the text.
-_CANONICAL = re.compile(r"Step\(([0-9]{1,9}, " + _RECIPE + r"), (?:([0-9][0-9]:[0-9][0-9]:[0-9][0-9]), )?"
-                        r"([0-9][0-9]:[0-9][0-9]:[0-9][0-9])\)")
+# write them (with a duration; then with or without): scanned for "Step(" case-sensitively (several times
+# faster); used when every "(" of the text opens such an entry, so that no other "step(" can be in the text.
+_HMS = r"[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"
+_CANONICAL = re.compile(r"Step\(([0-9]{1,9}, " + _RECIPE + r"), (" + _HMS + r"), (" + _HMS + r")\)")
+_CANONICAL_3 = re.compile(r"Step\(([0-9]{1,9}, " + _RECIPE + r"), (?:(" + _HMS + r"), )?(" + _HMS + r")\)")
 _NOT_COMMON = ("", "", "")
 _KEYS: dict = {}                 # "3, Cobbler" -> ("Cobbler", 3)
 _CLOCKS: dict = {}               # "00:01:30" -> 90 (seconds)
@@ -312,9 +316,12 @@ def step_fields(text: str) -> Optional[list[tuple[str, str, str]]]:
     """Step(...) text whose entries all have the common form -> per entry (its "step, recipe" text, its duration
     text or "" when it has none, its start text); None when an entry has another form, there is none, or there
     are more than ``MAX_ACTIONS`` (the general reader then decides, with its errors)."""
+    opened = text.count("(")
     fields = _CANONICAL.findall(text)
-    if len(fields) != text.count("("):
-        fields = _COMMON.findall(text)
+    if len(fields) != opened:
+        fields = _CANONICAL_3.findall(text)
+        if len(fields) != opened:
+            fields = _COMMON.findall(text)
     if not fields or len(fields) > MAX_ACTIONS or _NOT_COMMON in fields:
         return None
     return fields

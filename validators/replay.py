@@ -23,7 +23,7 @@ from chronoplan.runtime import procfast
 from chronoplan.runtime.procsim import Chunk, simulate
 from chronoplan.runtime.violations import Violation
 from chronoplan.validators import plans as P
-from chronoplan.validators.plan_text import Native, plan_value
+from chronoplan.validators.plan_text import Decoded, Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
 from chronoplan.validators.report import PlanError, Report, is_warning
 
@@ -100,8 +100,8 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
     fast = None if exact else procfast.compiled(problem)
     read = plan if isinstance(plan, ReadPlan) else None
     if fast is not None and read is None:
-        got = plan_value(plan)
-        if got.error is None and all(is_warning(n) for n in got.notes):
+        got = Decoded(None, plan.value) if isinstance(plan, Native) else plan_value(plan)
+        if got.error is None and (not got.notes or all(is_warning(n) for n in got.notes)):
             plan = Native(got.value)                    # what read_plan reads: decoded once
             text = P.step_text(got.value, fmt)
             fields = None if text is None else P.step_fields(text)
