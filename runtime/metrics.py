@@ -36,7 +36,10 @@ def progress(result: SimResult) -> Fraction:
 
 def progress_score(problem: ProcedureProblem, done_keys: Iterable) -> int:
     """TimeArena's progress score: duration-weighted share of completed steps, x100, floored."""
-    total = sum((s.duration for s in problem.steps), Fraction(0))
+    total = problem.__dict__.get("_total_duration")
+    if total is None:
+        total = sum((s.duration for s in problem.steps), Fraction(0))
+        object.__setattr__(problem, "_total_duration", total)       # once per (frozen) problem
     if total == 0:
         return 100
     got = sum((problem.step(*k).duration for k in set(done_keys) if problem.step(*k) is not None), Fraction(0))
@@ -210,9 +213,11 @@ def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None)
         "lower_bound": lb.value,
     }
     if reference is not None:
-        e_ref = reference_efficiency(p, reference, len(clean_runs))
-        rel = relative_efficiency(e, e_ref)
-        out["reference_efficiency"] = e_ref
-        out["relative_efficiency"] = rel
-        out["multitask_score"] = multitask_score(rel, prog)
+        out.update(reference_metrics(e, reference_efficiency(p, reference, len(clean_runs)), prog))
     return out
+
+
+def reference_metrics(e: Optional[Fraction], e_ref: Optional[Fraction], prog: Fraction) -> dict:
+    """The reference part of ``plan_metrics``: efficiency ``e`` and progress against the reference's ``e_ref``."""
+    rel = relative_efficiency(e, e_ref)
+    return {"reference_efficiency": e_ref, "relative_efficiency": rel, "multitask_score": multitask_score(rel, prog)}

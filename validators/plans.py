@@ -366,22 +366,24 @@ def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan
     reports it)."""
     if unit.seconds is None:
         return None
-    per = Fraction(1, unit.seconds)
-    times: dict = {}
+    times = _TIMES.get(unit.seconds)
+    if times is None or len(times) >= CACHE_SIZE:
+        times = _TIMES[unit.seconds] = {"": None}
     actions = []
     for i, (key, dur, start) in enumerate(fields):
         task, step = step_key(key)
         t = times.get(start)
         if t is None:
-            t = times[start] = clock_seconds(start) * per
-        if dur:
-            d = times.get(dur)
-            if d is None:
-                d = times[dur] = clock_seconds(dur) * per
-        else:
-            d = None
+            t = times[start] = Fraction(clock_seconds(start), unit.seconds)
+        d = times.get(dur, _MISSING)
+        if d is _MISSING:
+            d = times[dur] = Fraction(clock_seconds(dur), unit.seconds)
         actions.append(PlanAction(i, task, step, t, d))
     return ReadPlan("recipe2plan", tuple(actions), (), None, text)
+
+
+_TIMES: dict = {}               # unit seconds -> {clock text: time in that unit ("": no duration)}
+_MISSING = object()
 
 
 def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:

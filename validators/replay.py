@@ -99,6 +99,7 @@ def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, 
 def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
     fast = None if exact else procfast.compiled(problem)
     read = plan if isinstance(plan, ReadPlan) else None
+    swept = False
     if fast is not None and read is None:
         got = Decoded(None, plan.value) if isinstance(plan, Native) else plan_value(plan)
         if got.error is None and (not got.notes or all(is_warning(n) for n in got.notes)):
@@ -111,6 +112,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
                     report = _fast_report(problem, fast, columns, name, reference)
                     if report is not None:
                         return report
+                    swept = True
                 read = P.read_fields(text, fields, problem.time_unit)
     if read is None:
         read = read_plan(plan, problem.time_unit, fmt)
@@ -122,14 +124,18 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
     if read.fatal or (first and schema_errors):
         return Report(False, name, problem.scenario, tuple(schema_errors[:1] if first else schema_errors),
                       _empty_metrics(problem))
-    if fast is not None and not schema_errors and not read.skipped:
+    if fast is not None and not swept and not schema_errors and not read.skipped:
         columns = _chunk_columns(fast, read.actions)
         report = None if columns is None else _fast_report(problem, fast, columns, name, reference)
         if report is not None:
             return report
     result = _simulate(problem, read, first)
     errors = schema_errors + [to_error(v) for v in result.violations]
-    metrics = M.plan_metrics(result, reference_chunks(problem, reference))
+    metrics = M.plan_metrics(result)
+    hit = None if reference is None else _reference(problem, reference)
+    if hit is not None and hit[1] is not None:
+        e_ref = _reference_efficiency(problem, hit, len(result.clean_runs))
+        metrics.update(M.reference_metrics(metrics["efficiency"], e_ref, metrics["progress"]))
     if schema_errors:
         metrics["success"] = False
     if len(errors) > MAX_ERRORS:
@@ -153,8 +159,7 @@ def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tu
         metrics = fast.metrics(out)
     else:
         hit = _reference(problem, reference)
-        chunks = hit[1]
-        metrics = fast.metrics(out, chunks, None if chunks is None else _reference_efficiency(problem, hit, out.runs))
+        metrics = fast.metrics(out, hit[1], None if hit[1] is None else _reference_efficiency(problem, hit, out.runs))
     return Report(True, name, problem.scenario, (), metrics)
 
 

@@ -1,0 +1,279 @@
+"""Grading throughput on Recipe2Plan Step(...) text plans, side by side with the original evaluator (#14 item 5).
+
+Input: the Recipe2Plan data (--data DIR, default ../shared/data/recipe2plan), optionally --original DIR (a
+checkout of the original repository's evaluation/ folder, to time the real evaluator too).  Output: a table on
+stdout, every row measured in this one run on one core (the process and its children are pinned to --core):
+(a) the original evaluator's execution check on each plan -- tests/r2p_original.py's ``evaluate`` (a
+re-statement of it) and, with --original, the real ``Evaluator(instance).evaluate_execution``; (b) chronoplan's
+``Grader.grade`` on the same text plans with reference metrics; (c) ``chronoplan validate`` on a JSON Lines file
+of --cli-plans plans (default 100,000), the time of a run on one plan per scenario (start-up: imports, compiling
+the project, instantiating the scenarios) subtracted; (d) plan-length scaling, 10 to 10^5 steps; (e) the exact
+engine (``validate_plan(..., exact=True)``) on the same plans.  Plans: the 64 constrained reference plans as
+Step text (valid), one faulty mutant of each (a start moved, an entry dropped or repeated, two starts swapped)
+and an even mix; ratios are to (a), tests/r2p_original.py, on the same set.
+Usage: python bench/bench_recipe2plan.py [--rounds N] [--cli-plans N] [--core K] [--original DIR] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import gc
+import io
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import chronoplan
+import chronoplan.validators.grade as grade_module
+from chronoplan.cli import main as cli_main
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ConcreteUse, ProcedureProblem, ResourceInstance, SchedStep
+from chronoplan.validators.grade import Grader
+from chronoplan.validators.replay import validate_plan
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "recipe2plan"
+
+
+def hms(s: int) -> str:
+    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def text_of(entries) -> str:
+    return ", ".join(f"Step({s}, {r}, {hms(d)}, {hms(st)})" for s, r, d, st in entries)
+
+
+def mutant(entries, rng: random.Random) -> list:
+    """One faulty variant of a plan (the original and chronoplan both reject it)."""
+    es = [list(e) for e in entries]
+    kind = rng.randrange(4)
+    i = rng.randrange(len(es))
+    if kind == 0:
+        es[i][3] = max(0, es[i][3] + rng.choice([-600, -120, -60, 60, 120, 600]))
+    elif kind == 1:
+        del es[i]
+    elif kind == 2:
+        es.append(list(es[i]))
+    else:
+        j = rng.randrange(len(es))
+        es[i][3], es[j][3] = es[j][3], es[i][3]
+    return es
+
+
+def best_rate(work, n: int, rounds: int) -> float:
+    """Plans per second of the fastest of ``rounds`` runs of ``work`` (n plans)."""
+    best = float("inf")
+    for _ in range(rounds):
+        gc.collect()
+        t0 = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def original_module():
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import r2p_original
+    except ImportError:
+        return None
+    finally:
+        sys.path.pop(0)
+    return r2p_original
+
+
+def real_original(folder: Path):
+    """The original repository's Evaluator class (its evaluation/ folder on sys.path), or an error text."""
+    sys.path.insert(0, str(folder))
+    try:
+        from evaluator import Evaluator      # noqa: PLC0415 - the original's module layout
+    except Exception as exc:                 # noqa: BLE001 - report and go on without it
+        return f"cannot import evaluator from {folder}: {type(exc).__name__}: {exc}"
+    return Evaluator
+
+
+def cli_rate(project_dir: Path, tmp: Path, items: list, refs: Path, n: int) -> tuple[float, float, float]:
+    """(plans/s by wall time, plans/s by CPU time, start-up seconds) of ``chronoplan validate`` on n plans."""
+    def write(path: Path, count: int) -> None:
+        with path.open("w") as f:
+            for i in range(count):
+                key, text = items[i % len(items)]
+                f.write(json.dumps({"scenario": key, "plan": text}) + "\n")
+
+    small, big = tmp / "startup.jsonl", tmp / "plans.jsonl"
+    write(small, len(items))
+    write(big, n)
+
+    def run(path: Path) -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "chronoplan.cli", "validate", str(project_dir), str(path),
+                        "--reference", str(refs), "--format", "json", "--no-progress"],
+                       stdout=subprocess.DEVNULL, check=False)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    start = min(run(small) for _ in range(2))
+    full = run(big)
+    extra = n - len(items)
+    return extra / (full[0] - start[0]), extra / (full[1] - start[1]), start[0]
+
+
+def scaling_problem(n_steps: int) -> tuple[ProcedureProblem, str]:
+    """A chain scenario of n_steps steps (tasks of 10: continuous 1 s, autonomous 2 s on one of 4 ovens) and a
+    valid serial plan for it as Step text."""
+    tasks, steps, entries = [], [], []
+    t = 0
+    for k in range((n_steps + 9) // 10):
+        name = f"T{k}"
+        tasks.append(name)
+        for i in range(min(10, n_steps - 10 * k)):
+            auto = i % 2 == 1
+            dur = Fraction(2 if auto else 1)
+            uses = (ConcreteUse(f"oven{k % 4}", (), ()),) if auto else ()
+            steps.append(SchedStep(name, i, f"step {i}", dur, ir.Occupancy.START if auto else ir.Occupancy.CONTINUOUS,
+                                   Fraction(0) if auto else dur, False, (i - 1,) if i else (), (), uses, None, None))
+            entries.append((i, name, int(dur), t))
+            t += int(dur)
+    resources = tuple(ResourceInstance(f"oven{j}", 1, (), f"oven{j}") for j in range(4))
+    problem = ProcedureProblem(f"chain{n_steps}", ir.TimeUnit.S, ("agent1",), tuple(tasks), tuple(steps), resources,
+                               None, ir.OccupancyRule.EXCLUSIVE)
+    return problem, text_of(entries)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cli-plans", type=int, default=100_000)
+    ap.add_argument("--core", type=int, default=None, help="the core to run on (default: the first one allowed)")
+    ap.add_argument("--original", type=Path, default=None, help="the original repository's evaluation/ folder")
+    ap.add_argument("--quick", action="store_true", help="scaling up to 10^4 steps, 20,000 CLI plans")
+    args = ap.parse_args(argv)
+    if not (args.data / "cooking.json").exists():
+        print(f"no Recipe2Plan data in {args.data}", file=sys.stderr)
+        return 2
+    if hasattr(os, "sched_setaffinity"):
+        core = args.core if args.core is not None else min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {core})
+    cli_plans = min(args.cli_plans, 20_000) if args.quick else args.cli_plans
+    rounds = args.rounds
+    original = original_module()
+    if original is None:
+        print("tests/r2p_original.py not found: no baseline", file=sys.stderr)
+        return 2
+    real = real_original(args.original) if args.original else None
+
+    cooking = json.loads((args.data / "cooking.json").read_text())
+    plans = json.loads((args.data / "plan.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        project_dir = tmp / "r2p"
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = cli_main(["import", "recipe2plan", str(args.data / "cooking.json"), "-o", str(project_dir)])
+        if status != 0:
+            return 2
+        project = chronoplan.load(project_dir)
+        rng = random.Random(14)
+        valid, faulty = [], []
+        for inst in cooking:
+            key = "_".join(r["recipe"] for r in inst)
+            ref = plans[key]["plan_w_restriction"]
+            if ref is None:
+                continue
+            text = text_of(ref)
+            valid.append((key, inst, text, text))
+            faulty.append((key, inst, text_of(mutant(ref, rng)), text))
+        mixed = [x for pair in zip(valid, faulty) for x in pair]
+        grader = Grader(project)
+        for key, _, text, ref in valid + faulty:         # instantiate, compile and read the references once
+            grader.grade(key, text, reference=ref)
+        n_actions = sum(t.count("Step(") for _, _, t, _ in valid)
+        print(f"{len(valid)} Recipe2Plan scenarios, {n_actions / len(valid):.1f} actions per plan; "
+              f"core {core if hasattr(os, 'sched_setaffinity') else '?'}, best of {rounds} rounds")
+
+        exact_grade = functools.partial(validate_plan, exact=True)
+
+        def orig(batch):
+            return lambda: [original.evaluate(inst, text) for _, inst, text, _ in batch]
+
+        def real_orig(batch):
+            return lambda: [real(inst).evaluate_execution(text) for _, inst, text, _ in batch]
+
+        def ours(batch):
+            return lambda: [grader.grade(key, text, reference=ref) for key, _, text, ref in batch]
+
+        def exact(batch):
+            def work():
+                saved = grade_module.validate_plan
+                grade_module.validate_plan = exact_grade
+                try:
+                    for key, _, text, ref in batch:
+                        grader.grade(key, text, reference=ref)
+                finally:
+                    grade_module.validate_plan = saved
+            return work
+
+        verdicts = sum(grader.grade(k, t, reference=r).valid == original.evaluate(i, t).ok for k, i, t, r in mixed)
+        print(f"verdicts agreeing with tests/r2p_original.py on the mixed set: {verdicts}/{len(mixed)}")
+        print()
+        print(f"{'case':<58} {'plans/s':>9} {'us/plan':>8} {'x original':>10}")
+        for label, batch in (("valid plans", valid), ("faulty mutants", faulty), ("mix, half faulty", mixed)):
+            base = best_rate(orig(batch), len(batch), rounds)
+            rows = [(f"(a) original execution check (r2p_original), {label}", base)]
+            if real is not None and not isinstance(real, str):
+                rows.append((f"(a) original evaluation/ Evaluator, {label}", best_rate(real_orig(batch), len(batch),
+                                                                                    rounds)))
+            rows.append((f"(b) Grader.grade + reference metrics, {label}", best_rate(ours(batch), len(batch),
+                                                                                    rounds * 3)))
+            rows.append((f"(e) exact engine only, {label}", best_rate(exact(batch), len(batch), rounds)))
+            for name, rate in rows:
+                print(f"{name:<58} {rate:>9.0f} {1e6 / rate:>8.1f} {rate / base:>9.1f}x")
+        if isinstance(real, str):
+            print(f"(original evaluation/ not timed: {real})")
+
+        refs = tmp / "refs.jsonl"
+        refs.write_text("".join(json.dumps({"scenario": k, "plan": t}) + "\n" for k, _, t, _ in valid))
+        base = best_rate(orig(valid), len(valid), rounds)
+        wall, cpu, start = cli_rate(project_dir, tmp, [(k, t) for k, _, t, _ in valid], refs, cli_plans)
+        print(f"{'(c) chronoplan validate, ' + format(cli_plans, ',') + ' valid plans, wall':<58} {wall:>9.0f} "
+              f"{1e6 / wall:>8.1f} {wall / base:>9.1f}x")
+        print(f"{'(c) the same, CPU time':<58} {cpu:>9.0f} {1e6 / cpu:>8.1f} {cpu / base:>9.1f}x")
+        print(f"    (start-up, subtracted: {start:.2f} s)")
+
+    print()
+    print(f"(d) plan-length scaling (one plan, Step text, fast path and exact engine)")
+    print(f"{'steps':>8} {'fast s':>9} {'us/step':>8} {'exact s':>9} {'us/step':>8}")
+    sizes = [10, 100, 1_000, 10_000] + ([] if args.quick else [100_000])
+    for n in sizes:
+        problem, text = scaling_problem(n)
+        validate_plan(problem, "Step(0, T0, 00:00:01, 00:00:00)")           # compile the scenario once
+        reps = max(1, 2000 // n)
+        fast = min(_timed(lambda: validate_plan(problem, text), reps) for _ in range(rounds))
+        ok = validate_plan(problem, text).valid
+        slow = min(_timed(lambda: validate_plan(problem, text, exact=True), max(1, reps // 10)) for _ in range(
+            1 if n >= 10_000 else rounds))
+        print(f"{n:>8} {fast:>9.4f} {1e6 * fast / n:>8.2f} {slow:>9.4f} {1e6 * slow / n:>8.2f}"
+              f"{'' if ok else '  (plan INVALID: bench bug)'}")
+    return 0
+
+
+def _timed(work, reps: int) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        work()
+    return (time.perf_counter() - t0) / reps
+
+
+if __name__ == "__main__":
+    sys.exit(main())
