@@ -156,6 +156,7 @@ class Compiled:
         self.deadlines = tuple((self.ids[s.key], scaled(s.deadline, scale)) for s in problem.steps
                                if s.deadline is not None)
         self.limit = None if problem.limit is None else scaled(problem.limit, scale)
+        self.implied_agents = all(st.agent >= 0 for st in steps)     # no step needs its agent named
         self.total = sum(st.duration for st in steps)       # what a valid plan runs: every step, once in all
         self.auto = sum(st.duration for st, s in zip(steps, problem.steps) if M.is_autonomous(s))
         self.lower_bound = M.lower_bound(problem).value
@@ -186,6 +187,9 @@ class Compiled:
             order = sorted(range(len(starts)), key=starts.__getitem__)
         else:
             order = sorted(range(len(starts)), key=lambda j: (starts[j], indexes[j]))
+        anonymous = agents is None
+        if anonymous and not self.implied_agents:
+            return None                      # some step needs a named agent (E014)
         for j in order:
             t = starts[j]
             sid = steps[j]
@@ -201,29 +205,33 @@ class Compiled:
                     return None
                 o = d if occ is None else min(occ, d)
                 e = last_end[sid] = t + d
-                progress[sid] = p = p + d
-                complete = p == dur
-                if first[sid] is not None:
-                    prerequisites = ()
+                progress[sid] = p + d
+                complete = p + d == dur
+                if complete:
+                    done[sid] = e
+                if p:
+                    prerequisites = ()       # checked at the first chunk only
+                else:
+                    first[sid] = t
             else:
                 if first[sid] is not None:
                     return None
                 d = durations[j]
                 if d is not None and d != dur:
                     return None
+                first[sid] = t
                 o = occ
-                e = t + dur
+                e = done[sid] = t + dur
                 complete = True
             if prerequisites:
                 for x in prerequisites:
                     if done[x] > t:
                         return None
-            if first[sid] is None:
-                first[sid] = t
-            if agents is not None and agents[j] >= 0:
-                a = agents[j]
-            elif a < 0:
-                return None
+            if not anonymous:
+                if agents[j] >= 0:
+                    a = agents[j]
+                elif a < 0:
+                    return None
             if o:
                 if free[a] > t:
                     return None
@@ -252,8 +260,6 @@ class Compiled:
                             return None
                 if complete and sets:
                     heapq.heappush(completions, (e, self.agent_rank[a], j if indexes is None else indexes[j], sets))
-            if complete:
-                done[sid] = e
         finish = max(done, default=0)
         if finish == INF:
             return None                      # a step never completed

@@ -23,7 +23,7 @@ from chronoplan.runtime import procfast
 from chronoplan.runtime.procsim import Chunk, simulate
 from chronoplan.runtime.violations import Violation
 from chronoplan.validators import plans as P
-from chronoplan.validators.plan_text import Decoded, Native, plan_value
+from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
 from chronoplan.validators.report import PlanError, Report, is_warning
 
@@ -101,10 +101,15 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
     read = plan if isinstance(plan, ReadPlan) else None
     swept = False
     if fast is not None and read is None:
-        got = Decoded(None, plan.value) if isinstance(plan, Native) else plan_value(plan)
-        if got.error is None and (not got.notes or all(is_warning(n) for n in got.notes)):
-            plan = Native(got.value)                    # what read_plan reads: decoded once
-            text = P.step_text(got.value, fmt)
+        if isinstance(plan, Native):
+            value = plan.value
+        else:
+            got = plan_value(plan)
+            value = got.value if got.error is None and all(is_warning(n) for n in got.notes) else _UNREAD
+            if value is not _UNREAD:
+                plan = Native(value)                    # what read_plan reads: decoded once
+        if value is not _UNREAD:
+            text = P.step_text(value, fmt)
             fields = None if text is None else P.step_fields(text)
             if fields is not None:
                 columns = _text_columns(fast, fields)
@@ -142,6 +147,9 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
         metrics["errors_omitted"] = len(errors) - MAX_ERRORS
         errors = errors[:MAX_ERRORS]
     return Report(not errors, name, problem.scenario, tuple(errors), metrics)
+
+
+_UNREAD = object()          # a plan whose decoding gave an error or an error note: read_plan reports it
 
 
 def _simulate(problem: ProcedureProblem, read: ReadPlan, first: bool):
