@@ -309,7 +309,6 @@ _CANONICAL = re.compile(r"Step\(([0-9]{1,9}, " + _NAME + r"), (" + _HMS + r"), (
 _CANONICAL_3 = re.compile(r"Step\(([0-9]{1,9}, " + _NAME + r"), (?:(" + _HMS + r"), )?(" + _HMS + r")\)")
 _NOT_COMMON = ("", "", "")
 _KEYS: dict = {}                 # "3, Cobbler" -> ("Cobbler", 3)
-_CLOCKS: dict = {}               # "00:01:30" -> 90 (seconds)
 CACHE_SIZE = 1 << 16
 
 
@@ -332,25 +331,22 @@ def step_fields(text: str) -> Optional[list[tuple[str, str, str]]]:
 
 def step_key(raw: str) -> tuple[str, int]:
     """The "step, recipe" text of a common entry -> (recipe, step number)."""
-    got = _KEYS.get(raw)
-    if got is None:
-        step, task = raw.split(",", 1)
-        got = (task.strip(), int(step.strip()))
-        if len(_KEYS) >= CACHE_SIZE:
-            _KEYS.clear()
-        _KEYS[raw] = got
-    return got
+    step, task = raw.split(",", 1)
+    return task.strip(), int(step.strip())
 
 
 def clock_seconds(raw: str) -> int:
     """HH:MM:SS of a common entry -> seconds (minutes and seconds may exceed 59, as in ``parse_time``)."""
-    got = _CLOCKS.get(raw)
+    h, m, s = raw.split(":")
+    return int(h) * 3600 + int(m) * 60 + int(s)
+
+
+def _cached_key(raw: str) -> tuple[str, int]:
+    got = _KEYS.get(raw)
     if got is None:
-        h, m, s = raw.split(":")
-        got = int(h) * 3600 + int(m) * 60 + int(s)
-        if len(_CLOCKS) >= CACHE_SIZE:
-            _CLOCKS.clear()
-        _CLOCKS[raw] = got
+        if len(_KEYS) >= CACHE_SIZE:
+            _KEYS.clear()
+        got = _KEYS[raw] = step_key(raw)
     return got
 
 
@@ -374,7 +370,7 @@ def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan
         times = _TIMES[unit.seconds] = {"": None}
     actions = []
     for i, (key, dur, start) in enumerate(fields):
-        task, step = step_key(key)
+        task, step = _cached_key(key)
         t = times.get(start)
         if t is None:
             t = times[start] = Fraction(clock_seconds(start), unit.seconds)

@@ -29,7 +29,7 @@ from chronoplan.validators.report import PlanError, Report, is_warning
 
 MAX_ERRORS = 1000
 MAX_REFERENCES = 64          # references remembered per problem
-CACHE_SIZE = 1 << 16         # Step text fields remembered per problem
+CACHE_SIZE = 1 << 16         # Step text fields remembered per problem (more while a longer plan needs them)
 
 
 def to_error(v: Violation) -> PlanError:
@@ -178,8 +178,8 @@ def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list,
     if per is None:
         return None
     memo = fast.memo.get("step text")
-    if memo is None or len(memo[0]) + len(memo[1]) >= CACHE_SIZE:
-        memo = fast.memo["step text"] = ({}, {"": None})
+    if memo is None or len(memo[0]) + len(memo[1]) > max(CACHE_SIZE, 4 * len(fields)):
+        memo = fast.memo["step text"] = ({}, {"": None})       # bounded, but a long plan keeps its own entries
     ids, times = memo
     keys, durs, starts = zip(*fields)
     try:
