@@ -142,6 +142,8 @@ MAX_STEP = 10 ** 9
 
 def _number(x: Any, path: str, errors: list, index: Optional[int]) -> Optional[Fraction]:
     """A time or duration of any numeric type -> exact Fraction; a problem is reported (E010/E011), never dropped."""
+    if type(x) is int and -MAX_NUMBER <= x <= MAX_NUMBER:
+        return Fraction(x)                      # what exact() gives, without its type tests
     f = exact(x, limit=MAX_NUMBER)
     if isinstance(f, Problem):
         code = "E010" if f in (Problem.NOT_A_NUMBER, Problem.NOT_INTEGER) else "E011"
@@ -154,6 +156,8 @@ def _number(x: Any, path: str, errors: list, index: Optional[int]) -> Optional[F
 
 def _step_number(x: Any) -> Optional[int]:
     """A step index written as a number or as ASCII digits -> int (None when it is neither)."""
+    if type(x) is int and -MAX_STEP <= x <= MAX_STEP:
+        return x
     n = exact_int(x, limit=MAX_STEP) if not isinstance(x, str) else parse_int(x, limit=MAX_STEP)
     return None if isinstance(n, Problem) else n
 
