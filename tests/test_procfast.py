@@ -435,3 +435,45 @@ def test_reference_is_read_once_per_problem_and_object(monkeypatch):
         assert validate_plan(problem, ref, reference=ref, exact=True).valid
         assert validate_plan(problem, text, reference=text).metrics["relative_efficiency"] == 1
     assert len(reads) == 2                     # the dict once, the text once
+
+
+# ------------------------------------------------------------------------------------------ Step text reader
+def _random_step_text(rng: random.Random) -> str:
+    spaces = [" ", "", "  ", "\t", "\n", "\u2003", " " * 9, "\x1c"]
+    names = ["Cobbler", "Daikon-Radish", "a b"] * 8 + ["x:y", "'q'", '"r"', "ſtep", "K", "n(", "é", "x" * 70, "",
+                                                      "\u2003", " "]
+
+    def pad() -> str:
+        return rng.choice(spaces) if rng.random() < 0.05 else " " if rng.random() < 0.5 else ""
+
+    def clock() -> str:
+        if rng.random() < 0.95:
+            return f"{rng.randrange(100):02d}:{rng.randrange(100):02d}:{rng.randrange(100):02d}"
+        return rng.choice(["10 min", "1:30", "1.5:00:00", "0000001:00:00", "123456:00:00", "1234567:0:0", "5",
+                           "00:00:00", "\u0663:00:00"])
+
+    def entry() -> str:
+        step = rng.choice(["3", "03", "12"] * 10 + ["1234567890", "+3", "x", "\u0661", "999999999", "0"])
+        parts = [pad() + step + pad(), pad() + rng.choice(names) + pad()]
+        if rng.random() < 0.8:
+            parts.append(pad() + clock() + pad())
+        parts.append(pad() + clock() + pad())
+        if rng.random() < 0.01:
+            parts.append("x")
+        head = rng.choice(["Step"] * 10 + ["step", "STEP", "Step ", "ſtep", "Step\n"])
+        return head + "(" + ",".join(parts) + (")" if rng.random() < 0.97 else "")
+
+    seps = [", "] * 20 + ["\n", " Step(", "", "; then "]
+    return "".join(entry() + rng.choice(seps) for _ in range(rng.randrange(1, 6)))
+
+
+def test_one_pass_step_reader_reads_what_the_general_reader_reads():
+    from chronoplan.validators import plans as P
+    rng = random.Random(5)
+    common = 0
+    for _ in range(4000):
+        text = _random_step_text(rng)
+        common += P.step_fields(text) is not None
+        for unit in (ir.TimeUnit.S, ir.TimeUnit.MIN, ir.TimeUnit.TICK):
+            assert P._read_r2p_text(text, unit) == P.read_r2p_general(text, unit), text
+    assert 800 < common < 3800

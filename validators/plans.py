@@ -308,7 +308,7 @@ _COMMON = re.compile(r"(?i:step)\s*\((?:\s{0,8}([0-9]{1,9}\s{0,8},\s{0,8}" + _RE
 # write them (with a duration; then with or without): scanned for "Step(" case-sensitively (several times
 # faster); used when every "(" of the text opens such an entry, so that no other "step(" can be in the text.
 _HMS = r"[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"
-_NAME = r"[^\s,()'\"][^,()'\"]{0,63}"         # like _RECIPE but faster; a space before the comma is stripped anyway
+_NAME = r"[^,()'\"]{1,64}"       # like _RECIPE but faster: spaces around it are stripped; blank: see read_fields
 _CANONICAL = re.compile(r"Step\(([0-9]{1,9}, " + _NAME + r"), (" + _HMS + r"), (" + _HMS + r")\)")
 _CANONICAL_3 = re.compile(r"Step\(([0-9]{1,9}, " + _NAME + r"), (?:(" + _HMS + r"), )?(" + _HMS + r")\)")
 _NOT_COMMON = ("", "", "")
@@ -365,8 +365,8 @@ def step_text(value: Any, fmt: Optional[str] = None) -> Optional[str]:
 
 
 def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan]:
-    """``step_fields(text)`` -> the ``ReadPlan`` of ``text`` (None for a unitless scenario: the general reader
-    reports it)."""
+    """``step_fields(text)`` -> the ``ReadPlan`` of ``text`` (None for a unitless scenario or a blank recipe name:
+    the general reader reports them)."""
     if unit.seconds is None:
         return None
     times = _TIMES.get(unit.seconds)
@@ -375,6 +375,8 @@ def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan
     actions = []
     for i, (key, dur, start) in enumerate(fields):
         task, step = _cached_key(key)
+        if not task:
+            return None
         t = times.get(start)
         if t is None:
             t = times[start] = Fraction(clock_seconds(start), unit.seconds)
@@ -390,10 +392,14 @@ _MISSING = object()
 
 
 def _read_r2p_text(text: str, unit: ir.TimeUnit) -> ReadPlan:
+    """Step(...) text: the one-pass reader for the common form, else the general one (same result)."""
     fields = step_fields(text)
     read = None if fields is None else read_fields(text, fields, unit)
-    if read is not None:
-        return read
+    return read if read is not None else read_r2p_general(text, unit)
+
+
+def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
+    """Step(...) text, entry by entry, with an error for each entry it cannot read."""
     scale = _scale(unit)
     errors: list[PlanError] = []
     actions = []
