@@ -4,7 +4,7 @@ Input: a ``ProcedureProblem`` (``compiled(problem)`` builds its ``Compiled`` for
 problem) and a plan as columns (starts, step ids, durations or None, optionally agent ids and plan indexes)
 with times as integers of the compiled scale (``Compiled.scale`` units per scenario time unit; ``scaled``
 converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``Outcome`` (the numbers the metrics need)
-when the plan is valid, else None; ``Compiled.metrics(outcome, e_ref)`` -> the metrics block of
+when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)`` -> the metrics block of
 ``runtime.metrics.plan_metrics`` for that valid plan.
 
 The sweep never reports a violation: it only recognises plans that the exact engine (``procsim.simulate``
@@ -113,6 +113,12 @@ class Compiled:
             if s.task in tasks:
                 self.ids.setdefault(s.key, len(self.ids))
         self.ok = len(self.ids) == len(problem.steps)      # repeated or task-less steps: exact engine only
+        self.memo: dict = {}          # readers' caches (plan text -> ids and times), see validators.replay
+        if self.ok:
+            self._tables(problem, scale)
+
+    def _tables(self, problem: ProcedureProblem, scale: int) -> None:
+        agents = problem.agents
         capacity = {r.name: r.capacity for r in problem.resources}
         res: dict = {}
         slots: dict = {}
@@ -132,7 +138,10 @@ class Compiled:
             for u in s.uses:
                 cap = capacity.get(u.resource, 1)
                 rid = res.setdefault(u.resource, len(res))
-                (single.append(rid) if cap == 1 else shared.append((rid, cap)))
+                if cap == 1:
+                    single.append(rid)
+                else:
+                    shared.append((rid, cap))
                 needs += [(slot(u.resource, k), v) for k, v in u.needs]
                 sets += [(slot(u.resource, k), v) for k, v in u.sets]
             kind = _OCCUPANCY[s.occupancy]
@@ -160,7 +169,6 @@ class Compiled:
         self.total = sum(st.duration for st in steps)       # what a valid plan runs: every step, once in all
         self.auto = sum(st.duration for st, s in zip(steps, problem.steps) if M.is_autonomous(s))
         self.lower_bound = M.lower_bound(problem).value
-        self.memo: dict = {}          # readers' caches (plan text -> ids and times), see validators.replay
 
     # ------------------------------------------------------------------------------------------ sweep
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,

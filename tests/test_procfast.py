@@ -477,3 +477,16 @@ def test_one_pass_step_reader_reads_what_the_general_reader_reads():
         for unit in (ir.TimeUnit.S, ir.TimeUnit.MIN, ir.TimeUnit.TICK):
             assert P._read_r2p_text(text, unit) == P.read_r2p_general(text, unit), text
     assert 800 < common < 3800
+
+
+def test_scenarios_listing_a_step_twice_or_outside_their_tasks_use_the_exact_engine(spy):
+    base = _tiny()
+    twice = _tiny(steps=base.steps + base.steps[:1])
+    stray = _tiny(steps=base.steps + (SchedStep("U", 0, "c", Fraction(1), ir.Occupancy.CONTINUOUS, Fraction(1),
+                                                False, (), (ConcreteLag(5, None, Fraction(1)),), (), None,
+                                                Fraction(9)),))
+    plan = schedule([{"task": "T", "step": 0, "start": 0}, {"task": "T", "step": 1, "start": 2}])
+    for problem in (twice, stray):
+        same(problem, plan)
+        assert not procfast.compiled(problem).ok
+    assert not any(spy)
