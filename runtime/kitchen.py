@@ -36,7 +36,7 @@ from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
-from chronoplan.runtime.kitchen_compat import Completion, Cooking, Finish
+from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_codes import KitchenError
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
 from chronoplan.runtime.kitchen_logic import num
@@ -158,7 +158,8 @@ class KitchenSim:
         self.containment = world.roles.get("containment")
         self._due = None
         self.watchers: dict = {}                  # agent -> its running action with a 'when all' condition
-        self.compat = _Compat(world.rules) if _Compat.needed(world.rules) else None
+        rules = world.rules
+        self.compat = None if rules is DEFAULT or not _Compat.needed(rules) else _Compat(rules)
 
     # ------------------------------------------------------------------ plans
     def add(self, agent: str, steps) -> None:

@@ -56,7 +56,7 @@ def _empty_metrics(world: Optional[World], b: Optional[dict]) -> dict:
 def grade_grid_plan(project: ir.Project, scenario: str, plan: Any, fmt: Optional[str] = None, *,
                     plan_name: str = "<plan>", first: bool = False, compat: Any = None) -> Report:
     try:
-        world, b = world_for(project, scenario, rules_for(compat))
+        world, b = world_for(project, scenario, DEFAULT if compat is None else rules_for(compat))
     except (CompileFailure, KeyError) as exc:
         return error_report(plan_name, scenario, "E012", "schema", f"scenario {scenario} cannot be simulated: "
                             f"{exc}", "fix the scenario")
