@@ -4,11 +4,12 @@ Input: a compat value -- None (the paper's rules), a ``KitchenRules``, or a memb
 ``validators.compat.Compat`` (anything whose ``.name`` is ``"PARACOOK"`` selects ``PARACOOK``; the other
 benchmarks' members have no kitchen rules and give ``DEFAULT``).  Output: a frozen ``KitchenRules`` that
 ``kitchen_world.World`` (which operators a surface action may use), ``kitchen.KitchenSim`` (cooking clock,
-Finish, completion time) and ``validators.paracook_grade`` (which bounds) read.  docs/benchmarks/paracook.md lists every difference and which ones
-``PARACOOK`` reproduces.
+Finish, completion time) and ``validators.paracook_grade`` (which bounds) read.
+docs/benchmarks/paracook.md lists every difference and which ones ``PARACOOK`` reproduces.
 
-``PARACOOK`` restates the behaviour of ParaCook's simulator (zsq259/ParaCook, src/game) where it departs from
-the paper's rules and the departure can be expressed on our physics without new operators:
+``PARACOOK`` restates the behaviour of ParaCook's code (zsq259/ParaCook: src/game, and the bounds of
+src/analysis) where it departs from the paper's rules and the departure can be expressed on our physics
+without new operators:
 - cooking clock (``Cooking.PARACOOK_CODE``): each cookware keeps one timer for its whole life.  Adding an item
   adds the item's cook time to the required total and starts the timer (its anchor is set the first time
   only).  The timer is brought up to date only at the start of an instant at which some agent completes an

@@ -9,14 +9,17 @@ completes an action of non-zero duration ("agent instants"), and only while the 
 it then credits all the time since its last update.  [a, b] is an action's start and end time.
 """
 import enum
+import json
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 import chronoplan
 from kitchen_util import GENERATED, F, I, M, P, W, generated, grade, inside, on, simulate
 from test_kitchen_plans import BURGER_B
+from chronoplan.cli import main
 from chronoplan.runtime import compiled as C
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_compat import (DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules,
@@ -249,8 +252,6 @@ def test_scripted_plans_stay_valid_and_end_at_their_last_action():
 @pytest.mark.skipif(not any(C.compiled().values()), reason="the kitchen modules are not compiled in this "
                     "install (editable or CHRONOPLAN_PURE_PYTHON): nothing to compare")
 def test_compiled_and_pure_agree_under_compat():
-    import json
-    from pathlib import Path
     tests = Path(__file__).resolve().parent
     code = (f"import json, sys; sys.path.insert(0, {str(tests)!r}); "
             "from chronoplan.runtime.compiled import compiled; assert not any(compiled().values()); "
@@ -275,3 +276,17 @@ def compat_outcomes() -> list:
         for plan in [base] + [_mutate(rng, base, stations) for _ in range(30)]:
             out.append(repr(grade_grid_plan(project, name, {"plan": plan}, compat=PC).to_json()))
     return out
+
+
+def test_chronoplan_validate_compat_paracook(tmp_path, capsys):
+    """End to end: ``chronoplan validate ... --compat paracook`` reaches these rules (JSON Lines report)."""
+    plan = tmp_path / "lift.json"
+    plan.write_text(json.dumps({"plan": LIFT}))
+    rows = {}
+    for extra in ([], ["--compat", "paracook"]):
+        code = main(["validate", str(GENERATED), str(plan), "--scenario", S1, "--format", "json", *extra])
+        row = json.loads(capsys.readouterr().out.splitlines()[0])
+        rows[bool(extra)] = (code, row["valid"], row["metrics"]["oct"], row["metrics"]["T_max"],
+                             [e["code"] for e in row["errors"]])
+    assert rows[False] == (1, False, None, 154, ["E750", "E751"])
+    assert rows[True] == (0, True, 47, 150, [])
