@@ -317,10 +317,6 @@ def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatc
     assert seen == [{"compat": Compat.PARACOOK}, {}]
     rep = Grader(project, Compat.RECIPE2PLAN).grade(scen, "Step(0, Tart, 00:10:00, 00:00:00)")
     assert codes(rep) == ["E012"] and "step-level" in rep.errors[0].message
-    monkeypatch.setattr(paracook_grade, "grade_grid_plan", lambda project, scenario, plan, fmt=None, *,
-                        plan_name="<plan>", first=False: None)      # a kitchen grader without modes
-    rep = Grader(project, Compat.PARACOOK).grade(scen, {"plan": {}})
-    assert codes(rep) == ["E012"] and "no compatibility modes" in rep.errors[0].message
 
 
 def test_ray_graders_carry_the_mode(pin):

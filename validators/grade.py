@@ -2,9 +2,9 @@
 
 Input: a compiled ``ir.Project``, plan sources (files, directories, JSON Lines, ``-`` for stdin, or
 in-memory ``(name, value)`` pairs) and options.  Output: one ``report.Report`` per plan
-(``validate_many``) or for one plan (``grade``).  Step-level scenarios are replayed here
-(``validators.replay``); tool scenarios go to ``chronoplan.validators.tools_grade.grade_tool_plan`` and
-grid kitchens to ``chronoplan.validators.paracook_grade.grade_grid_plan`` when those modules are installed.
+(``validate_many``) or for one plan (``grade``).  The scenario's family (``validators.families``) names its
+grader: ``grade_procedures`` (replayed by ``validators.replay``), ``grade_grid`` (the kitchen grader) and
+``grade_tools`` (the tool grader), below.
 ``compat`` (``validators.compat.Compat``) grades like a benchmark's original evaluator instead: Recipe2Plan
 plans by ``validators.compat_recipe2plan`` (reading text replies as written: ``raw_text`` sources), grid
 kitchens with ``compat=`` passed to the kitchen grader; a scenario of another family is an ``E012``.
@@ -13,8 +13,6 @@ the plan file's stem.
 """
 from __future__ import annotations
 
-import importlib
-import inspect
 import os
 import sys
 from collections.abc import Mapping
@@ -29,7 +27,7 @@ from chronoplan.validators.plan_text import (MAX_TEXT, Decoded, Native, decode, 
                                              unwrap_reply)
 from chronoplan.validators.replay import validate_plan
 from chronoplan.validators.report import PlanError, Report, error_report, internal_error, internal_error_report, with_notes
-from chronoplan.validators.schema import scenario_kind
+from chronoplan.validators.families import family_of
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".txt", ".plan")
 MAX_FILE_BYTES = 4 * MAX_TEXT        # a plan file (not JSON Lines) larger than this is refused unread
@@ -207,33 +205,11 @@ class Grader:
         except KeyError as exc:
             return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
                                 "name a scenario with --scenario or a top-level \"scenario\" key")
-        kind = scenario_kind(scen)
+        kind = scen.kind.value
         if self.compat is not None and not self.compat.applies_to(kind):
             return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
                           {"makespan": None, "success": False})
-        if kind == "procedures":
-            try:
-                problem = self.problem(scen.name)
-            except InstantiationError as exc:
-                return error_report(name, scen.name, "E012", "schema", f"scenario {scen.name} cannot be "
-                                    f"instantiated: {exc}", "fix the scenario")
-            return validate_plan(problem, plan, first=first, name=name, fmt=fmt, reference=reference)
-        module, func = (("chronoplan.validators.tools_grade", "grade_tool_plan") if kind == "tools" else
-                        ("chronoplan.validators.paracook_grade", "grade_grid_plan"))
-        try:
-            grader = getattr(importlib.import_module(module), func)
-        except (ModuleNotFoundError, AttributeError):
-            return error_report(name, scen.name, "E012", "schema", f"plans for {kind} scenarios cannot be "
-                                f"graded in this build ({module}.{func} is missing)",
-                                f"{kind} plans are not supported by this version of chronoplan")
-        if self.compat is None:
-            return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first)
-        params = inspect.signature(grader).parameters
-        if "compat" not in params and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            return error_report(name, scen.name, "E012", "schema", f"--compat {self.compat.cli_name} is not "
-                                f"available in this build ({module}.{func} has no compatibility modes)",
-                                f"grade this plan without --compat {self.compat.cli_name}")
-        return grader(self.project, scen.name, plan, fmt, plan_name=name, first=first, compat=self.compat)
+        return family_of(scen).grade(self, scen, plan, fmt, first, name, reference)
 
     def _grade_original(self, scenario: str, plan: Any, fmt: Optional[str], name: str, reference: Any) -> Report:
         """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
@@ -242,7 +218,7 @@ class Grader:
         except KeyError as exc:
             return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
                                 "name a scenario with --scenario or a top-level \"scenario\" key")
-        kind = scenario_kind(scen)
+        kind = scen.kind.value
         if not self.compat.applies_to(kind):
             return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
                           {"makespan": None, "success": False})
@@ -253,6 +229,33 @@ class Grader:
                                 f"instantiated: {exc}", "fix the scenario")
         from chronoplan.validators.compat_recipe2plan import grade_plan
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
+
+
+# ---------------------------------------------------------------- family graders (validators.families)
+def grade_procedures(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
+                     reference: Any) -> Report:
+    """A timed schedule against a step-level scenario, on the grader's cached ``ProcedureProblem``."""
+    try:
+        problem = grader.problem(scen.name)
+    except InstantiationError as exc:
+        return error_report(name, scen.name, "E012", "schema", f"scenario {scen.name} cannot be instantiated: "
+                            f"{exc}", "fix the scenario")
+    return validate_plan(problem, plan, first=first, name=name, fmt=fmt, reference=reference)
+
+
+def grade_grid(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
+               reference: Any) -> Report:
+    """A ParaCook plan against a grid kitchen (``compat`` passed on when the grader has one)."""
+    from chronoplan.validators.paracook_grade import grade_grid_plan
+    extra = {} if grader.compat is None else {"compat": grader.compat}
+    return grade_grid_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first, **extra)
+
+
+def grade_tools(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
+                reference: Any) -> Report:
+    """A tool plan against a tool-use scenario."""
+    from chronoplan.validators.tools_grade import grade_tool_plan
+    return grade_tool_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first)
 
 
 def grade(project: ir.Project, scenario: str, plan: Any, *, compat: Optional[Compat] = None, **kw) -> Report:

@@ -10,7 +10,6 @@ The schema constrains shape and names; timing rules are checked by ``chronoplan 
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Optional
 
 from chronoplan.compiler import ir
@@ -136,27 +135,22 @@ def scenario_kind(scenario: ir.Scenario) -> str:
     return scenario.kind.value
 
 
+def procedure_schema_for(project: ir.Project, scenario: str) -> dict:
+    """``procedure_plan_schema`` of a step-level scenario of ``project`` (the registry's schema builder)."""
+    return procedure_plan_schema(procedure_problem(project, project.scenario(scenario)))
+
+
+def strict_procedure_schema_for(project: ir.Project, scenario: str) -> "StrictSchema":
+    """``strict_procedure_schema`` of a step-level scenario of ``project`` (the registry's strict builder)."""
+    return strict_procedure_schema(procedure_problem(project, project.scenario(scenario)))
+
+
 def schema_for(project: ir.Project, scenario: Optional[str] = None, strict: bool = False) -> dict:
-    """The plan schema of a scenario; raises ``SchemaUnavailable`` / ``KeyError`` when there is none.
-    ``strict``: the form for LLM structured output (``strict_schema.strict_schema_for``; docs/schemas.md)."""
+    """The plan schema of a scenario (its family's builder, ``validators.families``); raises ``KeyError`` for
+    an unknown scenario.  ``strict``: the form for LLM structured output (docs/schemas.md)."""
     if strict:
         from chronoplan.validators.strict_schema import strict_schema_for
         return strict_schema_for(project, scenario).schema
+    from chronoplan.validators.families import family_of
     scen = project.scenario(scenario)
-    kind = scenario_kind(scen)
-    if kind == "procedures":
-        return procedure_plan_schema(procedure_problem(project, scen))
-    module, func = (("chronoplan.validators.tools_schema", "tool_plan_schema") if kind == "tools" else
-                    ("chronoplan.validators.paracook_schema", "paracook_plan_schema"))
-    try:
-        generator = getattr(importlib.import_module(module), func)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        generator = None
-    except AttributeError:
-        generator = None
-    if generator is None:
-        raise SchemaUnavailable(f"plan schemas for {kind} scenarios are not available in this build "
-                                f"(scenario {scen.name})")
-    return generator(project, scen.name)
+    return family_of(scen).schema(project, scen.name)

@@ -22,7 +22,6 @@ idle kitchen agent's empty list is the absent list.
 """
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
@@ -294,22 +293,8 @@ def _object_violations(path: str, node: dict, depth: int) -> list[str]:
 
 # ------------------------------------------------------------------------------------ dispatch
 def strict_schema_for(project: ir.Project, scenario: Optional[str] = None) -> StrictSchema:
-    """The strict plan schema of a scenario; raises ``schema.SchemaUnavailable`` / ``KeyError`` as
-    ``schema.schema_for`` does."""
-    from chronoplan.validators.schema import SchemaUnavailable, scenario_kind, strict_procedure_schema
-    from chronoplan.compiler.instantiate import procedure_problem
-
+    """The strict plan schema of a scenario (its family's strict builder, ``validators.families``); raises
+    ``KeyError`` for an unknown scenario, as ``schema.schema_for`` does."""
+    from chronoplan.validators.families import family_of
     scen = project.scenario(scenario)
-    kind = scenario_kind(scen)
-    if kind == "procedures":
-        return strict_procedure_schema(procedure_problem(project, scen))
-    module, func = (("chronoplan.validators.tools_schema", "strict_tool_plan_schema") if kind == "tools" else
-                    ("chronoplan.validators.paracook_schema", "strict_paracook_plan_schema"))
-    try:
-        generator = getattr(importlib.import_module(module), func)
-    except (ModuleNotFoundError, AttributeError) as exc:
-        if isinstance(exc, ModuleNotFoundError) and exc.name != module:
-            raise
-        raise SchemaUnavailable(f"strict plan schemas for {kind} scenarios are not available in this build "
-                                f"(scenario {scen.name})") from None
-    return generator(project, scen.name)
+    return family_of(scen).strict_schema(project, scen.name)
