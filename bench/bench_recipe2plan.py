@@ -261,7 +261,7 @@ def main(argv=None) -> int:
         problem, entries = scaling_problem(n)
         validate_plan(problem, "Step(0, T0, 00:00:01, 00:00:00)")           # compile the scenario once
 
-        def plans(count: int) -> list:
+        def plans(count: int, entries=entries) -> list:
             out = []
             for _ in range(count):
                 k = next(shift)
@@ -271,8 +271,8 @@ def main(argv=None) -> int:
         reps = max(1, 2000 // n)
         fast_texts, exact_texts = plans(reps * rounds), plans(max(1, reps // 10) * rounds)
         assert all(validate_plan(problem, t).valid for t in fast_texts[:1] + exact_texts[:1])
-        fast = _per_plan(lambda t: validate_plan(problem, t), fast_texts, rounds)
-        slow = _per_plan(lambda t: validate_plan(problem, t, exact=True), exact_texts,
+        fast = _per_plan(lambda t, p=problem: validate_plan(p, t), fast_texts, rounds)
+        slow = _per_plan(lambda t, p=problem: validate_plan(p, t, exact=True), exact_texts,
                          1 if n >= 10_000 else rounds)
         print(f"{n:>8} {fast:>9.4f} {1e6 * fast / n:>8.2f} {slow:>9.4f} {1e6 * slow / n:>8.2f} {slow / fast:>9.1f}x")
     return 0

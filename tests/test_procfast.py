@@ -357,15 +357,15 @@ def test_recipe2plan_through_the_grader(spy):
 def _bundled():
     for folder in ("recipes", "timearena"):
         project = chronoplan.load(ROOT / "domains" / folder)
-        for name, scen in project.scenarios.items():
+        for scen in project.scenarios.values():
             if scen.procedures:
-                yield project, procedure_problem(project, scen)
+                yield procedure_problem(project, scen)
 
 
 def test_bundled_scenarios(spy):
     rng = random.Random(11)
     valid = 0
-    for project, problem in _bundled():
+    for problem in _bundled():
         for _ in range(6):
             base = greedy(problem, rng, split=0.5)
             valid += same(problem, schedule(base), spy=spy)
