@@ -25,9 +25,9 @@ def configure(p) -> None:
 
 def run(args) -> int:
     from chronoplan.compiler.cli_common import load_project, pick_scenario
-    from chronoplan.compiler.pddl_common import ExportError
-    from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.compiler.pddl_common import ExportError, error
     from chronoplan.compiler.cli_output import input_files, output_problem
+    from chronoplan.validators.families import family_of
     inputs = input_files([args.file])
     why = output_problem(args.output, inputs, directory=True) or \
         output_problem(Path(args.output) / "domain.pddl", inputs, create_parents=True) or \
@@ -42,8 +42,13 @@ def run(args) -> int:
     scen = pick_scenario(project, args.scenario, "chronoplan pddl")
     if scen is None:
         return 2
+    fam = family_of(scen)
+    if fam.pddl is None:
+        print(render(error("P010", f"scenario {scen.name}: {fam.lacks('PDDL export')}", scen.span), {}),
+              file=sys.stderr)
+        return 2
     try:
-        export = export_scenario(project, scen.name, classical=args.classical)
+        export = fam.pddl(project, scen.name, classical=args.classical)
     except ExportError as exc:
         for d in exc.diagnostics:
             print(render(d, {}), file=sys.stderr)

@@ -13,16 +13,22 @@ from chronoplan.compiler.pddl_common import ExportError, PddlExport, error
 
 
 def export_scenario(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
+    """The export of any scenario, by its kind (commands ask ``validators.families`` instead)."""
     scen = project.scenario(scenario)
-    if not scen.procedures and scen.map is not None and scen.orders:
+    if scen.kind is ir.ScenarioKind.GRID:
         from chronoplan.compiler.pddl_kitchen import export_kitchen
         return export_kitchen(project, scen.name, classical=classical)
-    if not scen.procedures:
-        kind = "a tool-use task" if (scen.apps or scen.tools) else "neither step-level nor a grid kitchen"
+    if scen.kind is not ir.ScenarioKind.PROCEDURES:
         raise ExportError([error(
-            "P010", f"scenario {scen.name} is {kind}; the PDDL export covers step-level scenarios "
-            "(scenarios listing procedures) and grid kitchens (a map and orders)", scen.span,
+            "P010", f"scenario {scen.name} is a {scen.kind.value} scenario; the PDDL export covers step-level "
+            "scenarios (scenarios listing procedures) and grid kitchens (a map and orders)", scen.span,
             ("see docs/pddl.md",))])
+    return export_procedures(project, scen.name, classical=classical)
+
+
+def export_procedures(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
+    """Temporal PDDL 2.1 (or, ``classical``, STRIPS) export of a step-level scenario."""
+    scen = project.scenario(scenario)
     try:
         problem = procedure_problem(project, scen)
     except InstantiationError as exc:

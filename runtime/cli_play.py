@@ -91,10 +91,12 @@ def run(args) -> int:
         return 2
     try:
         scen = project.scenario(args.scenario)
-        kitchen = not scen.procedures and scen.map is not None and bool(scen.orders)
-        if not scen.procedures and not kitchen:
-            print(f"chronoplan play: error: scenario {scen.name} has no procedures; play supports step-level "
-                  "scenarios and grid kitchens", file=sys.stderr)
+        from chronoplan.validators.families import family_of
+        fam = family_of(scen)
+        kitchen = "kitchen" in fam.protocols
+        if not fam.protocols:
+            print(f"chronoplan play: error: scenario {scen.name}: {fam.lacks('interactive protocol')}",
+                  file=sys.stderr)
             return 2
         problem = None if kitchen else procedure_problem(project, scen)
     except (KeyError, InstantiationError) as exc:

@@ -114,7 +114,14 @@ def run(args) -> int:
         return _error(f"{args.file} has {len(names)} scenarios; choose one with --scenario ({shown})")
     if args.scenario is not None and args.scenario not in project.scenarios:
         return _error(f"no scenario named {args.scenario!r} in {args.file}")
-    scenario = project.scenario(args.scenario).name
+    scen = project.scenario(args.scenario)
+    scenario = scen.name
+    from chronoplan.validators.families import family_of
+    fam = family_of(scen)
+    if args.planner not in fam.planners:
+        what = f"planner {args.planner}" if fam.planners else "planner"
+        return _error(f"scenario {scenario}: {fam.lacks(what)}"
+                      + (f" (planners for {fam.label} scenarios: {', '.join(fam.planners)})" if fam.planners else ""))
     try:
         solve = _load_planner(args.planner)
     except RuntimeError as exc:

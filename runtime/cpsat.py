@@ -559,7 +559,7 @@ def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, wo
     """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it."""
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
-    if not scen.procedures:
+    if scen.kind is not ir.ScenarioKind.PROCEDURES:
         return Result("error", None, None, (), 0.0, message=f"the cpsat planner solves step-level scenarios "
                       f"(listing procedures); {scenario} is not one")
     part = project.part(scenario) if hasattr(project, "part") else project

@@ -366,10 +366,10 @@ def _valid(problem: ProcedureProblem, entries) -> bool:
 def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> Result:
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
-    if not scen.procedures and scen.map is not None and scen.orders:
+    if scen.kind is ir.ScenarioKind.GRID:
         from chronoplan.runtime.kitchen_solve import solve_kitchen
         return solve_kitchen(project, scenario, planner, timeout)
-    if not scen.procedures:
+    if scen.kind is not ir.ScenarioKind.PROCEDURES:
         return Result("error", None, None, (), 0.0, planner=planner, message=(
             f"the {planner} planner solves step-level scenarios (listing procedures) and grid kitchens through "
             f"the PDDL export; {scenario} is neither (see docs/pddl.md)"))

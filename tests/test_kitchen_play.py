@@ -163,9 +163,9 @@ def test_line_reader_forms_and_errors():
 
 def test_non_kitchen_scenarios_still_refused(monkeypatch, capsys):
     import chronoplan
-    from chronoplan.validators.schema import scenario_kind
     tools = chronoplan.load(TOOLS)
-    name = next(n for n, s in tools.scenarios.items() if scenario_kind(s) == "tools")
+    name = next(n for n, s in tools.scenarios.items() if s.kind.value == "tools")
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(["play", str(TOOLS), "--scenario", name]) == 2
-    assert "play supports step-level scenarios and grid kitchens" in capsys.readouterr().err
+    assert "tool-use scenarios have no interactive protocol; grade whole tool plans with `chronoplan validate`" \
+        in capsys.readouterr().err

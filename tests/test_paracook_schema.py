@@ -16,7 +16,7 @@ from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.paracook_grade import grade_grid_plan
 from chronoplan.validators.paracook_read import META_KEYS, read_cook_plan
 from chronoplan.validators.paracook_schema import NotAKitchen, paracook_plan_schema
-from chronoplan.validators.schema import SchemaUnavailable, scenario_kind, schema_for
+from chronoplan.validators.schema import SchemaUnavailable, schema_for
 from kitchen_util import GENERATED, KITCHEN, generated, kitchen
 
 # one scenario per category, with 1-3 agents, plus the hand-written kitchen
@@ -50,7 +50,7 @@ def is_json(value) -> bool:
 def test_every_bundled_kitchen_has_a_valid_schema_with_its_names():
     for project, name in projects():
         scen = project.scenario(name)
-        assert scenario_kind(scen) == "grid"
+        assert scen.kind.value == "grid"
         schema = schema_for(project, name)
         Draft202012Validator.check_schema(schema)
         json.dumps(schema, allow_nan=False)

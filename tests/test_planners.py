@@ -236,8 +236,10 @@ def test_cli_time_limit(tmp_path, capsys):
 def test_solve_reports_scenarios_it_cannot_export(capsys):
     status = main(["solve", str(ROOT / "domains" / "tools"), "--scenario",
                    "calendar_meeting_chain", "--planner", "kairos", "--format", "json"])
-    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
-    assert status == 1 and report["status"] == "error" and report["valid"] is None
+    # unsupported is a usage error, as in `chronoplan pddl` (exit 2), saying what exists instead
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "tool-use scenarios have no planner" in err and "reference plan" in err
 
 
 def test_missing_engine_is_a_usage_error(monkeypatch, capsys):

@@ -26,7 +26,7 @@ from chronoplan.compiler.instantiate import procedure_problem
 from chronoplan.runtime import kitchen_planner
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.grade import grade
-from chronoplan.validators.schema import scenario_kind, schema_for
+from chronoplan.validators.schema import schema_for
 from chronoplan.validators.strict_schema import (MAX_DEPTH, MAX_ENUM_VALUES, NotInForm, StrictSchema, strict_form,
                                                  strict_schema_for, violations)
 from chronoplan.validators.tools_export import reference_plan
@@ -43,7 +43,7 @@ def project():
 
 def names(kind=None):
     p = project()
-    return [n for n in p.scenarios if kind is None or scenario_kind(p.scenario(n)) == kind]
+    return [n for n in p.scenarios if kind is None or p.scenario(n).kind.value == kind]
 
 
 @lru_cache(maxsize=None)
@@ -73,7 +73,7 @@ def plain_plan(name) -> dict:
     """A valid plan of the scenario in the plain form."""
     p = project()
     scen = p.scenario(name)
-    kind = scenario_kind(scen)
+    kind = scen.kind.value
     if kind == "procedures":
         return serial_schedule(procedure_problem(p.part(name), scen))
     if kind == "tools":
@@ -144,7 +144,7 @@ def engine(request):
 
 # ---------------------------------------------------------------- every bundled scenario
 def test_every_family_is_bundled():
-    assert {scenario_kind(project().scenario(n)) for n in names()} == {"procedures", "tools", "grid"}
+    assert {project().scenario(n).kind.value for n in names()} == {"procedures", "tools", "grid"}
     assert len(names()) == len(project().scenarios) > 150
 
 

@@ -8,7 +8,7 @@ from jsonschema import Draft202012Validator
 
 import chronoplan
 import r2pdata
-from chronoplan.validators.schema import schema_for, scenario_kind
+from chronoplan.validators.schema import schema_for
 
 DOMAIN = """
 domain stest
@@ -68,12 +68,12 @@ def test_multi_agent_requires_agent(project):
 
 def test_dispatch(project):
     from pathlib import Path
-    assert scenario_kind(project.scenario("one")) == "procedures"
+    assert project.scenario("one").kind.value == "procedures"
     with pytest.raises(KeyError):
         schema_for(project, "nope")
     kitchen = chronoplan.load(Path(__file__).resolve().parents[1] / "domains" / "paracook")
     scen = next(iter(kitchen.scenarios))
-    assert scenario_kind(kitchen.scenario(scen)) == "grid"
+    assert kitchen.scenario(scen).kind.value == "grid"
     assert schema_for(kitchen, scen)["$id"] == f"urn:chronoplan:paracook:{scen}"
 
 

@@ -188,18 +188,17 @@ def _compat_problem(project, mode, scenario) -> Optional[str]:
     """Why ``--compat`` cannot be used with this project (None when it can): a refused mode, a ``--scenario``
     of another family, or a project without any scenario of the mode's family."""
     from chronoplan.validators.compat import refusal
-    from chronoplan.validators.schema import scenario_kind
     if mode is None:
         return None
     why = refusal(mode)
     if why is not None:
         return f"--compat {mode.cli_name} is not available: {why}"
     if scenario is not None:
-        kind = scenario_kind(project.scenarios[scenario])
+        kind = project.scenarios[scenario].kind.value
         if not mode.applies_to(kind):
             return f"--compat {mode.cli_name} grades {mode.family.label}; scenario {scenario} is not one"
         return None
-    if not any(mode.applies_to(scenario_kind(s)) for s in project.scenarios.values()):
+    if not any(mode.applies_to(s.kind.value) for s in project.scenarios.values()):
         return f"--compat {mode.cli_name} grades {mode.family.label}, and the project has none"
     return None
 

@@ -1,7 +1,7 @@
 """Compatibility modes: grade like a benchmark's original evaluator instead of by chronoplan's rules.
 
 Input: the value of ``chronoplan validate --compat NAME`` (or a ``Compat`` member) and, per plan, the kind
-of scenario it is graded against (``validators.schema.scenario_kind``: procedures, tools, grid).
+of scenario it is graded against (``Scenario.kind``: procedures, tools, grid).
 Output: ``Compat`` (the frozen registry: each member's name, one-line description and scenario family),
 ``parse_compat`` (text -> member, ``CompatError`` with the known names for anything else), ``refusal``
 (why a mode cannot be used at all, or None) and ``family_error`` (the per-plan error for a scenario of
@@ -30,7 +30,7 @@ from chronoplan.validators.report import PlanError
 
 
 class Family(Enum):
-    """A family of scenarios, by ``validators.schema.scenario_kind``."""
+    """A family of scenarios, by ``Scenario.kind``."""
 
     STEPS = ("procedures", "step-level scenarios (procedures)")
     GRID = ("grid", "grid kitchens")
@@ -62,7 +62,7 @@ class Compat(Enum):
         self.refused = refused
 
     def applies_to(self, kind: str) -> bool:
-        """Whether the mode grades scenarios of this kind (``scenario_kind``)."""
+        """Whether the mode grades scenarios of this kind (``Scenario.kind.value``)."""
         return self.family.kind == kind
 
 

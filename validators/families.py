@@ -46,6 +46,7 @@ class Family:
     protocols: tuple[str, ...]                  # `chronoplan play --protocol` names
     metrics: tuple[str, ...]                    # metric keys its reports always carry
     instead: dict                               # capability -> what to use instead, when missing
+    chart: Optional[Ref] = None                 # (Grader, scenario, plan, report, fmt) -> render Chart
 
     def lacks(self, capability: str) -> str:
         """A user-facing sentence for a capability this family does not have."""
@@ -63,7 +64,8 @@ FAMILIES: dict[ScenarioKind, Family] = {
         Ref("chronoplan.validators.schema:strict_procedure_schema_for"),
         Ref("chronoplan.compiler.pddl_export:export_procedures"),
         ("cpsat",) + PDDL_PLANNERS, ("timearena", "recipe2plan"),
-        ("makespan", "success", "progress", "steps_done", "steps_total"), {}),
+        ("makespan", "success", "progress", "steps_done", "steps_total"), {},
+        Ref("chronoplan.validators.render_charts:chart_procedures")),
     ScenarioKind.GRID: Family(
         ScenarioKind.GRID, "kitchen", ("paracook",),
         Ref("chronoplan.validators.grade:grade_grid"),
@@ -72,7 +74,8 @@ FAMILIES: dict[ScenarioKind, Family] = {
         Ref("chronoplan.compiler.pddl_kitchen:export_kitchen"),
         PDDL_PLANNERS, ("kitchen",),
         ("makespan", "success"),
-        {"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)"}),
+        {"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)"},
+        Ref("chronoplan.validators.render_charts:chart_kitchen")),
     ScenarioKind.TOOLS: Family(
         ScenarioKind.TOOLS, "tool-use", ("tools", "planningarena"),
         Ref("chronoplan.validators.grade:grade_tools"),
@@ -83,7 +86,8 @@ FAMILIES: dict[ScenarioKind, Family] = {
         {"PDDL export": "the scenario's reference calls are its reference plan (docs/tools.md); grade tool "
                         "plans with `chronoplan validate` and get their schema with `chronoplan schema`",
          "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
-         "interactive protocol": "grade whole tool plans with `chronoplan validate`"}),
+         "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
+        Ref("chronoplan.validators.render_charts:chart_tools")),
 }
 
 

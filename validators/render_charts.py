@@ -23,7 +23,7 @@ from chronoplan.runtime.timefmt import clock as clock_text
 from chronoplan.validators.grade import Grader
 from chronoplan.validators.plan_text import Native, plan_value, unwrap_reply
 from chronoplan.validators.report import Report
-from chronoplan.validators.schema import scenario_kind
+from chronoplan.validators.families import family_of
 
 
 @dataclass(frozen=True)
@@ -48,14 +48,8 @@ def picture(project: ir.Project, scenario: str, plan: Any, *, name: str = "<plan
     report = grader.grade(scenario, plan, name=name, decoded=decoded, fmt=fmt)
     value = plan_of(plan, decoded)
     scen = project.scenario(scenario)
-    kind = scenario_kind(scen)
     try:
-        if kind == "procedures":
-            chart = _procedures(grader, scen, value, report, fmt)
-        elif kind == "grid":
-            chart = _kitchen(project, scen, value, report)
-        else:
-            chart = _tools(scen, value, report, fmt)
+        chart = family_of(scen).chart(grader, scen, value, report, fmt)
     except (InstantiationError, CompileFailure):      # the report says why (E012): a chart without bars
         chart = Chart(_title(report, "nothing to simulate"), (Row("(no run)"),), (), "time",
                       notes=notes_for(report.errors, ir.TimeUnit.TICK), valid=report.valid)
@@ -172,3 +166,16 @@ def dependencies(steps) -> list[list[int]]:
 def _short(v: Any, n: int = 24) -> str:
     s = str(v)
     return s if len(s) <= n else s[: n - 3] + "..."
+
+
+# ---------------------------------------------------------------- family chart builders (validators.families)
+def chart_procedures(grader: Grader, scen, value, report, fmt) -> Chart:
+    return _procedures(grader, scen, value, report, fmt)
+
+
+def chart_kitchen(grader: Grader, scen, value, report, fmt) -> Chart:
+    return _kitchen(grader.project, scen, value, report)
+
+
+def chart_tools(grader: Grader, scen, value, report, fmt) -> Chart:
+    return _tools(scen, value, report, fmt)

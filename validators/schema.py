@@ -130,11 +130,6 @@ def strict_procedure_schema(problem: ProcedureProblem) -> "StrictSchema":
     return StrictSchema(with_description(schema, f"timed plan for scenario {problem.scenario}", summary, ()), ())
 
 
-def scenario_kind(scenario: ir.Scenario) -> str:
-    """``procedures`` | ``tools`` | ``grid`` (the value of ``scenario.kind``, decided by the IR)."""
-    return scenario.kind.value
-
-
 def procedure_schema_for(project: ir.Project, scenario: str) -> dict:
     """``procedure_plan_schema`` of a step-level scenario of ``project`` (the registry's schema builder)."""
     return procedure_plan_schema(procedure_problem(project, project.scenario(scenario)))
