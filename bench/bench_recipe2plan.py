@@ -95,7 +95,7 @@ def real_original(folder: Path):
     """The original repository's Evaluator class (its evaluation/ folder on sys.path), or an error text."""
     sys.path.insert(0, str(folder))
     try:
-        from evaluator import Evaluator      # noqa: PLC0415 - the original's module layout
+        from evaluator import Evaluator  # noqa: PLC0415 - the original's module layout
     except Exception as exc:                 # noqa: BLE001 - report and go on without it
         return f"cannot import evaluator from {folder}: {type(exc).__name__}: {exc}"
     return Evaluator

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import random
 import resource
 import subprocess

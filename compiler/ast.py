@@ -401,7 +401,7 @@ class TypeExpr:
     kind: str                  # simple | enum | list
     name: Optional[Ident] = None
     values: tuple = ()
-    item: Optional["TypeExpr"] = None
+    item: Optional[TypeExpr] = None
     span: Optional[Span] = _span()
 
 

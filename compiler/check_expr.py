@@ -6,8 +6,9 @@ expression built node by node from the tree (never from text) and its ``ir.Dim``
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 import sympy
 

@@ -25,8 +25,8 @@ def configure(p) -> None:
 
 def run(args) -> int:
     from chronoplan.compiler.cli_common import load_project, pick_scenario
-    from chronoplan.compiler.pddl_common import ExportError, error
     from chronoplan.compiler.cli_output import input_files, output_problem
+    from chronoplan.compiler.pddl_common import ExportError, error
     from chronoplan.validators.families import family_of
     inputs = input_files([args.file])
     why = output_problem(args.output, inputs, directory=True) or \

@@ -7,9 +7,10 @@ Codes are stable; their meaning is listed in ``CODES`` and in docs/language.md.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Optional
+from typing import Optional
 
 
 class Severity(enum.Enum):

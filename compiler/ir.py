@@ -70,7 +70,7 @@ class ScenarioKind(enum.Enum):
     GRID = "grid"               # grid kitchens (ParaCook): per-agent action lists
 
     @classmethod
-    def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple) -> "ScenarioKind":
+    def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple) -> ScenarioKind:
         if procedures:
             return cls.PROCEDURES
         if apps or tools or reference:
@@ -124,17 +124,17 @@ class Compare:
 
 @dataclass(frozen=True)
 class Not:
-    arg: "Formula"
+    arg: Formula
 
 
 @dataclass(frozen=True)
 class And:
-    args: tuple["Formula", ...]
+    args: tuple[Formula, ...]
 
 
 @dataclass(frozen=True)
 class Or:
-    args: tuple["Formula", ...]
+    args: tuple[Formula, ...]
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class Exists:
 
     var: str
     type: str
-    formula: "Formula"
+    formula: Formula
 
 
 Formula = Any  # Atom | Compare | Not | And | Or | Const_ | Exists
@@ -175,7 +175,7 @@ class Delayed:
     """Effects that fire ``delay`` after the enclosing effect time (a delayed event)."""
 
     delay: sympy.Expr
-    effects: tuple["Effect", ...]
+    effects: tuple[Effect, ...]
 
 
 @dataclass(frozen=True)
@@ -184,8 +184,8 @@ class Forall:
 
     var: str
     type: str
-    formula: "Formula"
-    effects: tuple["Effect", ...]
+    formula: Formula
+    effects: tuple[Effect, ...]
 
 
 @dataclass(frozen=True)
@@ -203,7 +203,7 @@ class Aggregate:
     symbol: str
     var: str
     type: str
-    formula: "Formula"
+    formula: Formula
 
 
 Effect = Any  # Assign | AddFact | DelFact | Delayed | Forall | BuiltinEffect
@@ -454,7 +454,7 @@ class ParamType:
 
     kind: str
     values: tuple[str, ...] = ()
-    item: Optional["ParamType"] = None
+    item: Optional[ParamType] = None
 
     def __str__(self) -> str:
         if self.kind == "enum":
@@ -565,7 +565,7 @@ class Project:
     surfaces: dict = field(default_factory=dict)
     parts: dict = field(default_factory=dict, compare=False, repr=False)  # scenario -> its domain's Project
 
-    def part(self, scenario: str) -> "Project":
+    def part(self, scenario: str) -> Project:
         """The project of the domain that declares ``scenario`` (self for a single-domain project)."""
         return self.parts.get(scenario, self)
 

@@ -57,7 +57,7 @@ def parse_decimal(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, P
     return _parse(text, _DEC, Fraction, limit)
 
 
-def _parse(text: Any, pattern: "re.Pattern[str]", convert: Any, limit: int) -> Any:
+def _parse(text: Any, pattern: re.Pattern[str], convert: Any, limit: int) -> Any:
     if not isinstance(text, str):
         return Problem.NOT_A_NUMBER
     t = text.strip()

@@ -10,7 +10,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lark import Lark, Token, Transformer_NonRecursive, v_args
-from lark.exceptions import VisitError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines

@@ -31,7 +31,7 @@ from sympy.core.function import AppliedUndef
 from chronoplan.compiler import ir
 from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, unroll_limit, warning
 from chronoplan.compiler.pddl_names import NameMap, value_code
-from chronoplan.compiler.pddl_write import Action, DurativeAction, Domain, Lit, Predicate, Problem
+from chronoplan.compiler.pddl_write import Action, Domain, DurativeAction, Lit, Predicate, Problem
 
 TICK = 10                      # PDDL ticks per scenario time unit (an interaction lasts one tick)
 MAX_MOVE_FACTS = 200_000       # (dist-K from to) facts; beyond that the export refuses (huge maps)

@@ -14,7 +14,8 @@ deterministic); a name that would be a PDDL keyword or not start with a letter g
 """
 from __future__ import annotations
 
-from typing import Hashable, Optional
+from collections.abc import Hashable
+from typing import Optional
 
 RESERVED = frozenset({
     "and", "or", "not", "imply", "forall", "exists", "when", "at", "over", "all", "start", "end", "either",

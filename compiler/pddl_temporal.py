@@ -34,10 +34,19 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
-from chronoplan.compiler.pddl_common import (ActionInfo, ExportError, PddlExport, header, resource_span, step_spans,
-                                             time_scale, unroll_problem, warning)
+from chronoplan.compiler.pddl_common import (
+    ActionInfo,
+    ExportError,
+    PddlExport,
+    header,
+    resource_span,
+    step_spans,
+    time_scale,
+    unroll_problem,
+    warning,
+)
 from chronoplan.compiler.pddl_names import NameMap, slug, value_code
-from chronoplan.compiler.pddl_write import DurativeAction, Domain, Lit, Predicate, Problem
+from chronoplan.compiler.pddl_write import Domain, DurativeAction, Lit, Predicate, Problem
 
 
 def occupation(s: SchedStep) -> Fraction:

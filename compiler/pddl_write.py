@@ -26,7 +26,7 @@ class Lit:
         atom = "(" + " ".join((self.pred,) + self.args) + ")"
         return atom if self.positive else f"(not {atom})"
 
-    def negate(self) -> "Lit":
+    def negate(self) -> Lit:
         return Lit(self.pred, self.args, not self.positive)
 
 

@@ -16,11 +16,26 @@ are also listed, capped, as notes.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Optional
 
-from chronoplan.runtime.chart import (INK, VIOLATION, Bar, Chart, Fill, LegendEntry, MapView, Mark, Path, Row,
-                                      Station, VLine, colour, pack_lanes)
+from chronoplan.runtime.chart import (
+    INK,
+    VIOLATION,
+    Bar,
+    Chart,
+    Fill,
+    LegendEntry,
+    MapView,
+    Mark,
+    Path,
+    Row,
+    Station,
+    VLine,
+    colour,
+    pack_lanes,
+)
 from chronoplan.runtime.timefmt import clock as clock_text
 
 MAX_NOTES = 12

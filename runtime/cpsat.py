@@ -424,7 +424,7 @@ def _cp_model():
     return cp_model
 
 
-def _tidy(cp_model, b: "_Builder", solver, budget: float, workers: int, seed: int):
+def _tidy(cp_model, b: _Builder, solver, budget: float, workers: int, seed: int):
     """Second phase: keep the optimal makespan and minimise the number of interruptions (gaps between the
     pieces of a step), so reference plans do not split steps for no reason.  Keeps the first solution
     (returns None) when the budget is too small or the phase finds nothing better."""

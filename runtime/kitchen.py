@@ -36,8 +36,8 @@ from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
-from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_codes import KitchenError
+from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
 from chronoplan.runtime.kitchen_logic import num
 from chronoplan.runtime.kitchen_world import World

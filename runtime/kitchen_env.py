@@ -15,7 +15,7 @@ contents (with states and container contents), cooking progress, orders served a
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 

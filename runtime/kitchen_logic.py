@@ -15,8 +15,9 @@ Built-in relations: adjacent, at, walkable, reachable, accepts; built-in effects
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import sympy
 

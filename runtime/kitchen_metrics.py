@@ -15,8 +15,9 @@ Batch: ``SR``, ``pOCT``, ``nOCT`` (over successes), ``pMD``, ``AU`` (over succes
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 import sympy
 from sympy.core.function import AppliedUndef

@@ -9,7 +9,8 @@ Iteration orders are creation/insertion orders, so every run is deterministic.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 EMPTY: dict = {}
 
@@ -53,7 +54,7 @@ class Rel:
     def by(self, pos: int, value) -> dict:
         return self.idx[pos].get(value, EMPTY)
 
-    def copy(self) -> "Rel":
+    def copy(self) -> Rel:
         r = Rel.__new__(Rel)
         r.name, r.arity = self.name, self.arity
         r.facts = dict(self.facts)
@@ -179,7 +180,7 @@ class State:
         out.discard(obj)
         return out
 
-    def snapshot(self) -> "State":
+    def snapshot(self) -> State:
         s = State.__new__(State)                        # every field set below
         s.ancestors = self.ancestors
         s.defaults = self.defaults

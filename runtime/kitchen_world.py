@@ -12,8 +12,9 @@ applied); numbers are exact.  Raises ``CompileFailure`` for constructs the runti
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from sympy.core.function import AppliedUndef
 
@@ -21,8 +22,15 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import constant_values, unit_factor
 from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules
 from chronoplan.runtime.kitchen_geo import Grid
-from chronoplan.runtime.kitchen_logic import (BUILTIN_ATOMS, CompileFailure, Compiler, Solver, Statics,
-                                              conjuncts, literal)
+from chronoplan.runtime.kitchen_logic import (
+    BUILTIN_ATOMS,
+    CompileFailure,
+    Compiler,
+    Solver,
+    Statics,
+    conjuncts,
+    literal,
+)
 from chronoplan.runtime.kitchen_state import State
 
 try:                                             # C types for the hot closures when compiled (setup.py)
@@ -100,7 +108,7 @@ class Dish:
         return ", ".join((f"{n} x " if n > 1 else "") + k + (f"@{v}" if attr else "") for k, attr, v, n in self.items)
 
 
-def compile_world(project: ir.Project, scenario: str) -> "World":
+def compile_world(project: ir.Project, scenario: str) -> World:
     return World(project, scenario)
 
 

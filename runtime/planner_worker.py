@@ -42,6 +42,7 @@ def _lpg_engine():
         warnings.simplefilter("ignore")
         from up_lpg.lpg_planner import LPGEngine
     import unified_planning as up
+
     from chronoplan.compiler.pddl_plan import parse_plan
 
     class TolerantLPG(LPGEngine):

@@ -26,8 +26,8 @@ plan's own timeline) and skips actions that cannot run at all (unknown names, re
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Iterable
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.events import CHECK, START

@@ -8,7 +8,6 @@ replay (``procsim.simulate``) and the interactive environment (``runtime.env``).
 from __future__ import annotations
 
 import copy
-
 from fractions import Fraction
 from typing import Optional
 
@@ -63,7 +62,7 @@ class ProcState:
 
     # ------------------------------------------------------------------ helpers
 
-    def fork(self) -> "ProcState":
+    def fork(self) -> ProcState:
         """An independent copy of the state for trying an action (the problem and static tables are shared;
         immutable values keep their identity; both copies share the event queue's insertion counter, so
         insertion numbers keep increasing in both)."""

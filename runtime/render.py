@@ -15,8 +15,20 @@ import math
 import textwrap
 from typing import Optional
 
-from chronoplan.runtime.chart import (INK, VIOLATION, Bar, Chart, Fill, MapView, Path, Station, clipped,
-                                      code_positions, next_starts, tick_marks)
+from chronoplan.runtime.chart import (
+    INK,
+    VIOLATION,
+    Bar,
+    Chart,
+    Fill,
+    MapView,
+    Path,
+    Station,
+    clipped,
+    code_positions,
+    next_starts,
+    tick_marks,
+)
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_map, letter_kinds, station_letter
 
 DPI = 100

@@ -9,8 +9,18 @@ from __future__ import annotations
 
 from html import escape
 
-from chronoplan.runtime.chart import (INK, VIOLATION, Bar, Chart, Fill, MapView, clipped, code_positions,
-                                      next_starts, tick_marks)
+from chronoplan.runtime.chart import (
+    INK,
+    VIOLATION,
+    Bar,
+    Chart,
+    Fill,
+    MapView,
+    clipped,
+    code_positions,
+    next_starts,
+    tick_marks,
+)
 from chronoplan.runtime.chart_build import letter_kinds
 
 WIDTH = 1200

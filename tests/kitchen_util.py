@@ -1,5 +1,5 @@
 """Helpers for the kitchen tests: load the bundled generated instances once, run and grade ParaCook plans."""
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import chronoplan
@@ -13,12 +13,12 @@ GENERATED = ROOT / "domains" / "paracook" / "generated"
 KITCHEN = ROOT / "domains" / "paracook" / "kitchen.chrono"
 
 
-@lru_cache(maxsize=None)
+@cache
 def generated():
     return chronoplan.load(GENERATED)
 
 
-@lru_cache(maxsize=None)
+@cache
 def kitchen():
     return chronoplan.load(KITCHEN)
 

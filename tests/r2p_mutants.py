@@ -9,7 +9,8 @@ Deterministic: the same arguments always give the same mutants (``random.Random(
 from __future__ import annotations
 
 import random
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 
 def hms(secs) -> str:

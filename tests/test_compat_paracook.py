@@ -15,15 +15,14 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
-import chronoplan
 from kitchen_util import GENERATED, F, I, M, P, W, generated, grade, inside, on, simulate
 from test_kitchen_plans import BURGER_B
+
+import chronoplan
 from chronoplan.cli import main
 from chronoplan.runtime import compiled as C
 from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.runtime.kitchen_compat import (DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules,
-                                               rules_for)
+from chronoplan.runtime.kitchen_compat import DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules, rules_for
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
 from chronoplan.validators.paracook_read import read_cook_plan

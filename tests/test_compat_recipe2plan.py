@@ -14,10 +14,10 @@ import re
 import time
 
 import pytest
-
 import r2p_mutants as M
 import r2p_original as O
 import r2pdata
+
 from chronoplan.cli import main
 from chronoplan.compiler.driver import compile_text
 from chronoplan.validators import compat_r2p_read as R
@@ -322,7 +322,7 @@ def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatc
 def test_ray_graders_carry_the_mode(pin):
     """The Ray actor and the Dataset batch grader build their Grader with the batch's mode (no Ray needed)."""
     np = pytest.importorskip("numpy")
-    from chronoplan.validators.grade import _Task, PlanSource
+    from chronoplan.validators.grade import PlanSource, _Task
     from chronoplan.validators.ray_grade import _BatchGrader, _GradeActor
 
     project = pin[0].project

@@ -102,8 +102,9 @@ def test_compiled_and_pure_give_identical_results():
 
 def test_build_hook_survives_a_module_cython_cannot_compile(tmp_path, capfd):
     pytest.importorskip("Cython")
-    from setuptools import Distribution, Extension
     import importlib.util
+
+    from setuptools import Distribution, Extension
     spec = importlib.util.spec_from_file_location("chronoplan_setup_hook", ROOT / "setup.py")
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)                  # defines the hook; setup() runs only as __main__

@@ -15,13 +15,13 @@ import pytest
 
 pytest.importorskip("ortools")
 
+import r2pdata  # noqa: E402
+
 import chronoplan  # noqa: E402
 from chronoplan.cli import main  # noqa: E402
 from chronoplan.compiler.instantiate import procedure_problem  # noqa: E402
 from chronoplan.runtime.cpsat import grid_unit, solve_cpsat, trivial_bound  # noqa: E402
 from chronoplan.validators.replay import validate_plan  # noqa: E402
-
-import r2pdata  # noqa: E402
 
 pytestmark = pytest.mark.optimal
 

@@ -18,8 +18,9 @@ import random
 import re
 import subprocess
 import sys
-from functools import lru_cache
+from functools import cache
 
+import fuzz_strategies as fz
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +29,6 @@ import chronoplan
 from chronoplan.validators.grade import Grader, validate_many
 from chronoplan.validators.report import Report
 from chronoplan.validators.tools_export import reference_plan, reference_plan_arena
-import fuzz_strategies as fz
 
 LONG = int(os.environ.get("CHRONOPLAN_FUZZ_EXAMPLES", "0") or 0)
 _COMMON = dict(deadline=None, database=None, print_blob=True,
@@ -51,17 +51,17 @@ TOOLS = fz.ROOT / "domains" / "tools"
 TOOL_SCENS = ("calendar_meeting_chain", "calendar_review_many_to_many")
 
 
-@lru_cache(maxsize=None)
+@cache
 def recipes():
     return chronoplan.load(fz.RECIPES)
 
 
-@lru_cache(maxsize=None)
+@cache
 def kitchen():
     return chronoplan.load(fz.ROOT / "domains" / "paracook" / "generated" / "burger_s42.chrono")
 
 
-@lru_cache(maxsize=None)
+@cache
 def tools():
     project = chronoplan.load(TOOLS)
     return project, {s: (reference_plan(project.scenario(s)), reference_plan_arena(project.scenario(s)))

@@ -333,7 +333,9 @@ def test_failing_kitchen_interacts_leave_no_reference_cycles():
     """Each failing Interact's explanation built a self-referencing closure (kitchen_logic.explain); grading runs
     with the cyclic collector paused, so 100k of them kept ~9 KB each (909 MB)."""
     import gc
+
     from kitchen_util import generated
+
     from chronoplan.validators.paracook_grade import grade_grid_plan
     project = generated()
     grade_grid_plan(project, "burger_s42_o1_a1", _failing_interacts(5))          # warm the world cache
@@ -345,7 +347,9 @@ def test_failing_kitchen_interacts_leave_no_reference_cycles():
 
 def test_failing_kitchen_interacts_keep_only_the_listed_errors():
     import tracemalloc
+
     from kitchen_util import generated
+
     from chronoplan.runtime.kitchen import KitchenSim
     from chronoplan.validators.paracook_grade import MAX_ERRORS, grade_grid_plan, world_for
     from chronoplan.validators.paracook_read import read_cook_plan
@@ -438,6 +442,7 @@ def test_python_ints_too_long_to_print_are_reported_not_crashes(project):
     """An int over 4,300 digits built in Python crashed every message that named it (ValueError from int->str,
     an E090 internal error); found by tests/test_fuzz.py's long run."""
     from kitchen_util import generated
+
     from chronoplan.validators.tools_export import reference_plan
     huge = 10 ** 5000
     for plan in (huge, {"schedule": huge}, {"schedule": [{"task": huge, "step": huge, "start": huge}]},
@@ -463,6 +468,7 @@ def test_special_files_are_reported_not_read_forever(tmp_path, capsys, monkeypat
     """A FIFO in a plan directory was skipped silently; a link to /dev/zero (or /dev/zero given as a plan) was
     read until memory ran out."""
     import os
+
     import chronoplan.validators.grade as grade_mod
     d = tmp_path / "plans"
     d.mkdir()

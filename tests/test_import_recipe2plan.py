@@ -5,6 +5,7 @@ import json
 from fractions import Fraction
 
 import pytest
+import r2pdata
 
 import chronoplan
 from chronoplan.cli import main
@@ -13,8 +14,6 @@ from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote
 from chronoplan.compiler.importers.recipe2plan import convert, quantity
 from chronoplan.compiler.instantiate import procedure_problem
-
-import r2pdata
 
 COOKING = r2pdata.DATA / "cooking.json"
 needs_data = pytest.mark.skipif(not COOKING.exists(), reason="Recipe2Plan data not available")

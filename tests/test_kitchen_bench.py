@@ -6,6 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_kitchen as B  # noqa: E402
+
 from chronoplan.validators.paracook_grade import grade_grid_plan, world_for  # noqa: E402
 
 

@@ -1,9 +1,10 @@
 """Interactive kitchen environment: batches of actions per agent, feedback, and replay as one plan."""
 import json
 
-from chronoplan.runtime.kitchen_env import KitchenEnv
-from kitchen_util import I, M, P, W, generated, grade, world
+from kitchen_util import I, M, W, grade, world
 from test_kitchen_plans import BURGER_B
+
+from chronoplan.runtime.kitchen_env import KitchenEnv
 
 
 def env(scenario="burger_s42_o1_a2", **kw):

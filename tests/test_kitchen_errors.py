@@ -14,10 +14,10 @@ burger_s42 (see test_kitchen_plans.py for the legend):
 import json
 
 import pytest
+from kitchen_util import GENERATED, F, I, M, P, W, codes, generated, grade
 
 from chronoplan.cli import main
 from chronoplan.validators.paracook_grade import grade_grid_plan
-from kitchen_util import F, GENERATED, I, M, P, W, codes, generated, grade
 
 SCEN = "burger_s42_o1_a2"
 S1 = "burger_s42_o1_a1"

@@ -3,6 +3,8 @@ import re
 from fractions import Fraction
 
 import pytest
+from kitchen_util import GENERATED, M, generated, grade
+from test_kitchen_plans import BURGER_B
 
 import chronoplan
 from chronoplan.runtime import generate as G
@@ -11,8 +13,6 @@ from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.runtime.render import ascii_map
 from chronoplan.validators.paracook_grade import grade_grid_plan
-from kitchen_util import GENERATED, M, generated, grade
-from test_kitchen_plans import BURGER_B
 
 DISPENSERS = {"salad": 3, "sashimi": 2, "sushi": 4, "burger": 5, "burrito": 5, "pasta": 6}
 STOVES = {"sushi": (0, 2), "burger": (2, 0), "pasta": (2, 2), "burrito": (2, 2), "salad": (0, 0), "sashimi": (0, 0)}
@@ -87,9 +87,10 @@ def test_ascii_map():
 
 def test_png_map_and_gantt(tmp_path):
     pytest.importorskip("matplotlib")
+    from kitchen_util import simulate
+
     from chronoplan.cli import main
     from chronoplan.runtime.render import gantt_png, map_png
-    from kitchen_util import simulate
     sim = simulate("burger_s42_o1_a2", BURGER_B)
     gantt_png(sim.result(), tmp_path / "g.png")
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

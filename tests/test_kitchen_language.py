@@ -1,11 +1,11 @@
 """The language constructs for grid kitchens: IR shape and diagnostics."""
 import pytest
 import sympy
+from kitchen_util import KITCHEN
 
 import chronoplan
 from chronoplan.compiler import ir
 from chronoplan.compiler.driver import compile_text
-from kitchen_util import KITCHEN
 
 BASE = """
 type ingredient < item, container < item, plate < container, meat < ingredient

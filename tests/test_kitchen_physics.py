@@ -5,11 +5,12 @@ All on the generated burger map (seed 42; legend in test_kitchen_plans.py).  The
 walks to (4,2) between stove1 (4,1) and stove2 (3,2) [17, 22] and puts the meat into pan1 on stove1 at 22,
 so frying alone would end at 22 + PAN = 46.
 """
-from kitchen_util import F, GENERATED, I, M, P, W, generated, grade, inside, on, simulate
+from kitchen_util import GENERATED, F, I, M, P, W, generated, grade, inside, on, simulate
+
+import chronoplan
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.validators.paracook_grade import world_for
 from chronoplan.validators.paracook_read import read_cook_plan
-import chronoplan
 
 OPENING = [M(5, 6), I("dispenser5"), M(8, 1), I("chopping_board2"), P("chopping_board2"), I("chopping_board2"),
            M(4, 2), I("stove1")]
@@ -147,8 +148,8 @@ scenario g { map m agents agent1 at (1, 0) orders }
 
 
 def test_generic_process_tracking_multi_parameter(tmp_path):
+
     from chronoplan.compiler.driver import compile_text
-    from kitchen_util import simulate as sim_plan
     text = GENERIC.replace("orders }", "orders r }") + "recipe r = pan[meat@cooked]\ncontainer pan accepts meat\n"
     p, diags, _ = compile_text(text, "g.chrono")
     assert not [d for d in diags if d.is_error], diags

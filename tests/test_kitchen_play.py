@@ -3,16 +3,16 @@ the line formats, errors, world waiting, the JSON summary and its agreement with
 import io
 import json
 import sys
-from functools import lru_cache
+from functools import cache
 
 import pytest
+from kitchen_util import KITCHEN, ROOT, kitchen
 
 from chronoplan.cli import main
 from chronoplan.runtime import kitchen_planner
 from chronoplan.runtime.cli_play_kitchen import LineError, LineReader
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.paracook_grade import grade_grid_plan
-from kitchen_util import KITCHEN, ROOT, kitchen
 
 PARACOOK = ROOT / "domains" / "paracook"
 TOOLS = ROOT / "domains" / "tools"
@@ -45,7 +45,7 @@ def play(monkeypatch, capsys, lines, *args, path=KITCHEN):
     return status, capsys.readouterr().out
 
 
-@lru_cache(maxsize=None)
+@cache
 def planned(name):
     return kitchen_planner.plan(World(kitchen(), name))
 

@@ -7,7 +7,7 @@ import sympy
 import chronoplan
 from chronoplan.compiler import ir
 from chronoplan.compiler.driver import compile_text
-from chronoplan.compiler.instantiate import procedure_problem, constant_values, evaluate
+from chronoplan.compiler.instantiate import constant_values, evaluate, procedure_problem
 
 
 def compile_ok(text):

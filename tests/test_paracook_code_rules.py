@@ -19,10 +19,10 @@ import random
 from collections import deque
 
 import pytest
-
 from kitchen_util import F, I, W, generated
-from test_compat_paracook import LIFT, REUSE, S1, S2, TO_SINK, A1, A2
+from test_compat_paracook import A1, A2, LIFT, REUSE, S1, S2, TO_SINK
 from test_kitchen_fastpath import _mutate
+
 from chronoplan.runtime.kitchen_compat import PARACOOK
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.validators.paracook_grade import grade_grid_plan, world_for

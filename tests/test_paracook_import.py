@@ -2,13 +2,13 @@
 import json
 
 import pytest
+from kitchen_util import grade
+from test_kitchen_plans import BURGER_B
 
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.paracook import convert_map, station_kind
-from kitchen_util import GENERATED, grade
-from test_kitchen_plans import BURGER_B
 
 # The generated burger_s42 map written in ParaCook's JSON map format (x = column, y = row).
 BURGER_MAP = {

@@ -9,6 +9,7 @@ import random
 
 import pytest
 from jsonschema import Draft202012Validator
+from kitchen_util import GENERATED, KITCHEN, generated, kitchen
 
 from chronoplan.cli import main
 from chronoplan.runtime import kitchen_planner
@@ -17,7 +18,6 @@ from chronoplan.validators.paracook_grade import grade_grid_plan
 from chronoplan.validators.paracook_read import META_KEYS, read_cook_plan
 from chronoplan.validators.paracook_schema import NotAKitchen, paracook_plan_schema
 from chronoplan.validators.schema import SchemaUnavailable, schema_for
-from kitchen_util import GENERATED, KITCHEN, generated, kitchen
 
 # one scenario per category, with 1-3 agents, plus the hand-written kitchen
 SAMPLE = [(generated, "burger_s42_o2_a2"), (generated, "sushi_s42_o1_a3"), (generated, "pasta_s42_o2_a1"),

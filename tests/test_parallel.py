@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_util import alive, descendants, table
 
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.validators.grade import validate_many
 from chronoplan.validators.parallel import ordered_map
-from proc_util import alive, descendants, table
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "domains" / "recipes"

@@ -12,8 +12,16 @@ from hypothesis import strategies as st
 import chronoplan
 from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_names import NameMap, slug
-from chronoplan.compiler.pddl_plan import (PlanAction, TimedEntry, parse_plan, plan_text, retime,
-                                           schedule_sequence, to_pddl_plan, to_schedule)
+from chronoplan.compiler.pddl_plan import (
+    PlanAction,
+    TimedEntry,
+    parse_plan,
+    plan_text,
+    retime,
+    schedule_sequence,
+    to_pddl_plan,
+    to_schedule,
+)
 from chronoplan.runtime.procsim import Chunk, simulate
 
 GOLDEN = Path(__file__).parent / "golden" / "pddl"

@@ -15,15 +15,22 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from proc_util import descendants, table
 
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import to_pddl_plan
 from chronoplan.compiler.pddl_temporal import export_temporal
-from chronoplan.runtime.planners import (ENGINES, missing, run_val, run_worker, solve_many, solve_problem,
-                                         validate_binary)
-from proc_util import descendants, table
+from chronoplan.runtime.planners import (
+    ENGINES,
+    missing,
+    run_val,
+    run_worker,
+    solve_many,
+    solve_problem,
+    validate_binary,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "pddl"

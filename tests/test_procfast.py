@@ -18,12 +18,18 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import r2pdata
 
 import chronoplan
-import r2pdata
 from chronoplan.compiler import ir
-from chronoplan.compiler.instantiate import (ConcreteLag, ConcreteUse, ProcedureProblem, ResourceInstance,
-                                             SchedStep, procedure_problem)
+from chronoplan.compiler.instantiate import (
+    ConcreteLag,
+    ConcreteUse,
+    ProcedureProblem,
+    ResourceInstance,
+    SchedStep,
+    procedure_problem,
+)
 from chronoplan.runtime import procfast
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators.grade import Grader

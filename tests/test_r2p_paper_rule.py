@@ -7,9 +7,9 @@ import random
 from collections import Counter
 
 import pytest
-
 import r2p_paper
 import r2pdata
+
 from chronoplan.validators.replay import validate_plan
 
 needs_data = pytest.mark.skipif(not (r2pdata.DATA / "cooking.json").exists(), reason="no Recipe2Plan data")

@@ -6,6 +6,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from kitchen_util import GENERATED, generated
 
 import chronoplan
 from chronoplan.cli import main
@@ -14,7 +15,6 @@ from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.render_charts import picture
 from chronoplan.validators.tools_export import reference_plan
-from kitchen_util import GENERATED, generated
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "domains" / "recipes"
@@ -207,9 +207,10 @@ def test_kitchen_walks_follow_the_floor(plans):
     assert len(served) == 2 and pic.chart.vlines[0].label.startswith("OCT")
     bad = picture(generated(), KITCHEN, (plans / "kitchen_bad.json").read_bytes()).chart
     # the walk is recorded by running the plan in steps: the same runs as one run of the simulator
+    from kitchen_util import simulate
+
     from chronoplan.runtime.chart_build import kitchen_walk
     from chronoplan.validators.paracook_read import read_cook_plan
-    from kitchen_util import simulate
     for name in ("kitchen.json", "kitchen_bad.json"):
         value = json.loads((plans / name).read_text())
         walked, _ = kitchen_walk(world, read_cook_plan(value).steps)

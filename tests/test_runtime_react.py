@@ -13,9 +13,9 @@ import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import procedure_problem
-from chronoplan.validators.react_env import LABELS, ReactEnv
 from chronoplan.runtime.timefmt import clock
 from chronoplan.runtime.violations import CODES
+from chronoplan.validators.react_env import LABELS, ReactEnv
 from chronoplan.validators.replay import validate_plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

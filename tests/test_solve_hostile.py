@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from proc_util import descendants, table
 
 from chronoplan.cli import main
-from proc_util import descendants, table
 
 ROOT = Path(__file__).resolve().parent.parent
 KITCHEN = ROOT / "domains" / "paracook" / "generated" / "burger_s42.chrono"

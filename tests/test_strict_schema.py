@@ -14,7 +14,7 @@ import copy
 import json
 import re
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -27,8 +27,15 @@ from chronoplan.runtime import kitchen_planner
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.grade import grade
 from chronoplan.validators.schema import schema_for
-from chronoplan.validators.strict_schema import (MAX_DEPTH, MAX_ENUM_VALUES, NotInForm, StrictSchema, strict_form,
-                                                 strict_schema_for, violations)
+from chronoplan.validators.strict_schema import (
+    MAX_DEPTH,
+    MAX_ENUM_VALUES,
+    NotInForm,
+    StrictSchema,
+    strict_form,
+    strict_schema_for,
+    violations,
+)
 from chronoplan.validators.tools_export import reference_plan
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +53,7 @@ def names(kind=None):
     return [n for n in p.scenarios if kind is None or p.scenario(n).kind.value == kind]
 
 
-@lru_cache(maxsize=None)
+@cache
 def strict(name) -> StrictSchema:
     return strict_schema_for(project(), name)
 
@@ -68,7 +75,7 @@ def serial_schedule(problem) -> dict:
     return {"schedule": out}
 
 
-@lru_cache(maxsize=None)
+@cache
 def plain_plan(name) -> dict:
     """A valid plan of the scenario in the plain form."""
     p = project()

@@ -3,10 +3,10 @@ import calendar
 import datetime as dt
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chronoplan.validators.tools_dates import (add_months, find_date_phrases, parse_iso_date,
-                                               resolve_date)
+from chronoplan.validators.tools_dates import add_months, find_date_phrases, parse_iso_date, resolve_date
 
 D = dt.date
 WED = D(2025, 3, 12)          # the DESIGN sketch's reference date (a Wednesday)

@@ -305,7 +305,8 @@ def test_hundred_thousand_steps_is_quick(project):
     assert found(r) == [("T007", None)]
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(allow_nan=True),
                      st.text(max_size=30), st.sampled_from(["$1.flight_id", "{step2.x}", "<output of step 9>",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-
 import r2pdata
+
 from chronoplan.runtime import metrics as M
 from chronoplan.validators.replay import validate_plan
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+import r2pdata
 from jsonschema import Draft202012Validator
 
 import chronoplan
-import r2pdata
 from chronoplan.validators.schema import schema_for
 
 DOMAIN = """

@@ -74,7 +74,7 @@ def names() -> tuple[str, ...]:
     return tuple(m.cli_name for m in Compat)
 
 
-def parse_compat(value: Union[str, "Compat", None]) -> Optional[Compat]:
+def parse_compat(value: Union[str, Compat, None]) -> Optional[Compat]:
     """``--compat`` text (case-insensitive, surrounding spaces ignored) or a member -> the member; None stays
     None.  Raises ``CompatError`` naming the known modes for anything else."""
     if value is None or isinstance(value, Compat):

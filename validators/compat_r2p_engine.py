@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from fractions import Fraction
 from math import isfinite
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem

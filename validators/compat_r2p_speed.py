@@ -8,8 +8,9 @@ no completed autonomous step, E_ref = 0, nothing executed.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional
 
 from chronoplan.validators.compat_r2p_engine import Model, Num, Outcome
 

@@ -18,16 +18,17 @@ Entries the original's pattern skips are counted in the warning ``W003``.  Never
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from math import isfinite
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators import compat_r2p_engine as engine
-from chronoplan.validators.compat_r2p_speed import complete_speed
 from chronoplan.validators.compat_r2p_engine import Action, Check, Model, NotRepresentable, Num
 from chronoplan.validators.compat_r2p_read import Parsed, ordered, read_text
+from chronoplan.validators.compat_r2p_speed import complete_speed
 from chronoplan.validators.plan_text import MAX_TEXT, PLAN_KEYS, REPLY_KEYS, decode
 from chronoplan.validators.plans import TIMED_FORMATS, read_plan
 from chronoplan.validators.report import PlanError, Report

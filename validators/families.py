@@ -13,8 +13,9 @@ ship with chronoplan, so a failing import is a bug, not "unavailable in this bui
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from chronoplan.compiler.ir import Scenario, ScenarioKind
 

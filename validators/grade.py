@@ -15,19 +15,34 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.validators.compat import Compat, family_error, usable
-from chronoplan.validators.plan_text import (MAX_TEXT, Decoded, Native, decode, decode_line, plan_value, text_of,
-                                             unwrap_reply)
-from chronoplan.validators.replay import validate_plan
-from chronoplan.validators.report import PlanError, Report, error_report, internal_error, internal_error_report, with_notes
 from chronoplan.validators.families import family_of
+from chronoplan.validators.plan_text import (
+    MAX_TEXT,
+    Decoded,
+    Native,
+    decode,
+    decode_line,
+    plan_value,
+    text_of,
+    unwrap_reply,
+)
+from chronoplan.validators.replay import validate_plan
+from chronoplan.validators.report import (
+    PlanError,
+    Report,
+    error_report,
+    internal_error,
+    internal_error_report,
+    with_notes,
+)
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".txt", ".plan")
 MAX_FILE_BYTES = 4 * MAX_TEXT        # a plan file (not JSON Lines) larger than this is refused unread

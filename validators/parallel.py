@@ -14,9 +14,10 @@ import multiprocessing
 import os
 import signal
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 
 def default_jobs(jobs: int) -> int:

@@ -17,7 +17,8 @@ chronoplan installed (or a Ray ``runtime_env`` that installs it).
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Iterable, Iterator, Optional
+from collections.abc import Iterable, Iterator
+from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.validators.compat import Compat, usable

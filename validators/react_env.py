@@ -29,9 +29,10 @@ Protocol (docs/runtime.md; the rules are runtime/procsim.py's, applied by the sa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M

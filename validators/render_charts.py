@@ -20,10 +20,10 @@ from chronoplan.runtime.chart import VIOLATION, Bar, Chart, Fill, LegendEntry, R
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_walk, notes_for, procedure_chart
 from chronoplan.runtime.kitchen_world import CompileFailure
 from chronoplan.runtime.timefmt import clock as clock_text
+from chronoplan.validators.families import family_of
 from chronoplan.validators.grade import Grader
 from chronoplan.validators.plan_text import Native, plan_value, unwrap_reply
 from chronoplan.validators.report import Report
-from chronoplan.validators.families import family_of
 
 
 @dataclass(frozen=True)

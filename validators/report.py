@@ -144,7 +144,7 @@ class Report:
             lines.append("  metrics: " + ", ".join(f"{k}={_fmt_metric(v)}" for k, v in m.items()))
         return printable("\n".join(lines))
 
-    def with_plan(self, plan: str) -> "Report":
+    def with_plan(self, plan: str) -> Report:
         return replace(self, plan=plan)
 
 

@@ -20,8 +20,9 @@ Shapings (docs/runtime.md, "Rewards"):
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from chronoplan.compiler import ir
 from chronoplan.validators.grade import Grader

@@ -92,7 +92,7 @@ def procedure_plan_schema(problem: ProcedureProblem) -> dict:
     return schema
 
 
-def strict_procedure_schema(problem: ProcedureProblem) -> "StrictSchema":
+def strict_procedure_schema(problem: ProcedureProblem) -> StrictSchema:
     """The strict form of ``procedure_plan_schema``: ``{"scenario", "schedule": [{"task", "step", "start",
     "duration", "agent"}]}`` with every key present (``duration`` null for the whole step; ``agent`` null
     only when there is one agent) and one ``anyOf`` branch per task holding that task's step numbers."""
@@ -135,7 +135,7 @@ def procedure_schema_for(project: ir.Project, scenario: str) -> dict:
     return procedure_plan_schema(procedure_problem(project, project.scenario(scenario)))
 
 
-def strict_procedure_schema_for(project: ir.Project, scenario: str) -> "StrictSchema":
+def strict_procedure_schema_for(project: ir.Project, scenario: str) -> StrictSchema:
     """``strict_procedure_schema`` of a step-level scenario of ``project`` (the registry's strict builder)."""
     return strict_procedure_schema(procedure_problem(project, project.scenario(scenario)))
 

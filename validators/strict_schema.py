@@ -22,8 +22,9 @@ idle kitchen agent's empty list is the absent list.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from chronoplan.compiler import ir
 

@@ -12,7 +12,8 @@ transitive reduction of the edges:
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from collections.abc import Iterable
+from typing import Optional
 
 STRUCTURES = ("parallel", "chain", "one-to-many", "many-to-one", "many-to-many")
 

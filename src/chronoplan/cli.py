@@ -44,7 +44,8 @@ def _load(name: str):
 def version() -> str:
     """The installed distribution's version (the package's ``__version__`` when run from a source tree)."""
     try:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
         return dist_version("chronoplan")
     except (ImportError, PackageNotFoundError):
         from chronoplan import __version__
