@@ -151,7 +151,7 @@ def scaling_problem(n_steps: int) -> tuple[ProcedureProblem, list]:
     return problem, entries
 
 
-def main(argv=None) -> int:
+def main(argv=None) -> int:  # noqa: C901
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--rounds", type=int, default=10, help="runs of each case; the fastest counts")

@@ -456,7 +456,8 @@ class RefCallDecl:
 
 @dataclass(frozen=True)
 class ScenarioItem:
-    """kind in map|agents|orders|procedures|share|unit|const|limit|occupancy|apps|tools|query|profile|structure|reference."""
+    """kind in map|agents|orders|procedures|share|unit|const|limit|occupancy|apps|tools|query|profile|structure|
+    reference."""
 
     kind: str
     args: tuple

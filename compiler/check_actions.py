@@ -86,7 +86,7 @@ def _params(ctx, decls):
     return tuple(out) if ok else None
 
 
-def _action(ctx, d: A.ActionDecl):
+def _action(ctx, d: A.ActionDecl):  # noqa: C901
     params = _params(ctx, d.params)
     if params is None:
         return None

@@ -49,7 +49,7 @@ def quantity_value(value, unit: str):
     return v * u.seconds * ir.SECOND, ir.Dim.TIME
 
 
-def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int = 0):
+def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int = 0):  # noqa: C901
     """Return (sympy expr, Dim) or (None, None) after reporting diagnostics."""
     if depth > MAX_EXPR_DEPTH:
         report(_err("C109", "expression nested too deeply", getattr(node, "span", None)))

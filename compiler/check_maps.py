@@ -77,7 +77,7 @@ def _unknown_symbol(ctx, d, raw_i, off, t, x, bad) -> None:
               + (f", {end - x} cells in a row" if end - x > 1 else ""), sp)
 
 
-def _map(ctx, d, known):
+def _map(ctx, d, known):  # noqa: C901
     rows = art_rows(d.art)
     if not rows:
         ctx.error("C301", f"map '{d.name.name}' is empty", d.name.span)

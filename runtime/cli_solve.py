@@ -91,7 +91,7 @@ def _load_planner(name: str):
     return getattr(module, spec.function)
 
 
-def run(args) -> int:
+def run(args) -> int:  # noqa: C901
     from chronoplan.compiler.cli_common import load_project
     if args.planner not in PLANNERS:
         return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")

@@ -289,7 +289,7 @@ class KitchenSim:
         cands = None if err is not None or surface.final else self.w.candidates(surface, args, self.st)
         return (step.index, surface, args, err, step, cands)
 
-    def _start(self, agent: str, t) -> None:
+    def _start(self, agent: str, t) -> None:  # noqa: C901
         i = self.cursor[agent]
         index, surface, args, err, raw, cands = self.plan[agent][i]
         self.cur = (agent, index)
@@ -398,7 +398,7 @@ class KitchenSim:
             return
         st = self.st
         failures = []
-        for op, names, first, n1, new, cap_check, *_ in cands:
+        for op, names, first, _n1, new, cap_check, *_ in cands:
             e0 = dict(zip(names, (agent,) + args))
             made = self._tentative(op, e0) if new else ()
             e2 = first(st, e0)
@@ -655,7 +655,7 @@ class KitchenSim:
                 seen.add((proc.name, key))
                 self._reeval(proc, key, t)
 
-    def _update_proc(self, proc, touched, t) -> None:
+    def _update_proc(self, proc, touched, t) -> None:  # noqa: C901
         st = self.st
         if proc.triggers is not None:
             found = set()

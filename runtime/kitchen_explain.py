@@ -46,7 +46,7 @@ def describe_object(world, st, o) -> str:
     if not isinstance(o, str) or o not in st.otype:
         return _val(o)
     parts = []
-    for name, values in st.attrs.items():
+    for name, _values in st.attrs.items():
         a = world.project.attributes.get(name)
         if a is not None and a.params and world.isa_type(st.otype[o], a.params[0]):
             v = st.get(name, o)

@@ -201,7 +201,7 @@ class Compiler:
         self.logged: Optional[frozenset] = None        # the change names effects log (None: all; State.logged)
 
     # tests ---------------------------------------------------------------------------
-    def test(self, f, vars: dict) -> Callable:
+    def test(self, f, vars: dict) -> Callable:  # noqa: C901
         s = self.s
         if isinstance(f, ir.Const_):
             v = f.value
@@ -346,7 +346,7 @@ class Compiler:
         return cmp
 
     # effects ---------------------------------------------------------------------------
-    def effects(self, effects, vars: dict, delay_of: Callable) -> Callable:
+    def effects(self, effects, vars: dict, delay_of: Callable) -> Callable:  # noqa: C901
         """Compile effects; ``apply(st, env, t, hooks)`` with hooks.delayed / hooks.deliver / hooks.destroy."""
         dels, adds, assigns, foralls, builtins, delayed = [], [], [], [], [], []
         for e in effects:
@@ -471,7 +471,7 @@ class Compiler:
         return _expr(self, sympy.sympify(expr), vars, aggregates)
 
 
-def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:
+def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C901
     if e.is_Integer:
         v = int(e)
         return lambda st, env: v
@@ -705,7 +705,7 @@ def _type_gen(var: str, typ: str) -> Callable:
     return gen
 
 
-def _chain_first(steps: list) -> Callable:
+def _chain_first(steps: list) -> Callable:  # noqa: C901
     def make_lookup(i, pre):
         """steps[i] is an index lookup R(bound, free): up to two tests before it (``pre``) and, when at most
         two tests follow it, those tests, all in one closure; else the rest of the chain is called."""
@@ -753,7 +753,7 @@ def _chain_first(steps: list) -> Callable:
             return None
         return fused
 
-    def make(i):
+    def make(i):  # noqa: C901
         if i == len(steps):
             return lambda st, env: env
         kind, f = steps[i]

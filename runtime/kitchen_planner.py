@@ -144,7 +144,7 @@ class _Planner:
         for ctype, (accepts, _) in self.w.statics.containers.items():
             if ctype == "plate":
                 continue
-            for k, attr, value in accepts:
+            for k, _attr, value in accepts:
                 if self.w.isa_type(kind, k):
                     return ctype, value
         raise PlanningError(f"no cookware accepts {kind}")
@@ -164,7 +164,7 @@ class _Planner:
 
     def dish(self, agent: str, dish) -> None:
         cooked, plain = [], []
-        for kind, attr, value, count in dish.items:
+        for kind, _attr, value, count in dish.items:
             for _ in range(count):
                 (cooked if value == "cooked" else plain).append((kind, value))
         stoves: list = []

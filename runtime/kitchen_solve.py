@@ -121,7 +121,8 @@ def to_steps(export, project: ir.Project, actions) -> tuple:
             continue
         field_name = surfaces[info.surface].params[1].name if len(surfaces[info.surface].params) > 1 else "target"
         value = list(target[1]) if target[0] == "cell" else target[1]
-        steps.append(MappedStep(k, info.operator, agent[1], {"action": info.surface, field_name: value}, a.start, end, objs))
+        steps.append(MappedStep(k, info.operator, agent[1], {"action": info.surface, field_name: value}, a.start, end,
+                                objs))
     return steps, problems
 
 
@@ -133,7 +134,8 @@ def _simulate(world, out: dict, until=None):
     from chronoplan.runtime.kitchen import KitchenSim, Step
     sim = KitchenSim(world)
     for agent, acts in out.items():
-        sim.add(agent, [Step(i, a["action"], {k: v for k, v in a.items() if k != "action"}) for i, a in enumerate(acts)])
+        sim.add(agent, [Step(i, a["action"], {k: v for k, v in a.items() if k != "action"})
+                        for i, a in enumerate(acts)])
     sim.run(until)
     return sim
 
@@ -215,9 +217,9 @@ def retime(world, steps: list, classical: bool) -> tuple:
 
 
 def _run_variants(planner: str, runs: list, timeout: float, workdir: Path, run_worker) -> dict:
-    """{index: outcome} of running every (export, engine options) pair at once (one worker each).  Once one has answered with a
-    plan after t seconds, the others get until 2t (at most the time limit) and are then stopped, so a
-    faster restricted run does not wait for a slow full one, nor throw away a full one about to answer."""
+    """{index: outcome} of running every (export, engine options) pair at once (one worker each).  Once one has
+    answered with a plan after t seconds, the others get until 2t (at most the time limit) and are then stopped,
+    so a faster restricted run does not wait for a slow full one, nor throw away a full one about to answer."""
     import threading
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
     stops = [threading.Event() for _ in runs]

@@ -566,7 +566,7 @@ def _nesting(f) -> int:
 BUILTINS = BUILTIN_ATOMS
 
 
-def _triggers(formulas, params: list, relations: set):
+def _triggers(formulas, params: list, relations: set):  # noqa: C901
     """Which parameter values a change can affect: {relation or attribute: [(pos, link, j, vtype)]} where a
     changed fact's (or attribute's, pos None) object at ``pos`` is parameter j (link None) or is a quantified
     variable of type vtype joined to parameter j by ``link = (relation, var position, param position)``.
@@ -586,7 +586,7 @@ def _triggers(formulas, params: list, relations: set):
                         found.append((a.relation, a.args.index(var), k, pindex[x]))
         return found
 
-    def visit(parts, qvar):
+    def visit(parts, qvar):  # noqa: C901
         for f in parts:
             if isinstance(f, ir.Exists):
                 if qvar is not None:

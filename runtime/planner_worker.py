@@ -13,7 +13,8 @@ afterwards (engines start helper processes, e.g. aries' ``serve``).
 
 Engine quirks handled here: kairos must be registered (``up_kairos.register()``) and runs anytime unless
 ``anytime`` is False; up-lpg's plan reader rejects LPG's ``[d])`` lines, so LPG plans are read with a
-tolerant parser, and its seed is fixed (1) for reproducible runs; pyperplan supports no action costs, so the cost metric is dropped for it.
+tolerant parser, and its seed is fixed (1) for reproducible runs; pyperplan supports no action costs, so the
+cost metric is dropped for it.
 """
 from __future__ import annotations
 

@@ -171,7 +171,7 @@ class Compiled:
         self.lower_bound = M.lower_bound(problem).value
 
     # ------------------------------------------------------------------------------------------ sweep
-    def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,
+    def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
               indexes: Optional[list] = None) -> Optional[Outcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
         optionally the agent id (-1: none named) and the plan index (default: the position; distinct).

@@ -434,7 +434,7 @@ class ProcState:
                 self.report(Violation(
                     "E503", f"{name} ran for {self.d(st.progress)} of its {self.d(s.duration)}",
                     f"add a chunk of {self.d(s.duration - st.progress)} for {name}", st.last_index, None, t))
-        for (ykey, xkey, lag) in self.pending_lags:
+        for (ykey, xkey, _lag) in self.pending_lags:
             if xkey[1] in self.steps[ykey].step.prerequisites or self.stopped:
                 continue
             ys = self.steps[ykey]

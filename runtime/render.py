@@ -251,7 +251,8 @@ def _bar_label(ax, b: Bar, y: float, px_per_unit: float, next_start: Optional[fl
     width_px = (b.end - b.start) * px_per_unit
     mid = y + BAR_TOP + BAR_H / 2
     if text_px + 4 <= width_px:
-        solid = b.fill in (Fill.SOLID, Fill.LEVEL) or (b.busy_end is not None and b.busy_end - b.start >= (b.end - b.start) / 2)
+        solid = (b.fill in (Fill.SOLID, Fill.LEVEL)
+                 or (b.busy_end is not None and b.busy_end - b.start >= (b.end - b.start) / 2))
         ax.text((b.start + b.end) / 2, mid, b.label, ha="center", va="center", fontsize=FONT,
                 color=_text_colour(b.colour) if solid else INK)
     elif next_start is None or (next_start - b.end) * px_per_unit >= text_px + 6:

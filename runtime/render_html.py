@@ -90,7 +90,8 @@ def gantt_svg(chart: Chart) -> str:
         x = _x(pos, lo, hi, left, width)
         out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{bottom}" stroke="#eee"/>'
                    f'<text x="{x:.1f}" y="{bottom + 15}" text-anchor="middle">{escape(label)}</text>')
-    out.append(f'<text x="{left + width / 2:.1f}" y="{bottom + 34}" text-anchor="middle">{escape(chart.x_label)}</text>')
+    out.append(f'<text x="{left + width / 2:.1f}" y="{bottom + 34}" text-anchor="middle">'
+               f'{escape(chart.x_label)}</text>')
     out.append(f'<rect x="{left}" y="{TOP}" width="{width}" height="{lanes * LANE}" fill="none" stroke="#999"/>')
     for i, r in enumerate(chart.rows):
         y = TOP + offsets[i] * LANE
@@ -200,7 +201,8 @@ def map_svg(view: MapView) -> str:
         out.append(f'<g><title>{escape(p.agent)}: {len(p.cells) - 1} cells walked</title><polyline points="{line}" '
                    f'fill="none" stroke="{p.colour}" stroke-width="3" stroke-opacity="0.85" stroke-linejoin="round"/>'
                    f'<circle cx="{pts[0][0]:.1f}" cy="{pts[0][1]:.1f}" r="9" fill="{p.colour}"/>'
-                   f'<text x="{pts[0][0]:.1f}" y="{pts[0][1] + 4:.1f}" text-anchor="middle" fill="white">{k + 1}</text>')
+                   f'<text x="{pts[0][0]:.1f}" y="{pts[0][1] + 4:.1f}" text-anchor="middle" fill="white">'
+                   f'{k + 1}</text>')
         if len(pts) > 1:
             out.append(f'<rect x="{pts[-1][0] - 5:.1f}" y="{pts[-1][1] - 5:.1f}" width="10" height="10" '
                        f'fill="{p.colour}" stroke="white"/>')

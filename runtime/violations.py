@@ -51,7 +51,8 @@ CODES: dict[str, tuple[str, str]] = {
     "E604": ("time-window", "the step has a lag relative to a step that never finished"),
     "E611": ("time-window", "the step starts before its release time"),
     "E612": ("time-window", "the step finishes after its deadline"),
-    "E613": ("time-window", "the step starts in the past (before the plan begins or, interactively, before the current time)"),
+    "E613": ("time-window", "the step starts in the past (before the plan begins or, interactively, before the "
+                            "current time)"),
     "E614": ("time-window", "the plan runs past the scenario's time limit"),
     # goals
     "E701": ("goal", "a step of a task is never executed"),

@@ -58,7 +58,7 @@ def M(x, y):
     return {"action": "MoveTo", "target": [x, y]}
 
 
-def I(station):
+def IN(station):
     return {"action": "Interact", "target": station}
 
 

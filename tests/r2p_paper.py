@@ -28,7 +28,7 @@ def seconds(text: str) -> int:
     return int(m.group(1)) * {"sec": 1, "min": 60, "hour": 3600}[m.group(2)]
 
 
-def check(recipes: list, chunks: list, constrained: bool = True) -> set:
+def check(recipes: list, chunks: list, constrained: bool = True) -> set:  # noqa: C901
     steps = {(r["recipe"], s["step"]): s for r in recipes for s in r["steps"]}
     broken: set = set()
     by_step: dict = {}

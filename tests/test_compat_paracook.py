@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from kitchen_util import GENERATED, F, I, M, P, W, generated, grade, inside, on, simulate
+from kitchen_util import GENERATED, IN, F, M, P, W, generated, grade, inside, on, simulate
 from test_kitchen_plans import BURGER_B
 
 import chronoplan
@@ -57,9 +57,9 @@ def meat_state(scenario, plan, t, compat=None, obj="meat1"):
 
 # ------------------------------------------------------------------------------------------------ the timer
 LIFT = {"agent1": OPENING + [W(10),          # [22, 32]
-                             I("stove1"),    # 32 lift pan1 (frying progress 10)
+                             IN("stove1"),   # 32 lift pan1 (frying progress 10)
                              W(5),           # [32, 37] holding pan1
-                             I("stove1"),    # 37 put it back
+                             IN("stove1"),   # 37 put it back
                              F],
         "agent2": A2}
 
@@ -86,7 +86,7 @@ def test_cooking_is_seen_only_at_agent_instants():
 
 def test_a_pan_off_the_stove_is_not_credited():
     # pan1 lifted at 32 and held to the end: neither rule cooks it (ParaCook updates cookware on stoves only)
-    plan = {"agent1": OPENING + [W(10), I("stove1"), W(40)]}
+    plan = {"agent1": OPENING + [W(10), IN("stove1"), W(40)]}
     for compat in (None, PC):
         assert meat_state("burger_s42_o1_a1", plan, 72, compat) == "chopped"
 
@@ -97,10 +97,10 @@ def test_a_pan_off_the_stove_is_not_credited():
 # (3,4)->(2,4) [47, 50] bread2, (2,4)->(3,4)->(3,3)->(4,3)->(4,2)->(5,2)->(5,1)->(6,1)->(7,1) [50, 58], bread2
 # onto plate1 on table2 and plate1 in hand at 58, (7,1)->(6,1)->(5,1)->(5,2)->(4,2) [58, 62], waits [62, 78],
 # plates pan1's meat2 at 78, (4,3) [78, 79] and serves dish 2 at 79.
-REUSE = {"agent1": OPENING + [M(5, 6), I("dispenser5"), M(8, 1), I("chopping_board2"), P("chopping_board2"),
-                              I("chopping_board2"), M(4, 2), W(31), I("stove1"), W(1), F],
-         "agent2": A2[:-1] + [M(2, 4), I("dispenser4"), M(7, 1), I("table2"), I("table2"), M(4, 2), W(16),
-                              I("stove1"), M(4, 3), I("serving_window1"), F]}
+REUSE = {"agent1": OPENING + [M(5, 6), IN("dispenser5"), M(8, 1), IN("chopping_board2"), P("chopping_board2"),
+                              IN("chopping_board2"), M(4, 2), W(31), IN("stove1"), W(1), F],
+         "agent2": A2[:-1] + [M(2, 4), IN("dispenser4"), M(7, 1), IN("table2"), IN("table2"), M(4, 2), W(16),
+                              IN("stove1"), M(4, 3), IN("serving_window1"), F]}
 
 
 def test_a_reused_pan_counts_its_idle_time():
@@ -158,8 +158,8 @@ def test_a_held_plate_at_an_empty_dispenser_is_put_down():
     # agent2: (7,7)->...->(3,4)->(3,5)->(4,5) [0, 13], plate2 in hand, (2,4) [13, 16], Interact dispenser4:
     # paper: bread1 dispensed onto the held plate; ParaCook: plate2 put down on the dispenser, so agent2
     # takes pan1 (empty hand) at 46 and cannot serve at 47
-    plan = {"agent1": A1, "agent2": [M(4, 5), I("table4"), M(2, 4), I("dispenser4"), M(4, 2), W(26), I("stove1"),
-                                     M(4, 3), I("serving_window1"), F]}
+    plan = {"agent1": A1, "agent2": [M(4, 5), IN("table4"), M(2, 4), IN("dispenser4"), M(4, 2), W(26), IN("stove1"),
+                                     M(4, 3), IN("serving_window1"), F]}
     assert verdict(grade(S1, plan)) == (True, 47, [])
     rep = grade(S1, plan, compat=PC)
     assert verdict(rep) == (False, None, [("E254", "agent2", 8, 47), ("E751", None, None, 47)])
@@ -171,9 +171,9 @@ def test_a_held_plate_at_an_empty_dispenser_is_put_down():
 
 def test_nothing_can_be_put_on_the_plate_return():
     # agent2 parks bread1 on plate_return1 (4,7) from (3,7) at 16 and takes it back, then BURGER_B's dish
-    plan = {"agent1": A1, "agent2": [M(2, 4), I("dispenser4"), M(3, 7), I("plate_return1"), I("plate_return1"),
-                                     M(4, 5), I("table4"), I("table4"), M(4, 2), W(22), I("stove1"), M(4, 3),
-                                     I("serving_window1"), F]}
+    plan = {"agent1": A1, "agent2": [M(2, 4), IN("dispenser4"), M(3, 7), IN("plate_return1"), IN("plate_return1"),
+                                     M(4, 5), IN("table4"), IN("table4"), M(4, 2), W(22), IN("stove1"), M(4, 3),
+                                     IN("serving_window1"), F]}
     assert verdict(grade(S1, plan)) == (True, 47, [])
     assert verdict(grade(S1, plan, compat=PC)) == (False, None, [("E254", "agent2", 3, 16), ("E254", "agent2", 4, 16)])
 
@@ -181,11 +181,11 @@ def test_nothing_can_be_put_on_the_plate_return():
 # after serving at 47 agent2 walks (4,3)->(3,3)->(3,4)->(3,5)->(3,6)->(3,7) [47, 52], waits [52, 57], takes the
 # dirty plate2 (back at 47 + RETURN = 57), walks (3,7)->(2,7)->(2,6)->(2,5)->(1,5) [57, 61] and puts it into
 # sink1 (0,5) at 61.
-TO_SINK = A2[:-1] + [M(3, 7), W(5), I("plate_return1"), M(1, 5), I("sink1")]
+TO_SINK = A2[:-1] + [M(3, 7), W(5), IN("plate_return1"), M(1, 5), IN("sink1")]
 
 
 def test_a_dirty_plate_stays_in_the_sink():
-    plan = {"agent1": A1, "agent2": TO_SINK + [I("sink1"), F]}     # take the dirty plate back at 61
+    plan = {"agent1": A1, "agent2": TO_SINK + [IN("sink1"), F]}    # take the dirty plate back at 61
     assert verdict(grade(S1, plan)) == (True, 47, [])
     rep = grade(S1, plan, compat=PC)
     assert verdict(rep) == (False, None, [("E254", "agent2", 15, 61)])
@@ -194,11 +194,11 @@ def test_a_dirty_plate_stays_in_the_sink():
 
 def test_the_sink_is_not_a_work_surface():
     # wash [61, 67], (1,5)->(2,5)->(2,4) [67, 69] bread2, back [69, 71], bread2 onto the washed plate2 in the sink
-    plan = {"agent1": A1, "agent2": TO_SINK + [P("sink1"), M(2, 4), I("dispenser4"), M(1, 5), I("sink1"), F]}
+    plan = {"agent1": A1, "agent2": TO_SINK + [P("sink1"), M(2, 4), IN("dispenser4"), M(1, 5), IN("sink1"), F]}
     assert verdict(grade(S1, plan)) == (True, 47, [])
     assert verdict(grade(S1, plan, compat=PC)) == (False, None, [("E252", "agent2", 19, 71)])
     # taking the washed plate out of the sink stays allowed
-    ok = {"agent1": A1, "agent2": TO_SINK + [P("sink1"), I("sink1"), F]}
+    ok = {"agent1": A1, "agent2": TO_SINK + [P("sink1"), IN("sink1"), F]}
     assert verdict(grade(S1, ok, compat=PC)) == (True, 67, [])
 
 
@@ -219,7 +219,7 @@ def test_compat_values():
 
 
 def test_first_error_mode_under_compat():
-    plan = {"agent1": A1, "agent2": TO_SINK + [I("sink1"), I("sink1"), F]}
+    plan = {"agent1": A1, "agent2": TO_SINK + [IN("sink1"), IN("sink1"), F]}
     rep = grade(S1, plan, compat=PC, first=True)
     assert verdict(rep) == (False, None, [("E254", "agent2", 15, 61)])
 

@@ -8,7 +8,8 @@ prints one JSON line per plan and exits 1 without a traceback.
 
 Budget: the ``chronoplan-ci`` hypothesis profile (100-400 derandomized examples per test; the file takes about
 20 s on the pure-Python install); ``CHRONOPLAN_FUZZ_EXAMPLES=20000 pytest -q tests/test_fuzz.py`` runs the long,
-random profile, each test a share of that many examples (about 3 minutes; README, "Fuzzing").  Generators: tests/fuzz_strategies.py (shared with bench/soak_hostile.py).
+random profile, each test a share of that many examples (about 3 minutes; README, "Fuzzing").  Generators:
+tests/fuzz_strategies.py (shared with bench/soak_hostile.py).
 """
 import cProfile
 import json
@@ -261,7 +262,7 @@ def test_work_is_linear_in_the_plan_length(kind):
 def _cli_batch(tmp_path, seed, n):
     rnd = random.Random(seed)
     lines = []
-    for i in range(n):
+    for _ in range(n):
         r = rnd.random()
         plan = fz.VALID_SCHEDULE if r < 0.3 else fz.recipes_plan(rnd)
         lines.append(fz.jsonl_line(rnd, plan))

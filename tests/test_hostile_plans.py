@@ -313,8 +313,8 @@ def test_signals_stop_a_batch_promptly_with_a_message(tmp_path, sig, status, wor
     import time
     path = tmp_path / "many.jsonl"
     path.write_text((json.dumps(VALID) + "\n") * 20000)
-    proc = subprocess.Popen([sys.executable, "-u", "-m", "chronoplan.cli", "validate", str(RECIPES), str(path), "--format",
-                             "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "chronoplan.cli", "validate", str(RECIPES), str(path),
+                             "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tmp_path)   # a scratch directory, as a user's
     assert proc.stdout.readline().startswith('{"valid": true')        # grading has started
     sent = time.monotonic()
@@ -384,7 +384,8 @@ def test_total_steps_nan_through_the_cli_is_reported(tmp_path, capsys):
     tools = ROOT / "domains" / "tools"
     scen = "calendar_meeting_chain"
     arena = json.dumps(reference_plan_arena(chronoplan.load(tools).scenario(scen)))
-    for i, value in enumerate(("NaN", "Infinity", "-1", "1e400", "10" + "0" * 50, '"３"', "[3]", "2.5")):  # null = not given
+    # null = not given
+    for i, value in enumerate(("NaN", "Infinity", "-1", "1e400", "10" + "0" * 50, '"３"', "[3]", "2.5")):
         path = tmp_path / f"p{i}.json"
         path.write_text(arena.replace('"TotalSteps": 3', f'"TotalSteps": {value}'))
         assert f'"TotalSteps": {value}' in path.read_text()
@@ -433,7 +434,8 @@ def test_lone_surrogates_do_not_stop_the_batch(tmp_path, fmt):
     assert proc.returncode == 1 and b"Traceback" not in proc.stderr and b"internal error" not in proc.stderr
     if fmt == "json":
         reps = [json.loads(x) for x in out.splitlines()]
-        assert len(reps) == names and reps[0]["errors"][0]["code"] == "E010" and "\ud800" in reps[0]["errors"][0]["message"]
+        assert (len(reps) == names and reps[0]["errors"][0]["code"] == "E010"
+                and "\ud800" in reps[0]["errors"][0]["message"])
     else:
         assert out.rstrip().splitlines()[-1].startswith(f"{names} plans: {names - 1} valid")
 

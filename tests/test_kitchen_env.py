@@ -1,7 +1,7 @@
 """Interactive kitchen environment: batches of actions per agent, feedback, and replay as one plan."""
 import json
 
-from kitchen_util import I, M, W, grade, world
+from kitchen_util import IN, M, W, grade, world
 from test_kitchen_plans import BURGER_B
 
 from chronoplan.runtime.kitchen_env import KitchenEnv
@@ -23,11 +23,11 @@ def test_batches_give_state_and_continue():
     assert fb.observation["agents"]["agent2"]["holding"] == ["plate2 (clean=true, with bread1 (raw))"]
     # batch 2 starts at 17: agent1 puts the meat in the pan at 17 + 5 = 22; agent2 (idle since 15) walks
     # [17, 22] and names a station that does not exist: reported, skipped, the episode goes on
-    fb = e.step({"agent1": BURGER_B["agent1"][6:8], "agent2": [M(4, 2), I("stove9")]})
+    fb = e.step({"agent1": BURGER_B["agent1"][6:8], "agent2": [M(4, 2), IN("stove9")]})
     assert fb.time == 22 and [er.code for er in fb.errors] == ["E152"]
     assert fb.observation["cooking"] == [{"process": "fry", "objects": ["pan1"], "progress": 0, "running": True}]
     # batch 3: wait for the meat (cooked at 46) and serve
-    fb = e.step({"agent2": [W(24), I("stove1"), M(4, 3), I("serving_window1")]})
+    fb = e.step({"agent2": [W(24), IN("stove1"), M(4, 3), IN("serving_window1")]})
     assert fb.done and fb.success and fb.time == 47 and fb.errors == ()
     json.dumps(fb.to_json(), allow_nan=False)
     # the episode as one ParaCook plan: the idle gaps became Waits; the batch validator agrees exactly

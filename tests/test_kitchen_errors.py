@@ -14,7 +14,7 @@ burger_s42 (see test_kitchen_plans.py for the legend):
 import json
 
 import pytest
-from kitchen_util import GENERATED, F, I, M, P, W, codes, generated, grade
+from kitchen_util import GENERATED, IN, F, M, P, W, codes, generated, grade
 
 from chronoplan.cli import main
 from chronoplan.validators.paracook_grade import grade_grid_plan
@@ -48,29 +48,29 @@ def test_move_to_unreachable_floor(tmp_path):
 
 
 def test_interact_from_a_distance():
-    e = only(grade(S1, {"agent1": [I("table2")]}), "E251", "precondition")
+    e = only(grade(S1, {"agent1": [IN("table2")]}), "E251", "precondition")
     assert "not next to table2" in e.message and "(7, 1)" in e.message.replace("[7, 1]", "(7, 1)")
     assert "MoveTo" in e.hint
 
 
 def test_picking_up_while_holding():
-    plan = {"agent1": [M(9, 1), I("dispenser2"),          # lettuce1 (dispenser2 (9,0) above (9,1))
-                       M(8, 1), I("chopping_board2"),      # put lettuce1 on the board
-                       M(9, 1), I("dispenser2"),           # lettuce2 in hand
-                       M(8, 1), I("chopping_board2")]}     # the board holds lettuce1: hands full
+    plan = {"agent1": [M(9, 1), IN("dispenser2"),         # lettuce1 (dispenser2 (9,0) above (9,1))
+                       M(8, 1), IN("chopping_board2"),     # put lettuce1 on the board
+                       M(9, 1), IN("dispenser2"),          # lettuce2 in hand
+                       M(8, 1), IN("chopping_board2")]}    # the board holds lettuce1: hands full
     e = only(grade(S1, plan), "E252", "precondition")
     assert e.index == 7 and "agent1 holds lettuce2" in e.message and "pick_up" in e.message and "put_down" in e.message
 
 
 def test_ingredient_not_accepted_by_cookware():
     # raw meat into the pan (a pan takes chopped meat): the closest operator fails on accepts(pan1, meat1)
-    plan = {"agent1": [M(5, 6), I("dispenser5"), M(4, 2), I("stove1")]}
+    plan = {"agent1": [M(5, 6), IN("dispenser5"), M(4, 2), IN("stove1")]}
     e = only(grade(S1, plan), "E257", "precondition")
     assert "accepts(pan1, meat1)" in e.message
 
 
 def test_unknown_names():
-    rep = grade(S1, {"agent1": [I("stove9"), {"action": "Chop", "target": "stove1"}], "agent7": [F]})
+    rep = grade(S1, {"agent1": [IN("stove9"), {"action": "Chop", "target": "stove1"}], "agent7": [F]})
     assert sorted((e.code, e.category, e.agent, e.index) for e in rep.errors if e.code != "E751") == [
         ("E150", "unknown-name", "agent1", 1), ("E151", "unknown-name", "agent7", None),
         ("E152", "unknown-name", "agent1", 0)]
@@ -79,8 +79,8 @@ def test_unknown_names():
 
 
 def test_wrong_dish_is_a_goal_error():
-    plan = {"agent1": [M(7, 1), I("table2"), M(2, 4), I("dispenser4"),   # plate1, then bread onto it
-                       M(4, 3), I("serving_window1")]}
+    plan = {"agent1": [M(7, 1), IN("table2"), M(2, 4), IN("dispenser4"),   # plate1, then bread onto it
+                       M(4, 3), IN("serving_window1")]}
     rep = grade(S1, plan)
     e = only(rep, "E750", "goal")
     assert "burger_basic" in e.message and "bread1 (raw)" in e.message
@@ -88,7 +88,7 @@ def test_wrong_dish_is_a_goal_error():
 
 
 def test_station_busy_is_resource_busy():
-    plan = {"agent1": [M(9, 1), I("dispenser2"), M(8, 1), I("chopping_board2"), P("chopping_board2")],
+    plan = {"agent1": [M(9, 1), IN("dispenser2"), M(8, 1), IN("chopping_board2"), P("chopping_board2")],
             # agent2 reaches (8,1) at 7 via (7,6),(7,5),(8,5),(8,4),(8,3),(8,2),(8,1) and processes at 7
             "agent2": [M(8, 1), P("chopping_board2")]}
     rep = grade(SCEN, plan)
@@ -110,8 +110,8 @@ def test_negative_wait_and_after_finish():
 def test_taking_the_ingredient_off_a_running_chop():
     # agent1 chops meat on chopping_board2 [13, 17]; agent2 takes plate1 at 8 (from (7,1), 8 moves away),
     # steps to (8,1) [8, 9], waits [9, 15] and scoops the meat off the board at 15
-    plan = {"agent1": [M(5, 6), I("dispenser5"), M(8, 1), I("chopping_board2"), P("chopping_board2")],
-            "agent2": [M(7, 1), I("table2"), M(8, 1), W(6), I("chopping_board2")]}
+    plan = {"agent1": [M(5, 6), IN("dispenser5"), M(8, 1), IN("chopping_board2"), P("chopping_board2")],
+            "agent2": [M(7, 1), IN("table2"), M(8, 1), W(6), IN("chopping_board2")]}
     rep = grade(SCEN, plan)
     e = only(rep, "E258", "precondition")
     assert e.agent == "agent1" and e.index == 4 and e.time == 15 and "on(meat1, chopping_board2)" in e.message
@@ -143,7 +143,7 @@ def test_hostile_plans_give_reports():
 
 
 def test_first_stops_at_the_first_error():
-    plan = {"agent1": [I("table2"), M(4, 1), I("stove9")]}
+    plan = {"agent1": [IN("table2"), M(4, 1), IN("stove9")]}
     assert [e.code for e in grade(S1, plan).errors] == ["E251", "E250", "E152", "E751"]
     assert [e.code for e in grade(S1, plan, first=True).errors] == ["E251"]
 

@@ -19,7 +19,8 @@ action take(a: agent, d: dispenser, new i: ingredient from d) {
   when start: adjacent(a, d) and not exists(x: item where on(x, d))
   at end: holding(a, i)
 }
-action move(a: agent, c: cell) { duration dist(a, c) busy a when start: walkable(c) and reachable(a, c) at end: at(a, c) }
+action move(a: agent, c: cell) { duration dist(a, c) busy a when start: walkable(c) and reachable(a, c) \
+at end: at(a, c) }
 action tidy(a: agent, s: counter, p: plate) {
   duration count(i: ingredient where inside(i, p))
   when start: adjacent(a, s) and on(p, s) and accepts(p, p)
@@ -64,7 +65,8 @@ def test_constructs_compile_to_ir():
     assert isinstance(effects[0], ir.Forall) and effects[0].effects[1] == ir.BuiltinEffect("destroy", ("i",))
     assert effects[1] == ir.BuiltinEffect("deliver", ("p",))
     cook = p.processes["cook"]
-    assert isinstance(cook.scope, ir.Exists) and isinstance(cook.condition, ir.And) and cook.condition.args[0] == cook.scope
+    assert isinstance(cook.scope, ir.Exists) and isinstance(cook.condition, ir.And)
+    assert cook.condition.args[0] == cook.scope
     assert p.surfaces["Interact"] == ir.Surface("Interact", (ir.Param("a", "agent"), ir.Param("target", "station")),
                                                 ("take", "tidy"), False)
     assert p.surfaces["Finish"].final

@@ -7,7 +7,7 @@ OCT, each agent's move / process / wait / idle time and distance, utilisation, t
 """
 from fractions import Fraction
 
-from kitchen_util import F, I, M, P, W, grade, held, inside, on, simulate
+from kitchen_util import IN, F, M, P, W, grade, held, inside, on, simulate
 
 
 def budget(move, process, wait, idle, interact=0):
@@ -30,28 +30,28 @@ def budget(move, process, wait, idle, interact=0):
 BURGER_B = {
     "agent1": [
         M(5, 6),   # 0 (9,7)->(8,7)->(7,7)->(6,7)->(5,7)->(5,6): 5                 [0, 5]
-        I("dispenser5"),       # 1 meat1 (dispenser5 (4,6) is left of (5,6))        [5]
+        IN("dispenser5"),      # 1 meat1 (dispenser5 (4,6) is left of (5,6))        [5]
         M(8, 1),   # 2 (5,6)->(6,6)->(6,5)->(6,4)->(6,3)->(6,2)->(6,1)->(7,1)->(8,1): 8  [5, 13]
-        I("chopping_board2"),  # 3 put meat1 on the board (8,0), above (8,1)       [13]
+        IN("chopping_board2"),  # 3 put meat1 on the board (8,0), above (8,1)       [13]
         P("chopping_board2"),  # 4 chop                                              [13, 17]
-        I("chopping_board2"),  # 5 pick up the chopped meat                          [17]
+        IN("chopping_board2"),  # 5 pick up the chopped meat                          [17]
         M(4, 2),   # 6 (8,1)->(7,1)->(6,1)->(5,1)->(5,2)->(4,2): 5                    [17, 22]
-        I("stove1"),           # 7 meat1 into pan1: frying runs [22, 46]             [22]
+        IN("stove1"),          # 7 meat1 into pan1: frying runs [22, 46]             [22]
         F,
     ],
     "agent2": [
         M(2, 4),   # 0 (7,7)->(7,6)->(6,6)->(6,5)->(6,4)->(6,3)->(6,2)->(5,2)->(4,2)->(4,3)->(3,3)->(3,4)->(2,4): 12
                    #   (Manhattan 8, plus going up to row 2 to cross and back down)         [0, 12]
-        I("dispenser4"),       # 1 bread1 (dispenser4 (1,4) is left of (2,4))       [12]
+        IN("dispenser4"),      # 1 bread1 (dispenser4 (1,4) is left of (2,4))       [12]
         M(4, 5),   # 2 (2,4)->(2,5)->(3,5)->(4,5): 3                                  [12, 15]
-        I("table4"),           # 3 bread1 onto plate2 (table4 (5,5) right of (4,5))  [15]
-        I("table4"),           # 4 pick up plate2                                    [15]
+        IN("table4"),          # 3 bread1 onto plate2 (table4 (5,5) right of (4,5))  [15]
+        IN("table4"),          # 4 pick up plate2                                    [15]
         M(4, 2),   # 5 (4,5)->(3,5)->(3,4)->(3,3)->(4,3)->(4,2): 5 (wall at (4,4))      [15, 20]
         W(26),     # 6 until the meat is cooked at 22 + 24 = 46                       [20, 46]
-        I("stove1"),           # 7 pan1's cooked meat onto plate2 (the frying completion at 46 runs
+        IN("stove1"),          # 7 pan1's cooked meat onto plate2 (the frying completion at 46 runs
                                #   before the start at 46)                           [46]
         M(4, 3),   # 8 one step down; (4,3) is left of the window (5,3)              [46, 47]
-        I("serving_window1"),  # 9 serve burger_basic                                [47]
+        IN("serving_window1"),  # 9 serve burger_basic                                [47]
         F,
     ],
 }
@@ -96,46 +96,46 @@ def test_burger_two_agents_cooking_and_plating():
 SASHIMI_C = {
     "agent1": [
         M(8, 2),   # 0 (6,4)->(6,3)->(6,2)->(7,2)->(8,2): 4                            [0, 4]
-        I("table1"),           # 1 pick up plate1 (table1 (9,2) right of (8,2))     [4]
+        IN("table1"),          # 1 pick up plate1 (table1 (9,2) right of (8,2))     [4]
         M(4, 6),   # 2 (8,2)->(7,2)->(6,2)->(6,3)->(6,4)->(6,5)->(6,6)->(5,6)->(4,6): 8 [4, 12]
-        I("chopping_board2"),  # 3 fish1 (chopped at 8) onto plate1; at t = 12 agent1 acts before agent2
+        IN("chopping_board2"),  # 3 fish1 (chopped at 8) onto plate1; at t = 12 agent1 acts before agent2
         M(6, 3),   # 4 (4,6)->(5,6)->(6,6)->(6,5)->(6,4)->(6,3): 5                     [12, 17]
-        I("serving_window1"),  # 5 serve dish 1 (window (7,3) right of (6,3))       [17]
+        IN("serving_window1"),  # 5 serve dish 1 (window (7,3) right of (6,3))       [17]
         M(4, 6),   # 6 back: 5                                                         [17, 22]
         W(5),      # 7                                                                 [22, 27]
-        I("plate_return1"),    # 8 dirty plate1 is back at 27 (the return event runs before the start)
+        IN("plate_return1"),   # 8 dirty plate1 is back at 27 (the return event runs before the start)
         M(4, 1),   # 9 (4,6)->(5,6)->(6,6)->(6,5)->(6,4)->(6,3)->(6,2)->(5,2)->(4,2)->(4,1): 9  [27, 36]
-        I("sink1"),            # 10 plate1 into the sink (4,0), above (4,1)         [36]
+        IN("sink1"),           # 10 plate1 into the sink (4,0), above (4,1)         [36]
         P("sink1"),            # 11 wash                                             [36, 42]
-        I("sink1"),            # 12 pick up clean plate1                             [42]
+        IN("sink1"),           # 12 pick up clean plate1                             [42]
         M(4, 6),   # 13 the same 9 cells back                                          [42, 51]
-        I("chopping_board2"),  # 14 fish3 (chopped at 38) onto plate1               [51]
+        IN("chopping_board2"),  # 14 fish3 (chopped at 38) onto plate1               [51]
         M(6, 3),   # 15 5                                                              [51, 56]
-        I("serving_window1"),  # 16 serve dish 3                                     [56]
+        IN("serving_window1"),  # 16 serve dish 3                                     [56]
         F,
     ],
     "agent2": [
         M(5, 6),   # 0 (3,7)->(4,7)->(5,7)->(5,6): 3                                   [0, 3]
-        I("dispenser2"),       # 1 fish1                                             [3]
+        IN("dispenser2"),      # 1 fish1                                             [3]
         M(4, 6),   # 2 1                                                               [3, 4]
-        I("chopping_board2"),  # 3 put fish1 down                                    [4]
+        IN("chopping_board2"),  # 3 put fish1 down                                    [4]
         P("chopping_board2"),  # 4 chop                                              [4, 8]
         M(5, 6),   # 5 1                                                               [8, 9]
-        I("dispenser2"),       # 6 fish2                                             [9]
+        IN("dispenser2"),      # 6 fish2                                             [9]
         M(4, 6),   # 7 1                                                               [9, 10]
         W(2),      # 8 the board still holds fish1 until agent1 takes it at 12        [10, 12]
-        I("chopping_board2"),  # 9 put fish2 down (after agent1's action #3 at 12)  [12]
+        IN("chopping_board2"),  # 9 put fish2 down (after agent1's action #3 at 12)  [12]
         P("chopping_board2"),  # 10 chop                                             [12, 16]
         M(2, 5),   # 11 (4,6)->(4,7)->(3,7)->(2,7)->(2,6)->(2,5): 5                    [16, 21]
-        I("table2"),           # 12 pick up plate2 (table2 (1,5) left of (2,5))     [21]
+        IN("table2"),          # 12 pick up plate2 (table2 (1,5) left of (2,5))     [21]
         M(3, 5),   # 13 1 (chopping_board2 (4,5) right of (3,5))                       [21, 22]
-        I("chopping_board2"),  # 14 fish2 onto plate2                                [22]
+        IN("chopping_board2"),  # 14 fish2 onto plate2                                [22]
         M(6, 3),   # 15 (3,5)->(3,4)->(3,3)->(3,2)->(4,2)->(5,2)->(5,3)->(6,3): 7      [22, 29]
-        I("serving_window1"),  # 16 serve dish 2; plate2 comes back at 39            [29]
+        IN("serving_window1"),  # 16 serve dish 2; plate2 comes back at 39            [29]
         M(5, 6),   # 17 (6,3)->(6,4)->(6,5)->(6,6)->(5,6): 4                           [29, 33]
-        I("dispenser2"),       # 18 fish3                                            [33]
+        IN("dispenser2"),      # 18 fish3                                            [33]
         M(4, 6),   # 19 1                                                              [33, 34]
-        I("chopping_board2"),  # 20 put fish3 down                                   [34]
+        IN("chopping_board2"),  # 20 put fish3 down                                   [34]
         P("chopping_board2"),  # 21 chop                                             [34, 38]
         F,
     ],
@@ -181,32 +181,32 @@ def test_sashimi_plate_cycle_with_washing():
 SUSHI_D = {
     "agent1": [
         M(5, 1),   # 0 (7,0)->(6,0)->(5,0)->(5,1): 3                                   [0, 3]
-        I("dispenser2"),       # 1 rice1                                             [3]
+        IN("dispenser2"),      # 1 rice1                                             [3]
         M(2, 1),   # 2 (5,1)->(5,0)->(4,0)->(3,0)->(2,0)->(2,1): 5                     [3, 8]
-        I("stove1"),           # 3 rice1 into pot1: boiling runs [8, 24]             [8]
+        IN("stove1"),          # 3 rice1 into pot1: boiling runs [8, 24]             [8]
         F,
     ],
     "agent2": [
         M(2, 1),   # 0 (2,3)->(1,3)->(1,2)->(1,1)->(2,1): 4 (stove1 blocks (2,2))       [0, 4]
-        I("dispenser1"),       # 1 fish1                                             [4]
+        IN("dispenser1"),      # 1 fish1                                             [4]
         M(3, 3),   # 2 (2,1)->(1,1)->(1,2)->(1,3)->(2,3)->(3,3): 5                     [4, 9]
-        I("chopping_board1"),  # 3 put fish1 down                                    [9]
+        IN("chopping_board1"),  # 3 put fish1 down                                    [9]
         P("chopping_board1"),  # 4 chop                                              [9, 13]
         F,
     ],
     "agent3": [
         M(4, 4),   # 0 (7,4)->(6,4)->(5,4)->(4,4): 3                                   [0, 3]
-        I("dispenser3"),       # 1 nori1                                             [3]
+        IN("dispenser3"),      # 1 nori1                                             [3]
         M(1, 1),   # 2 (4,4)->(4,3)->(3,3)->(2,3)->(1,3)->(1,2)->(1,1): 6              [3, 9]
-        I("table1"),           # 3 nori1 onto plate1                                 [9]
-        I("table1"),           # 4 pick up plate1                                    [9]
+        IN("table1"),          # 3 nori1 onto plate1                                 [9]
+        IN("table1"),          # 4 pick up plate1                                    [9]
         M(3, 3),   # 5 (1,1)->(1,2)->(1,3)->(2,3)->(3,3): 4                            [9, 13]
-        I("chopping_board1"),  # 6 fish1 (chopped at 13, completions first) onto plate1  [13]
+        IN("chopping_board1"),  # 6 fish1 (chopped at 13, completions first) onto plate1  [13]
         M(2, 3),   # 7 1                                                               [13, 14]
         W(10),     # 8 until the rice is cooked at 24                                 [14, 24]
-        I("stove1"),           # 9 pot1's rice onto plate1                           [24]
+        IN("stove1"),          # 9 pot1's rice onto plate1                           [24]
         M(1, 2),   # 10 (2,3)->(1,3)->(1,2): 2                                        [24, 26]
-        I("serving_window1"),  # 11 serve sushi_fish                                 [26]
+        IN("serving_window1"),  # 11 serve sushi_fish                                 [26]
         F,
     ],
 }
@@ -245,27 +245,27 @@ def test_sushi_three_agents_pot():
 # (1,5) touches the tomato dispenser and table4; (0,6) touches the tomato dispenser and chopping_board2.
 SALAD_E = {
     "agent1": [
-        I("dispenser2"),       # 0 tomato1, straight from the start cell (1,5)      [0]
+        IN("dispenser2"),      # 0 tomato1, straight from the start cell (1,5)      [0]
         M(0, 6),   # 1 (1,5)->(1,6)->(0,6): 2                                          [0, 2]
-        I("chopping_board2"),  # 2 put tomato1 down                                  [2]
+        IN("chopping_board2"),  # 2 put tomato1 down                                  [2]
         P("chopping_board2"),  # 3 chop                                              [2, 6]
-        I("chopping_board2"),  # 4 pick it up                                        [6]
+        IN("chopping_board2"),  # 4 pick it up                                        [6]
         M(1, 5),   # 5 2                                                               [6, 8]
-        I("table4"),           # 6 tomato1 onto plate2                               [8]
+        IN("table4"),          # 6 tomato1 onto plate2                               [8]
         F,
     ],
     "agent2": [
         M(6, 6),   # 0 (6,4)->(6,5)->(6,6): 2                                          [0, 2]
-        I("dispenser3"),       # 1 lettuce1 (dispenser3 (6,7) below)                [2]
+        IN("dispenser3"),      # 1 lettuce1 (dispenser3 (6,7) below)                [2]
         M(4, 2),   # 2 (6,6)->(5,6)->(4,6)->(4,5)->(4,4)->(4,3)->(4,2): 6               [2, 8]
-        I("chopping_board1"),  # 3 put lettuce1 down (board (3,2) left of (4,2))    [8]
+        IN("chopping_board1"),  # 3 put lettuce1 down (board (3,2) left of (4,2))    [8]
         P("chopping_board1"),  # 4 chop                                              [8, 12]
-        I("chopping_board1"),  # 5 pick it up                                        [12]
+        IN("chopping_board1"),  # 5 pick it up                                        [12]
         M(2, 4),   # 6 (4,2)->(4,3)->(3,3)->(2,3)->(2,4): 4                            [12, 16]
-        I("table4"),           # 7 lettuce1 onto plate2                              [16]
-        I("table4"),           # 8 pick up plate2                                    [16]
+        IN("table4"),          # 7 lettuce1 onto plate2                              [16]
+        IN("table4"),          # 8 pick up plate2                                    [16]
         M(4, 1),   # 9 (2,4)->(3,4)->(4,4)->(4,3)->(4,2)->(4,1): 5                      [16, 21]
-        I("serving_window1"),  # 10 serve salad_advanced                             [21]
+        IN("serving_window1"),  # 10 serve salad_advanced                             [21]
         F,
     ],
 }
@@ -299,29 +299,29 @@ def test_salad_two_agents_two_boards():
 PASTA_F = {
     "agent1": [
         M(4, 5),   # 0 (1,4)->(2,4)->(3,4)->(3,5)->(4,5): 4                            [0, 4]
-        I("dispenser4"),       # 1 pasta1 (dispenser4 (4,6) below (4,5))            [4]
+        IN("dispenser4"),      # 1 pasta1 (dispenser4 (4,6) below (4,5))            [4]
         M(1, 4),   # 2 the same 4 cells back                                           [4, 8]
-        I("stove3"),           # 3 pasta1 into pot2 on stove3 (0,4): boils [8, 24]  [8]
+        IN("stove3"),          # 3 pasta1 into pot2 on stove3 (0,4): boils [8, 24]  [8]
         F,
     ],
     "agent2": [
         M(9, 6),   # 0 (4,2)->(5,2)->(5,3)->(5,4)->(5,5)->(6,5)->(7,5)->(8,5)->(9,5)->(9,6): 9  [0, 9]
-        I("dispenser6"),       # 1 meat1 (dispenser6 (9,7) below)                   [9]
+        IN("dispenser6"),      # 1 meat1 (dispenser6 (9,7) below)                   [9]
         M(9, 5),   # 2 1                                                               [9, 10]
-        I("chopping_board2"),  # 3 put meat1 on chopping_board2 (9,4)               [10]
+        IN("chopping_board2"),  # 3 put meat1 on chopping_board2 (9,4)               [10]
         P("chopping_board2"),  # 4 chop                                              [10, 14]
-        I("chopping_board2"),  # 5 pick it up                                        [14]
+        IN("chopping_board2"),  # 5 pick it up                                        [14]
         M(7, 4),   # 6 (9,5)->(8,5)->(7,5)->(7,4): 3                                   [14, 17]
-        I("stove2"),           # 7 meat1 into pan1 on stove2 (7,3): fries [17, 41]  [17]
+        IN("stove2"),          # 7 meat1 into pan1 on stove2 (7,3): fries [17, 41]  [17]
         M(4, 1),   # 8 (7,4)->(7,5)->(6,5)->(5,5)->(5,4)->(5,3)->(5,2)->(5,1)->(4,1): 8 [17, 25]
-        I("table1"),           # 9 pick up plate1                                    [25]
+        IN("table1"),          # 9 pick up plate1                                    [25]
         M(1, 4),   # 10 (4,1)->(5,1)->(5,2)->(5,3)->(5,4)->(5,5)->(4,5)->(3,5)->(3,4)->(2,4)->(1,4): 10
                    #    (Manhattan 6; the plate return (4,4) and dispenser (3,3) force the detour) [25, 35]
-        I("stove3"),           # 11 cooked pasta1 (since 24) onto plate1             [35]
+        IN("stove3"),          # 11 cooked pasta1 (since 24) onto plate1             [35]
         M(7, 4),   # 12 (1,4)->(2,4)->(3,4)->(3,5)->(4,5)->(5,5)->(6,5)->(7,5)->(7,4): 8  [35, 43]
-        I("stove2"),           # 13 cooked meat1 (since 41) onto plate1              [43]
+        IN("stove2"),          # 13 cooked meat1 (since 41) onto plate1              [43]
         M(2, 2),   # 14 (7,4)->(7,5)->(6,5)->(5,5)->(5,4)->(5,3)->(4,3)->(4,2)->(3,2)->(2,2): 9  [43, 52]
-        I("serving_window1"),  # 15 serve pasta_meat (window (1,2) left of (2,2))   [52]
+        IN("serving_window1"),  # 15 serve pasta_meat (window (1,2) left of (2,2))   [52]
         F,
     ],
 }

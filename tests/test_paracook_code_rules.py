@@ -19,7 +19,7 @@ import random
 from collections import deque
 
 import pytest
-from kitchen_util import F, I, W, generated
+from kitchen_util import IN, F, W, generated
 from test_compat_paracook import A1, A2, LIFT, REUSE, S1, S2, TO_SINK
 from test_kitchen_fastpath import _mutate
 
@@ -133,7 +133,7 @@ class CodeKitchen:
             raise Fail(f"{agent} is not next to {st.name}")
 
     # ------------------------------------------------------------------ the loop
-    def run(self, plan):
+    def run(self, plan):  # noqa: C901
         for agent, actions in plan.items():
             if agent not in self.pos or not isinstance(actions, list):
                 return False, 0, f"plan refused: {agent}", self.flags
@@ -165,7 +165,7 @@ class CodeKitchen:
                     self.flags.add("same-instant")
                 for a in self.agents:          # queue each busy agent at its finish time
                     if self.cur[a] is not None:
-                        for i, (t, names) in enumerate(points):
+                        for _i, (t, names) in enumerate(points):
                             if t == self.finish[a]:
                                 if a not in names:
                                     names.append(a)
@@ -176,7 +176,7 @@ class CodeKitchen:
             return False, self.now, str(e), self.flags
         return not self.orders, self.now, None, self.flags
 
-    def assign(self, a):
+    def assign(self, a):  # noqa: C901
         if self.cur[a] is not None:
             return
         if not self.queue[a]:
@@ -279,7 +279,7 @@ class CodeKitchen:
         else:
             c.add(ing, self.now, self.consts)
 
-    def interact(self, a, st):
+    def interact(self, a, st):  # noqa: C901
         h, s, k = self.hold[a], st.item, st.kind
         if k in ("table", "chopping_board"):
             self.generic(a, st)
@@ -372,7 +372,7 @@ def test_the_restatement_gives_paracooks_verdicts_on_the_pinned_plans():
     assert code_run(S2, REUSE)[:3] == (True, 79, None)
     assert code_run(S1, {"agent1": A1, "agent2": A2[:8] + [F] + A2[8:]})[:3] == (True, 47, None)
     assert code_run(S1, {"agent1": A1, "agent2": A2[:-1] + [W(5), F]})[:3] == (True, 52, None)
-    done, t, err, _ = code_run(S1, {"agent1": A1, "agent2": TO_SINK + [I("sink1"), F]})
+    done, t, err, _ = code_run(S1, {"agent1": A1, "agent2": TO_SINK + [IN("sink1"), F]})
     assert (done, t, err) == (False, 61, "no washed plate")
     # the paper's rule is not ParaCook's: a lifted pan's time off the stove counts there
     assert compat_run(S1, LIFT) == (True, 47)
@@ -380,8 +380,8 @@ def test_the_restatement_gives_paracooks_verdicts_on_the_pinned_plans():
 
 def test_flags_name_the_differences_compat_does_not_reproduce():
     # holding plate1 at stove1 while pan1 is empty: a no-op in ParaCook's code, E254 here
-    plate_at_empty_pan = {"agent1": [{"action": "MoveTo", "target": [7, 1]}, I("table2"),
-                                     {"action": "MoveTo", "target": [4, 2]}, I("stove1")]}
+    plate_at_empty_pan = {"agent1": [{"action": "MoveTo", "target": [7, 1]}, IN("table2"),
+                                     {"action": "MoveTo", "target": [4, 2]}, IN("stove1")]}
     assert code_run(S1, plate_at_empty_pan)[3] == {"empty-transfer"}
     assert compat_run(S1, plate_at_empty_pan)[0] is False
 
@@ -399,7 +399,7 @@ def _mutants(rng, base, stations, n):
             v.insert(k, dict(F))                                   # Finish in the middle
         elif extra == 1:
             stove = rng.choice([s for s in stations if s.startswith("stove")] or stations)
-            v[k:k] = [I(stove), W(rng.choice([2, 5, 30])), I(stove)]   # lift cookware, hold it, put it back
+            v[k:k] = [IN(stove), W(rng.choice([2, 5, 30])), IN(stove)]   # lift cookware, hold it, put it back
         elif extra == 2:
             v.insert(k, W(rng.choice([10, 25, 40])))               # idle time before a reuse
         out.append(p)

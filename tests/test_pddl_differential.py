@@ -72,7 +72,7 @@ def _optimal(problem):
     return [TimedEntry(e.task, e.step, e.start, e.duration, e.agent) for e in r.schedule]
 
 
-def _candidates(problem, sched, g):
+def _candidates(problem, sched, g):  # noqa: C901
     """(kind, mutated schedule) in a deterministic order."""
     by = {(e.task, e.step): i for i, e in enumerate(sched)}
     steps = {s.key: s for s in problem.steps}

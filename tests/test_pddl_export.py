@@ -56,7 +56,7 @@ def _action(e, name):
 
 
 def _texts(lits):
-    return [l.text() for l in lits]
+    return [lit.text() for lit in lits]
 
 
 def test_lowering_of_every_construct(cake):
@@ -89,7 +89,7 @@ def test_lowering_of_every_construct(cake):
     cool = _action(e, "step-cake-4")
     assert "(lag-ok-cake-4-2)" in _texts(cool.cond_start) and "(before-deadline-cake-4)" in _texts(cool.cond_end)
     # timed initial literals: release exactly, deadline and limit with the slack
-    tils = {(t, l.text()) for t, l in e.problem.tils}
+    tils = {(t, lit.text()) for t, lit in e.problem.tils}
     assert tils == {(50, "(released-cake-3)"), (1205, "(not (before-deadline-cake-4))"),
                     (1805, "(not (in-limit))")}
     assert [o for o, t in e.problem.objects if t == "slot-fryer"] == ["slot-fryer-1", "slot-fryer-2"]

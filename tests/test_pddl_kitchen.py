@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PARACOOK = ROOT / "domains" / "paracook"
 GOLDEN = Path(__file__).parent / "golden" / "pddl" / "kitchen"
 SCEN = "burger_s1_a1_slowcut"
-needs_val = pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
+needs_val = pytest.mark.skipif(validate_binary() is None,
+                               reason="VAL is not installed: pip install 'chronoplan[planners]'")
 
 
 @pytest.fixture(scope="module")
@@ -79,10 +80,10 @@ def test_the_scenario_reaches_the_pddl(paracook):
     assert [t for _, t in serves[0].params if t in ("bread", "meat", "cheese")] == ["bread", "meat", "cheese"]
     pools = sorted(o for o, t in fast.problem.objects if t in ("bread", "meat", "cheese"))
     assert pools == ["bread_1", "bread_2", "cheese_1", "meat_1", "meat_2"]
-    goal = [l.text() for l in fast.problem.goal]
+    goal = [lit.text() for lit in fast.problem.goal]
     assert goal == ["(all-served)"]
     cook = next(a for a in fast.domain.actions if a.name == "cook-fry")
-    assert cook.duration == 240 and [l.text() for l in cook.cond_all] == ["(on ?p ?s)", "(in ?i ?p)"]
+    assert cook.duration == 240 and [lit.text() for lit in cook.cond_all] == ["(on ?p ?s)", "(in ?i ?p)"]
 
 
 def _with_extra(tmp_path: Path, physics: str, kitchen: str = "") -> Path:
@@ -158,7 +159,8 @@ def test_broken_plans_are_refused_with_a_reason(paracook, name):
 
 def test_unknown_actions_and_objects_are_reported(paracook):
     export = export_scenario(paracook, SCEN)
-    steps, problems = to_steps(export, paracook, parse_plan("0: (juggle agent1) [10]\n1: (move-d2 agent9 c2_1 c4_1) [20]"))
+    steps, problems = to_steps(export, paracook, parse_plan("0: (juggle agent1) [10]\n"
+                                                            "1: (move-d2 agent9 c2_1 c4_1) [20]"))
     assert problems == ["unknown PDDL action juggle", "unknown PDDL object agent9 in move-d2",
                         "move-d2: no agent or target among ('agent9', 'c2_1', 'c4_1')"]
 
@@ -252,7 +254,8 @@ def test_planners_solve_kitchens_with_simulator_valid_plans(planner, path, scen,
     assert report["status"] == "feasible" and report["valid"] is True and status == 0, report
     assert report["seconds"] < 60 and report["makespan"] > 0
     plan = json.loads(out.read_text())
-    assert plan["scenario"] == scen and set(plan["plan"]) == {a.name for a in chronoplan.load(path).scenario(scen).agents}
+    assert plan["scenario"] == scen
+    assert set(plan["plan"]) == {a.name for a in chronoplan.load(path).scenario(scen).agents}
     assert main(["validate", str(path), str(out), "--scenario", scen, "--format", "json"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert line["metrics"]["oct"] == report["makespan"]

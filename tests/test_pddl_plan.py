@@ -181,7 +181,7 @@ def test_pddl_plan_of_a_schedule(cake):
 def test_name_map_is_injective_and_reversible(names):
     m = NameMap()
     issued = {}
-    for i, text in enumerate(names):
+    for _i, text in enumerate(names):
         key = ("obj", text)
         name = m.name(key, None, text)
         assert name == m.name(key, None, text)                   # stable

@@ -47,7 +47,8 @@ def needs(name):
     return pytest.mark.skipif(why is not None, reason=why or "")
 
 
-needs_val = pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
+needs_val = pytest.mark.skipif(validate_binary() is None,
+                               reason="VAL is not installed: pip install 'chronoplan[planners]'")
 
 
 def alive_in_group(group: int) -> list:
@@ -125,7 +126,7 @@ def test_kairos_solves_every_bundled_scenario():
     results = solve_many(problems, "kairos", 30, proj)
     assert set(descendants(os.getpid(), table())) <= before
     assert alive_in_group(results[0].stats["pgid"]) == []
-    for scen, prob, r in zip(scens, problems, results):
+    for scen, _prob, r in zip(scens, problems, results):
         assert r.status == "feasible" and r.stats["times"] == "retimed", (scen.name, r.message)
         from chronoplan.validators.grade import grade
         assert grade(proj, scen.name, r.plan_json(scen.name)).valid, scen.name

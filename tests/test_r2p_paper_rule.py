@@ -23,7 +23,7 @@ def _continuous(entries, steps):
     return [e for e in entries if not steps[(e[1], e[0])]["parallel"]]
 
 
-def mutate(kind: str, entries: list, inst: list, rng: random.Random):
+def mutate(kind: str, entries: list, inst: list, rng: random.Random):  # noqa: C901
     """One mutant of a plan (a list of [step, recipe, duration, start]); None when the kind does not apply."""
     es = [list(e) for e in entries]
     steps = _steps(inst)

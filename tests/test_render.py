@@ -297,7 +297,8 @@ def test_stdin_plan(tmp_path, capsys, monkeypatch):
 # ------------------------------------------------------------------------------------------ units
 def test_pack_lanes():
     assert pack_lanes([]) == ([], 1)
-    assert pack_lanes([(0, 10), (0, 3), (3, 5), (5, 12), (10, 11)]) == ([1, 0, 0, 0, 1], 2)   # start order, shorter first
+    # start order, shorter first
+    assert pack_lanes([(0, 10), (0, 3), (3, 5), (5, 12), (10, 11)]) == ([1, 0, 0, 0, 1], 2)
     assert pack_lanes([(0, 5), (1, 2), (2, 3), (1, 4)]) == ([0, 1, 1, 2], 3)
 
 

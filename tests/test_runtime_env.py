@@ -103,7 +103,7 @@ def test_resource_busy_refusal(project):
 
 def test_five_refusals_end_the_episode(project):
     env = env_for(project, "tea_only")
-    for i in range(4):
+    for _ in range(4):
         obs, fb = env.step("dance")
         assert not env.done
     obs, fb = env.step("dance")

@@ -227,7 +227,7 @@ def test_consecutive_refusals_and_revision_budget(dinner):
         assert env.done == (i == 2)
     assert "3 refused actions in a row" in obs and env.step("finish")[1].message == "The episode is over."
     env = ReactEnv(dinner, max_refusals=None, max_revisions=4)    # 4 in all, accepted actions between
-    for i, ok in enumerate(["Step(1, Soup, 00:01:00, 00:00:00)", "Step(1, Soup, 00:01:00, 00:01:00)",
+    for _i, ok in enumerate(["Step(1, Soup, 00:01:00, 00:00:00)", "Step(1, Soup, 00:01:00, 00:01:00)",
                             "Step(1, Soup, 00:01:00, 00:02:00)"]):
         assert not env.step("nonsense")[1].ok and not env.done
         assert env.step(ok)[1].ok and env.refusals_in_row == 0

@@ -1,4 +1,5 @@
-"""`chronoplan validate` and `chronoplan schema` on the bundled tool scenarios (dispatch to tools_grade/tools_schema)."""
+"""`chronoplan validate` and `chronoplan schema` on the bundled tool scenarios (dispatch to
+tools_grade/tools_schema)."""
 import json
 from pathlib import Path
 

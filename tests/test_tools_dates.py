@@ -12,7 +12,8 @@ D = dt.date
 WED = D(2025, 3, 12)          # the DESIGN sketch's reference date (a Wednesday)
 DAYS_2024 = [D(2024, 1, 1) + dt.timedelta(days=i) for i in range(366)]
 BOUNDARY_DAYS = DAYS_2024 + [D(2023, 12, 25) + dt.timedelta(days=i) for i in range(8)] + \
-    [D(2100, 2, 27) + dt.timedelta(days=i) for i in range(4)] + [D(2000, 2, 27) + dt.timedelta(days=i) for i in range(4)]
+    [D(2100, 2, 27) + dt.timedelta(days=i) for i in range(4)] + \
+    [D(2000, 2, 27) + dt.timedelta(days=i) for i in range(4)]
 WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 

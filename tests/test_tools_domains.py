@@ -57,7 +57,7 @@ def test_reference_fields_exist(project):
     for s in tool_scenarios(project):
         tools = {c.id: project.tools[c.tool] for c in s.reference}
         for c in s.reference:
-            for name, v in c.args:
+            for _name, v in c.args:
                 if v.kind == "ref":
                     step, field = v.value
                     assert field in {n for n, _ in tools[step].returns}, (s.name, c.id, field)

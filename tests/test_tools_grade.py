@@ -5,6 +5,8 @@ import os
 from fractions import Fraction
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import chronoplan
 from chronoplan.validators.report import CATEGORIES, Report
@@ -29,7 +31,8 @@ tool ping(host: str)
 
 scenario trip {
   apps flights, weather, hotels
-  query "Fly from Boston to Paris next Friday and book it, check the Paris weather that day, and book a hotel for two until three days later."
+  query "Fly from Boston to Paris next Friday and book it, check the Paris weather that day, and book a hotel \
+for two until three days later."
   profile { today = 2025-03-12  email = "li@example.com"  home_airport = "BOS" }
   structure many-to-many
   reference {
@@ -272,12 +275,14 @@ HOSTILE = [
     None, 0, 1.5, True, "", "null", "[]", "{}", "nan", '{"steps": NaN}', [None], [[]], {"steps": [None, 1, "x", []]},
     {"steps": [{"tool": 5, "args": {"a": {"b": [1, {"c": None}]}}}]},
     {"steps": [{"tool": "searchFlights", "args": {"origin": ["BOS"], "destination": {"x": 1}, "date": 20250321}}]},
-    {"steps": [{"tool": "searchFlights", "args": {"date": "9999-99-99", "origin": "$0.x", "destination": "${99999999999}"}}]},
+    {"steps": [{"tool": "searchFlights",
+                "args": {"date": "9999-99-99", "origin": "$0.x", "destination": "${99999999999}"}}]},
     {"steps": [{"id": 10 ** 30, "tool": "x", "after": [10 ** 30, -1]}]},
     {"OrderSteps": {"TotalSteps": "many", "StepDetail": {"StepNumber": "1", "Action": "queryWeather(" * 500}}},
     {"OrderSteps": {"StepDetail": [{"Action": "__import__('os').system('touch /tmp/pwned_by_plan')"}]}},
     {"OrderSteps": {"StepDetail": [{"Action": "queryWeather({'city': open('/etc/passwd').read()})"}]}},
-    {"OrderSteps": {"StepDetail": [{"Action": "queryWeather({'city': 'Paris', 'date': " + "[" * 50 + "]" * 50 + "})"}]}},
+    {"OrderSteps": {"StepDetail": [{"Action": "queryWeather({'city': 'Paris', 'date': "
+                                              + "[" * 50 + "]" * 50 + "})"}]}},
     {"steps": [{"tool": "queryWeather", "args": {"city": "x" * 1_000_000, "date": "next Friday" * 10}}]},
     "[" * 200_000, '{"steps": [' + ",".join(['{"tool": "queryWeather"}'] * 100_000) + "]}",
     {"steps": [{"id": i + 1, "tool": "queryWeather", "args": {"city": "$" + str(i) + ".summary", "date": "2025-03-21"},
@@ -305,9 +310,6 @@ def test_hundred_thousand_steps_is_quick(project):
     assert found(r) == [("T007", None)]
 
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st
-
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**30, 10**30), st.floats(allow_nan=True),
                      st.text(max_size=30), st.sampled_from(["$1.flight_id", "{step2.x}", "<output of step 9>",
                                                             "next Friday", "2025-03-21", "BOS", "queryWeather"]))
@@ -326,7 +328,8 @@ _action = st.one_of(st.text(max_size=60), st.builds(lambda t, a: f"{t}({a!r})",
                                                      st.dictionaries(st.text(max_size=6), _scalars, max_size=3)))
 
 
-@settings(max_examples=int(os.environ.get("TOOLS_FUZZ", 150)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("TOOLS_FUZZ", 150)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(_json, st.fixed_dictionaries({"steps": st.lists(_step, max_size=6)}),
                  st.fixed_dictionaries({"OrderSteps": st.fixed_dictionaries(
                      {"TotalSteps": _scalars, "StepDetail": st.lists(st.fixed_dictionaries(

@@ -1,4 +1,5 @@
-"""JSON Schemas of tool plans (validators/tools_schema.py): contract shape, reference plans, agreement with the grader."""
+"""JSON Schemas of tool plans (validators/tools_schema.py): contract shape, reference plans, agreement with the
+grader."""
 import copy
 import json
 from pathlib import Path
@@ -62,8 +63,12 @@ def _mutations(plan, scen, project):
     out = []
     for i, st in enumerate(plan["steps"]):
         tool = tools[st["tool"]]
-        m = copy.deepcopy(plan); m["steps"][i]["tool"] = st["tool"] + "X"; out.append(m)
-        m = copy.deepcopy(plan); m["steps"][i]["args"]["bogus_param"] = 1; out.append(m)
+        m = copy.deepcopy(plan)
+        m["steps"][i]["tool"] = st["tool"] + "X"
+        out.append(m)
+        m = copy.deepcopy(plan)
+        m["steps"][i]["args"]["bogus_param"] = 1
+        out.append(m)
         for p in tool.params:
             m = copy.deepcopy(plan)
             if p.name in m["steps"][i]["args"]:
@@ -73,11 +78,15 @@ def _mutations(plan, scen, project):
                    "datetime": "tomorrow 9am", "iata": "Paris", "email": "me@", "enum": "not_a_member",
                    "list": "one"}.get(p.type.kind)
             if bad is not None:
-                m = copy.deepcopy(plan); m["steps"][i]["args"][p.name] = bad; out.append(m)
+                m = copy.deepcopy(plan)
+                m["steps"][i]["args"][p.name] = bad
+                out.append(m)
             good = {"str": "text", "int": 3, "number": 2.5, "bool": True, "date": "2026-02-28", "time": "07:05",
                     "datetime": "2026-02-28T07:05", "iata": "NRT", "email": "x@y.org"}.get(p.type.kind)
             if good is not None:
-                m = copy.deepcopy(plan); m["steps"][i]["args"][p.name] = good; out.append(m)
+                m = copy.deepcopy(plan)
+                m["steps"][i]["args"][p.name] = good
+                out.append(m)
     return out
 
 

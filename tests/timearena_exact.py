@@ -36,7 +36,7 @@ def _int(x: Fraction) -> int:
     return int(x)
 
 
-def solve(problem: ProcedureProblem, *, occupancy: bool = True) -> Solution:
+def solve(problem: ProcedureProblem, *, occupancy: bool = True) -> Solution:  # noqa: C901
     if len(problem.agents) != 1:
         raise ValueError("one agent only")
     steps = list(problem.steps)

@@ -112,7 +112,8 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
             with path.open("rb") as stream:      # bounded: a named pipe or /dev/zero given as a plan never ends
                 data = stream.read(MAX_FILE_BYTES + 1)
     except (OSError, ValueError) as exc:
-        why = "broken symbolic link" if path.is_symlink() and not path.exists() else (getattr(exc, 'strerror', None) or str(exc))
+        why = ("broken symbolic link" if path.is_symlink() and not path.exists()
+               else (getattr(exc, 'strerror', None) or str(exc)))
         yield _unreadable(name, stem, why if isinstance(exc, OSError) else str(exc)[:200])
         return
     if len(data) > MAX_FILE_BYTES:

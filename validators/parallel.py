@@ -5,8 +5,8 @@ processes, a worker initializer.  Output: the function's results, one per chunk,
 At most ``window`` chunks are in flight, so memory stays bounded whatever the input's length.  A worker that
 dies (killed, out of memory) costs only the item that killed it: its chunk is rerun alone in a fresh pool,
 then item by item if it kills a worker again, and ``on_crash(item, exc)`` gives the result of an item that
-does; the chunks in flight are resubmitted to the fresh pool.  On Ctrl-C or SIGTERM (``KeyboardInterrupt`` in the parent; workers ignore
-SIGINT) every worker is killed before the exception goes on.
+does; the chunks in flight are resubmitted to the fresh pool.  On Ctrl-C or SIGTERM (``KeyboardInterrupt`` in
+the parent; workers ignore SIGINT) every worker is killed before the exception goes on.
 """
 from __future__ import annotations
 

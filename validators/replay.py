@@ -96,7 +96,7 @@ def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, 
             "E001", "syntax", "the plan is nested too deeply", "flatten it"),), _empty_metrics(problem))
 
 
-def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:
+def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # noqa: C901
     fast = None if exact else procfast.compiled(problem)
     read = plan if isinstance(plan, ReadPlan) else None
     swept = False

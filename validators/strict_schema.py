@@ -227,7 +227,7 @@ def _has_type(node: dict, t: str) -> bool:
     return ty == t or (isinstance(ty, list) and t in ty)
 
 
-def _node_violations(path: str, node: Any, depth: int, defs: dict, counts: dict) -> list[str]:
+def _node_violations(path: str, node: Any, depth: int, defs: dict, counts: dict) -> list[str]:  # noqa: C901
     if isinstance(node, bool):
         return [f"{path}: a boolean schema ({str(node).lower()})"]
     if not isinstance(node, dict):

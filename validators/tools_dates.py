@@ -214,7 +214,7 @@ def resolve_date(phrase: str, today: Date, anchor: Optional[Date] = None) -> Opt
     return _resolve_periods(t, today, base)
 
 
-def _resolve_periods(t: str, today: Date, base: Date) -> Optional[Date]:
+def _resolve_periods(t: str, today: Date, base: Date) -> Optional[Date]:  # noqa: C901
     monday = week_monday(today)
     if monday is None:
         return None
@@ -232,7 +232,8 @@ def _resolve_periods(t: str, today: Date, base: Date) -> Optional[Date]:
     if t in ("next month", "start of next month", "the start of next month", "beginning of next month",
              "the beginning of next month", "the first of next month", "the 1st of next month"):
         return first_next
-    if re.fullmatch(r"(the )?end of (the|this) month|(the )?end of month|month end|(the )?last day of (the|this) month", t):
+    if re.fullmatch(r"(the )?end of (the|this) month|(the )?end of month|month end"
+                    r"|(the )?last day of (the|this) month", t):
         return month_end(today)
     if re.fullmatch(r"(the )?end of next month|(the )?last day of next month", t):
         return None if first_next is None else month_end(first_next)

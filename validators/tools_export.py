@@ -51,7 +51,7 @@ def reference_plan(scen: ir.Scenario, project: Optional[ir.Project] = None) -> d
 def reference_plan_arena(scen: ir.Scenario, project: Optional[ir.Project] = None) -> dict:
     """The reference plan in PlanningArena's format (one StepDetail entry per call, in order)."""
     details: list[Any] = []
-    for n, c in enumerate(scen.reference, 1):
+    for _n, c in enumerate(scen.reference, 1):
         args = _args(scen, c, project)
         action = f"{c.tool}({value_to_literal(args)})"
         details.append({"StepNumber": c.id, "Description": f"call {c.tool}", "Action": action})

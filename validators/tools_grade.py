@@ -286,7 +286,8 @@ class _Grader:
             good = 0
             for name, rv in call.args:
                 param = next((p for p in s.tool.params if p.name == name), None)
-                is_date = (param is not None and param.type.kind in DATE_KINDS) or rv.kind in ("date", "time", "relative")
+                is_date = ((param is not None and param.type.kind in DATE_KINDS)
+                           or rv.kind in ("date", "time", "relative"))
                 ok = self._same(s, name, call, self.ref_map)
                 date_total += is_date
                 date_ok += is_date and ok
@@ -382,8 +383,8 @@ class _Grader:
             else:
                 how = (f"add {self.plan.steps[ia].id} to its \"after\" list" if step_b.declares_after
                        else "move it after that step")
-                self.err("T304", "dependency", f"{label(step_b)}: must wait for {label(self.plan.steps[ia])} ({self.plan.steps[ia].tool}), "
-                         f"as reference step {b} waits for step {a}", how, ib)
+                self.err("T304", "dependency", f"{label(step_b)}: must wait for {label(self.plan.steps[ia])} "
+                         f"({self.plan.steps[ia].tool}), as reference step {b} waits for step {a}", how, ib)
         hallucinated = 0
         for st in self.plan.steps:
             for j in dict.fromkeys(self.all_preds[st.index]):
@@ -391,8 +392,9 @@ class _Grader:
                 if a is None or b is None or (a, b) in ref_closure:
                     continue
                 hallucinated += 1
-                self.err("T305", "dependency", f"{label(st)}: waits for {label(self.plan.steps[j])} ({self.plan.steps[j].tool}), "
-                         "which the task does not require", "drop the dependency so both can run in parallel", st.index)
+                self.err("T305", "dependency", f"{label(st)}: waits for {label(self.plan.steps[j])} "
+                         f"({self.plan.steps[j].tool}), which the task does not require",
+                         "drop the dependency so both can run in parallel", st.index)
         hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T301", "T303"))
         self.ref_info.update(dep_total=len(edges), dep_ok=satisfied, dep_bad=hallucinated)
 

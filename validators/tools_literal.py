@@ -144,7 +144,8 @@ class _Parser:
 
     def strings(self) -> str:
         parts = [self.string()]
-        while self.peek() in ("'", '"') or (self.peek() in ("u", "U", "r", "R") and self.s[self.i + 1:self.i + 2] in ("'", '"')):
+        while self.peek() in ("'", '"') or (self.peek() in ("u", "U", "r", "R")
+                                            and self.s[self.i + 1:self.i + 2] in ("'", '"')):
             parts.append(self.string())
         return "".join(parts)
 

@@ -19,7 +19,8 @@ from chronoplan.validators.tools_dates import parse_iso_date, resolve_date
 from chronoplan.validators.tools_refs import Ref, find_refs
 
 _TIME = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9]))?")
-_DATETIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)(?:\.[0-9]{1,6})?(Z|[+-][0-9]{2}:?[0-9]{2})?")
+_DATETIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)"
+                       r"(?:\.[0-9]{1,6})?(Z|[+-][0-9]{2}:?[0-9]{2})?")
 _IATA = re.compile(r"[A-Z]{3}")
 _EMAIL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 FORMAT_KINDS = ("date", "time", "datetime", "iata", "email")
@@ -90,7 +91,7 @@ def type_name(v: Any) -> str:
     return type(v).__name__
 
 
-def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = None,
+def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = None,  # noqa: C901
                 depth: int = 0) -> Optional[tuple[str, str, str]]:
     """The first problem of ``value`` for ``ptype`` as (code, message, hint), or None when it fits.
 
@@ -123,7 +124,8 @@ def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = Non
             return None
         return ("T203", f"expects a number, got {type_name(value)} {_show(value)}", "write a number without quotes")
     if kind == "enum":
-        text = value if isinstance(value, str) else (str(value) if isinstance(value, int) and not isinstance(value, bool) else None)
+        text = value if isinstance(value, str) else (
+            str(value) if isinstance(value, int) and not isinstance(value, bool) else None)
         if text is not None and text in ptype.values:
             return None
         close = [v for v in ptype.values if isinstance(value, str) and v.lower() == value.strip().lower()]
@@ -185,7 +187,7 @@ def _words(s: str) -> list[str]:
     return re.findall(r"[0-9a-z]+", s.lower())
 
 
-def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -> bool:
+def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -> bool:  # noqa: C901
     """Does the plan value satisfy the reference value?  ``kind`` is the parameter type's kind.
 
     ``ANY`` (the reference wildcard ``_``) accepts any given value.  Strings (kind ``str``): every word

@@ -81,7 +81,7 @@ def parse_orders(orders, recipes: dict, where: str) -> list:
     return out
 
 
-def convert_map(data: Any, stem: str, orders=None, where: str = "<map>") -> str:
+def convert_map(data: Any, stem: str, orders=None, where: str = "<map>") -> str:  # noqa: C901
     physics = physics_text()
     recipes, types = _recipes(physics), _types(physics)
     if not isinstance(data, dict):

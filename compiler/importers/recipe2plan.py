@@ -11,8 +11,8 @@ Lags live on procedure steps, so the procedures are written twice, under the sam
 (separate namespaces): ``recipes.chrono`` + ``instances.chrono`` (domain ``recipe2plan``, scenarios
 ``<key>``) and ``easy/recipes.chrono`` + ``easy/instances.chrono`` (domain ``recipe2plan_easy``, no time
 constraints, scenarios ``<key>_easy``).  Plans name the original recipes in both.  Names that are not
-valid chronoplan names are sanitized (the procedure title keeps the original).  The Recipe2Plan MIT licence notice is copied into both
-files' header (from the LICENSE file beside the source when there is one).
+valid chronoplan names are sanitized (the procedure title keeps the original).  The Recipe2Plan MIT licence
+notice is copied into both files' header (from the LICENSE file beside the source when there is one).
 """
 from __future__ import annotations
 
