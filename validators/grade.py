@@ -214,30 +214,32 @@ class Grader:
         except Exception as exc:   # noqa: BLE001 - one plan's crash must not stop the batch
             return internal_error_report(name, str(scenario), exc)
 
-    def _grade(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str,
-               reference: Any) -> Report:
+    def _scenario(self, scenario: str, name: str) -> tuple[Optional[ir.Scenario], Optional[Report]]:
+        """The scenario to grade against, or the report of why there is none (unknown name; a compat mode
+        for another family)."""
         try:
             scen = self.project.scenario(scenario)
         except KeyError as exc:
-            return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
-                                "name a scenario with --scenario or a top-level \"scenario\" key")
+            return None, error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
+                                      "name a scenario with --scenario or a top-level \"scenario\" key")
         kind = scen.kind.value
         if self.compat is not None and not self.compat.applies_to(kind):
-            return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
-                          {"makespan": None, "success": False})
+            return None, Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
+                                {"makespan": None, "success": False})
+        return scen, None
+
+    def _grade(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str,
+               reference: Any) -> Report:
+        scen, refused = self._scenario(scenario, name)
+        if scen is None:
+            return refused
         return family_of(scen).grade(self, scen, plan, fmt, first, name, reference)
 
     def _grade_original(self, scenario: str, plan: Any, fmt: Optional[str], name: str, reference: Any) -> Report:
         """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
-        try:
-            scen = self.project.scenario(scenario)
-        except KeyError as exc:
-            return error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
-                                "name a scenario with --scenario or a top-level \"scenario\" key")
-        kind = scen.kind.value
-        if not self.compat.applies_to(kind):
-            return Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
-                          {"makespan": None, "success": False})
+        scen, refused = self._scenario(scenario, name)
+        if scen is None:
+            return refused
         try:
             problem = self.problem(scen.name)
         except InstantiationError as exc:
