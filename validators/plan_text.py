@@ -242,7 +242,7 @@ def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, cons
             return [Decoded(None, None, PlanError("E002", "syntax", "the reply holds only a <think> reasoning draft",
                                                   "end the reasoning with </think> and write the plan after it"))]
     notes = (_THOUGHT,) if thought else ()
-    bad = _BAD_BYTE.search(text)
+    bad = None if text.isascii() else _BAD_BYTE.search(text)     # undecodable bytes are non-ASCII escapes
     stripped = body.strip()
     whole = None
     if stripped[0] in "[{":
