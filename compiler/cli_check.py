@@ -13,16 +13,11 @@ from __future__ import annotations
 import json
 import sys
 
-from chronoplan.compiler.diagnostics import MAX_SHOWN, Diagnostic, render_lines
+from chronoplan.compiler.diagnostics import MAX_SHOWN, Diagnostic, plural, render_lines
 
 KIND_LABELS = {"procedures": "procedure", "tools": "tool-use", "grid": "kitchen"}
 
 
-def plural(n: int, word: str) -> str:
-    """``1 scenario``, ``2 scenarios``, ``1 process``, ``3 processes``."""
-    if n == 1:
-        return f"{n} {word}"
-    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
 
 
 def configure(p) -> None:

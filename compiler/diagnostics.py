@@ -154,6 +154,13 @@ def render_all(diags: Iterable[Diagnostic], sources: dict, limit: int = MAX_SHOW
     return "\n".join(render_lines(diags, sources, limit))
 
 
+def plural(n: int, word: str) -> str:
+    """``1 scenario``, ``2 scenarios``, ``1 process``, ``3 processes``."""
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+
+
 def render_lines(diags: Iterable[Diagnostic], sources: dict, limit: int = MAX_SHOWN):
     """Yield the rendering of each of the first ``limit`` diagnostics, then "N more ... not shown"."""
     diags = list(diags)

@@ -18,7 +18,7 @@ from pathlib import Path
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import ir
 from chronoplan.compiler.check import check
-from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, sort_key
+from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, plural, sort_key
 from chronoplan.compiler.parse import parse
 from chronoplan.compiler.sources import read_source, resolve_import
 
@@ -160,7 +160,7 @@ def _hide_cascade(errs: list, diags: list, files: set) -> list:
         i = failed[0]
         d = diags[i]
         diags[i] = dataclasses.replace(d, notes=d.notes + (
-            f"{hidden} follow-on error{'s' * (hidden != 1)} about undefined names {'are' if hidden != 1 else 'is'} "
+            f"{plural(hidden, 'follow-on error')} about undefined names {'are' if hidden != 1 else 'is'} "
             "hidden until this import is fixed",))
     return kept
 

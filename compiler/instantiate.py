@@ -148,12 +148,21 @@ class ProcedureProblem:
                 return r
         return None
 
+    def memo(self, name: str, build):
+        """``build(self)``, computed once and kept on this (frozen) problem under ``name``: the one home for
+        the tables engines and graders derive from a problem (step index, compiled sweep, bounds, caches)."""
+        value = self.__dict__.get(name)
+        if value is None:
+            value = build(self)
+            object.__setattr__(self, name, value)
+        return value
+
     def _index(self) -> dict:
-        idx = self.__dict__.get("_idx")
-        if idx is None:
-            idx = {s.key: s for s in self.steps}
-            object.__setattr__(self, "_idx", idx)
-        return idx
+        return self.memo("_idx", _step_index)
+
+
+def _step_index(problem: ProcedureProblem) -> dict:
+    return {s.key: s for s in problem.steps}
 
 
 def _prop_value(v: Any, values: dict, unit: ir.TimeUnit) -> Any:

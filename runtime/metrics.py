@@ -35,12 +35,13 @@ def progress(result: SimResult) -> Fraction:
     return Fraction(len(result.clean_done), total) if total else Fraction(1)
 
 
+def _total_duration(problem: ProcedureProblem) -> Fraction:
+    return sum((s.duration for s in problem.steps), Fraction(0))
+
+
 def progress_score(problem: ProcedureProblem, done_keys: Iterable) -> int:
     """TimeArena's progress score: duration-weighted share of completed steps, x100, floored."""
-    total = problem.__dict__.get("_total_duration")
-    if total is None:
-        total = sum((s.duration for s in problem.steps), Fraction(0))
-        object.__setattr__(problem, "_total_duration", total)       # once per (frozen) problem
+    total = problem.memo("_total_duration", _total_duration)
     if total == 0:
         return 100
     got = sum((problem.step(*k).duration for k in set(done_keys) if problem.step(*k) is not None), Fraction(0))
@@ -106,11 +107,7 @@ def _occupation(step) -> Fraction:
 
 def lower_bound(problem: ProcedureProblem) -> LowerBound:
     """A makespan no valid plan can beat (computed once per problem)."""
-    cached = problem.__dict__.get("_lower_bound")
-    if cached is None:
-        cached = _lower_bound(problem)
-        object.__setattr__(problem, "_lower_bound", cached)
-    return cached
+    return problem.memo("_lower_bound", _lower_bound)
 
 
 def _lower_bound(problem: ProcedureProblem) -> LowerBound:

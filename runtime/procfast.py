@@ -305,8 +305,4 @@ class Compiled:
 
 def compiled(problem: ProcedureProblem) -> Compiled:
     """The compiled form of ``problem``, built on first use and kept on the (frozen) problem object."""
-    c = problem.__dict__.get("_procfast")
-    if c is None:
-        c = Compiled(problem)
-        object.__setattr__(problem, "_procfast", c)
-    return c
+    return problem.memo("_procfast", Compiled)

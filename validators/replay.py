@@ -55,12 +55,13 @@ def _read_reference(problem: ProcedureProblem, reference: Any) -> Optional[tuple
     return tuple(read.actions)
 
 
+def _new_cache(_problem: ProcedureProblem) -> dict:
+    return {}
+
+
 def _reference(problem: ProcedureProblem, reference: Any) -> tuple:
     """(reference, its chunks or None, {action count: truncated efficiency}), read once per problem."""
-    cache = problem.__dict__.get("_references")
-    if cache is None:
-        cache = {}
-        object.__setattr__(problem, "_references", cache)
+    cache = problem.memo("_references", _new_cache)
     key = reference if isinstance(reference, (str, bytes)) else id(reference)
     hit = cache.get(key)
     if hit is None or (hit[0] is not reference and not isinstance(reference, (str, bytes))):
