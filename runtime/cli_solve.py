@@ -120,6 +120,9 @@ def run(args) -> int:  # noqa: C901
     fam = family_of(scen)
     if args.planner not in fam.planners:
         what = f"planner {args.planner}" if fam.planners else "planner"
+        if args.format == "json":          # the report object of the CLI contract, status "error"
+            print(json.dumps({"planner": args.planner, "status": "error", "makespan": None, "bound": None,
+                              "valid": None, "seconds": 0.0}))
         return _error(f"scenario {scenario}: {fam.lacks(what)}"
                       + (f" (planners for {fam.label} scenarios: {', '.join(fam.planners)})" if fam.planners else ""))
     try:

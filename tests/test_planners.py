@@ -244,10 +244,13 @@ def test_cli_time_limit(tmp_path, capsys):
 def test_solve_reports_scenarios_it_cannot_export(capsys):
     status = main(["solve", str(ROOT / "domains" / "tools"), "--scenario",
                    "calendar_meeting_chain", "--planner", "kairos", "--format", "json"])
-    # unsupported is a usage error, as in `chronoplan pddl` (exit 2), saying what exists instead
+    # unsupported is a usage error, as in `chronoplan pddl` (exit 2), saying what exists instead; the JSON
+    # report of the CLI contract still says status "error"
     assert status == 2
-    err = capsys.readouterr().err
-    assert "tool-use scenarios have no planner" in err and "reference plan" in err
+    cap = capsys.readouterr()
+    report = json.loads(cap.out.strip().splitlines()[-1])
+    assert report["status"] == "error" and report["valid"] is None
+    assert "tool-use scenarios have no planner" in cap.err and "reference plan" in cap.err
 
 
 def test_missing_engine_is_a_usage_error(monkeypatch, capsys):
