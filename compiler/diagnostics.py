@@ -186,3 +186,18 @@ class CompileError(Exception):
         self.diagnostics = list(diagnostics)
         self.sources = sources
         super().__init__(render_all([d for d in diagnostics if d.is_error], sources))
+
+
+def interrupt_in(exc: BaseException) -> Optional[BaseException]:
+    """The ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM raised as ``chronoplan.cli.Terminated``) in ``exc``'s chain
+    of causes, or None.  A signal handler that raises while C code runs a Python callback - ``isinstance``
+    against an ABC from a Cython-compiled module - surfaces as a ``SystemError`` caused by the interrupt; a
+    catch-all that turns crashes into reports must let it go on instead (docs/errors.md, "Internal errors")."""
+    seen: set = set()
+    cur: Optional[BaseException] = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return cur
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return None

@@ -320,8 +320,45 @@ def test_signals_stop_a_batch_promptly_with_a_message(tmp_path, sig, status, wor
     sent = time.monotonic()
     proc.send_signal(getattr(signal, sig))
     out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - sent < 2 and proc.returncode == status
+    assert time.monotonic() - sent < 2 and proc.returncode == status, err[-2000:]
     assert f"chronoplan validate: {word}" in err and "Traceback" not in err
+
+
+def _wrapped_interrupt(interrupt: BaseException) -> SystemError:
+    """What CPython raises when a signal handler fires inside ``isinstance`` against an ABC called from
+    Cython-compiled code (report.json_number on ``Fraction``): a SystemError caused by the interrupt."""
+    try:
+        try:
+            raise interrupt
+        except BaseException as inner:
+            raise SystemError("<function ABCMeta.__instancecheck__> returned a result with an exception set") \
+                from inner
+    except SystemError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("make,status,word", [(lambda: __import__("chronoplan.cli").cli.Terminated(), 143,
+                                               "terminated"), (KeyboardInterrupt, 130, "interrupted")])
+def test_a_signal_wrapped_in_a_system_error_still_stops_the_command(monkeypatch, capsys, make, status, word):
+    """CI saw exit 3 ("internal error: SystemError") instead of 143 when SIGTERM landed in compiled code."""
+    import types
+
+    from chronoplan import cli
+    boom = _wrapped_interrupt(make())
+    fake = types.SimpleNamespace(configure=lambda parser: None, run=lambda args: (_ for _ in ()).throw(boom))
+    monkeypatch.setattr(cli, "_load", lambda name: fake)
+    assert cli.main(["validate"]) == status
+    err = capsys.readouterr().err
+    assert f"chronoplan validate: {word}" in err and "internal error" not in err
+
+
+def test_a_signal_wrapped_in_a_system_error_is_not_graded_as_a_crash():
+    """Grader.grade turns crashes into E090 reports; an interrupt hidden in one must stop the batch instead."""
+    from chronoplan.validators.report import internal_error
+    with pytest.raises(KeyboardInterrupt):
+        internal_error(_wrapped_interrupt(KeyboardInterrupt()))
+    plain = internal_error(SystemError("a real bug"))
+    assert plain.code == "E090" and "SystemError: a real bug" in plain.message
 
 
 # ------------------------------------------------------------------ kitchen: failing actions keep bounded memory

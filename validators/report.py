@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Optional
 
+from chronoplan.compiler.diagnostics import interrupt_in
+
 CATEGORIES = (
     "syntax", "schema", "unknown-name", "precondition", "dependency", "agent-busy", "resource-busy",
     "duration", "interrupt", "time-window", "goal", "repeat",
@@ -167,7 +169,11 @@ BUG_HINT = ("this is a bug in chronoplan, not in the plan: please report it with
 
 
 def internal_error(exc: BaseException) -> PlanError:
-    """The error of a plan whose grading crashed (code E090; the batch goes on)."""
+    """The error of a plan whose grading crashed (code E090; the batch goes on).  An interrupt hidden in the
+    crash's causes is raised instead: Ctrl-C and SIGTERM stop the batch."""
+    hidden = interrupt_in(exc)
+    if hidden is not None:
+        raise hidden
     if os.environ.get("CHRONOPLAN_DEBUG"):
         traceback.print_exception(exc, file=sys.stderr)
     return PlanError(INTERNAL_ERROR, "schema", f"internal error while grading this plan: {type(exc).__name__}: "

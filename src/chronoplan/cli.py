@@ -16,6 +16,8 @@ import threading
 import traceback
 from pathlib import Path
 
+from chronoplan.compiler.diagnostics import interrupt_in
+
 INTERNAL_ERROR_EXIT = 3
 
 COMMANDS = {
@@ -92,16 +94,22 @@ def main(argv=None) -> int:
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM turned into Terminated: finally blocks have cleaned up
-        terminated = isinstance(exc, Terminated)
-        print(f"chronoplan {name}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return 143 if terminated else 130
+        return interrupted(name, exc)
     except BrokenPipeError:
         return 0
     except Exception as exc:   # noqa: BLE001 - the documented last resort: exit 3 and a short message
-        return internal_error(name, exc)
+        hidden = interrupt_in(exc)      # a signal that fired inside a C callback comes wrapped in a SystemError
+        return internal_error(name, exc) if hidden is None else interrupted(name, hidden)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def interrupted(command: str, exc: BaseException) -> int:
+    """The message and exit status of a command stopped by Ctrl-C (130) or SIGTERM (143)."""
+    terminated = isinstance(exc, Terminated)
+    print(f"chronoplan {command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    return 143 if terminated else 130
 
 
 class Terminated(KeyboardInterrupt):
