@@ -27,6 +27,7 @@ plan's own timeline) and skips actions that cannot run at all (unknown names, re
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from fractions import Fraction
 
 from chronoplan.compiler.instantiate import ProcedureProblem
@@ -41,23 +42,100 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
              suppress: Iterable[tuple[str, int]] = ()) -> SimResult:
     """Batch replay of a whole plan; ``first`` stops at the first violation (in event order).
     ``suppress``: steps not to report as missing (their entries were unreadable)."""
-    state = ProcState(problem, first=first)
+    chunks = chunks if isinstance(chunks, (list, tuple)) else list(chunks)
+    whole = problem.memo("_whole_problem", _whole_problem)
+    if whole is not False:
+        whole_chunks = _whole_chunks(chunks)
+        if whole_chunks is not None:
+            return _as_fractions(_replay(whole, whole_chunks, first, suppress, True), problem)
+    return _replay(problem, chunks, first, suppress, False)
+
+
+def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iterable, whole: bool) -> SimResult:
+    state = ProcState(problem, first=first, whole=whole)
     state.suppressed.update(suppress)
     state.planned.update(suppress)
+    expected_end = state.expected_end
+    queue = state.queue
+    rank = state.agent_rank
     for c in chunks:
         s = problem.step(c.task, c.step)
         if s is not None:
             state.planned.add(s.key)
             end = c.start + (c.duration if c.duration is not None else s.duration)
-            if state.expected_end.get(s.key) is None or end > state.expected_end[s.key]:
-                state.expected_end[s.key] = end
-        state.queue.push(c.start, START, c, state.agent_rank.get(c.agent, 0), c.index)
+            if expected_end.get(s.key) is None or end > expected_end[s.key]:
+                expected_end[s.key] = end
+        queue.push(c.start, START, c, rank.get(c.agent, 0), c.index)
     if problem.limit is not None:
-        state.queue.push(problem.limit, CHECK, ("limit",))
+        queue.push(problem.limit, CHECK, ("limit",))
     state.advance()
     if state.stopped:
         state.run_out()
     else:
         ends = [r.end for r in state.runs]
-        state.finish(max(ends) if ends else Fraction(0))
+        state.finish(max(ends) if ends else state.zero)
     return state.result()
+
+
+# ------------------------------------------------------------------ whole-number replay
+# Fraction arithmetic dominates the replay.  When every time of the scenario and of the plan is a whole number
+# (Recipe2Plan: seconds), the same ProcState runs on Python ints -- exact, and the same comparisons and sums --
+# and the result is turned back into Fractions, so that callers see exactly what the Fraction replay gives.
+# Messages format times through timefmt, which reads ints and Fractions alike.
+
+def _int(x):
+    """A whole time as an int; raises ValueError for anything else (a fraction, a float, another type)."""
+    if type(x) is Fraction:
+        if x.denominator == 1:
+            return x.numerator
+    elif type(x) is int:
+        return x
+    raise ValueError(x)
+
+
+def _opt(x):
+    return None if x is None else _int(x)
+
+
+def _whole_problem(problem: ProcedureProblem):
+    """The problem with its times as ints (same steps, names, resources), or False when one is not whole."""
+    try:
+        steps = tuple(replace(s, duration=_int(s.duration), occupy_for=_int(s.occupy_for), release=_opt(s.release),
+                              deadline=_opt(s.deadline),
+                              lags=tuple(replace(lag, min=_opt(lag.min), max=_opt(lag.max)) for lag in s.lags))
+                      for s in problem.steps)
+        return replace(problem, steps=steps, limit=_opt(problem.limit))
+    except ValueError:
+        return False
+
+
+class _WholeChunk:
+    """A ``Chunk`` with int times (what ProcState reads of a chunk; never handed out)."""
+    __slots__ = ("index", "task", "step", "start", "duration", "agent")
+
+    def __init__(self, c: Chunk, start: int, duration) -> None:
+        self.index, self.task, self.step, self.agent = c.index, c.task, c.step, c.agent
+        self.start, self.duration = start, duration
+
+
+def _whole_chunks(chunks: list):
+    """The chunks with int times, or None when a time is not whole."""
+    out = []
+    try:
+        for c in chunks:
+            d = c.duration
+            out.append(_WholeChunk(c, _int(c.start), None if d is None else _int(d)))
+    except ValueError:
+        return None
+    return out
+
+
+def _as_fractions(res: SimResult, problem: ProcedureProblem) -> SimResult:
+    """A whole-number replay's result with Fraction times and the original problem."""
+    F = Fraction
+    runs = tuple(Run(r.index, r.key, r.agent, F(r.start), F(r.duration), F(r.busy), r.seq) for r in res.runs)
+    violations = tuple(v if v.time is None else replace(v, time=F(v.time)) for v in res.violations)
+    out = SimResult(problem, violations, runs, {k: F(t) for k, t in res.done.items()}, res.first_violation_seq,
+                    res.stopped_early)
+    object.__setattr__(out, "_completing_map", res._completing)
+    return out

@@ -24,12 +24,13 @@ NO_GOAL_CODES = frozenset({"E014", "E103", "E502"})   # skipped: the step's abse
 class ProcState:
     """Mutable simulation state; ``check_start`` is pure, ``apply_start`` mutates."""
 
-    def __init__(self, problem: ProcedureProblem, *, first: bool = False) -> None:
+    def __init__(self, problem: ProcedureProblem, *, first: bool = False, whole: bool = False) -> None:
         self.problem = problem
         self.unit = problem.time_unit
         self.first = first
+        self.zero = 0 if whole else Fraction(0)   # whole: every time is an int (procsim's whole-number replay)
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
-        self.steps: dict = {s.key: StepState(s) for s in problem.steps}
+        self.steps: dict = {s.key: StepState(s, self.zero) for s in problem.steps}
         self.tasks = set(problem.tasks)
         self.agent_rank = {a: i for i, a in enumerate(problem.agents)}
         self.agent_runs: dict = {a: [] for a in problem.agents}
@@ -37,7 +38,7 @@ class ProcState:
         self.capacity = {r.name: r.capacity for r in problem.resources}
         self.props: dict = {r.name: dict(r.properties) for r in problem.resources}
         self.queue = EventQueue()
-        self.now = Fraction(0)
+        self.now = self.zero
         self.seq = 0
         self.violations: list[Violation] = []
         self.first_violation_seq: Optional[int] = None
@@ -94,7 +95,7 @@ class ProcState:
         if step.occupancy is ir.Occupancy.CONTINUOUS:
             return d
         if step.occupancy is ir.Occupancy.START:
-            return Fraction(0)
+            return self.zero
         return min(step.occupy_for, d)
 
     def agent_free_at(self, agent: str, t: Fraction) -> Fraction:
