@@ -44,7 +44,7 @@ def progress_score(problem: ProcedureProblem, done_keys: Iterable) -> int:
     total = problem.memo("_total_duration", _total_duration)
     if total == 0:
         return 100
-    got = sum((problem.step(*k).duration for k in set(done_keys) if problem.step(*k) is not None), Fraction(0))
+    got = _sum([s.duration for s in [problem.step(*k) for k in set(done_keys)] if s is not None])
     return math.floor(100 * got / total)
 
 
@@ -52,11 +52,34 @@ def multitask_efficiency(problem: ProcedureProblem, runs: Sequence[Run], done_ke
     """Recipe2Plan E over executed runs; None when no autonomous step was completed."""
     if not runs:
         return None
-    finish = max(r.end for r in runs)
-    saved = max(Fraction(0), sum((r.duration for r in runs), Fraction(0)) - finish)
-    auto = sum((problem.step(*k).duration for k in set(done_keys) if is_autonomous(problem.step(*k))),
-               Fraction(0))
+    finish = _finish(runs)
+    saved = max(Fraction(0), _sum([r.duration for r in runs]) - finish)
+    auto = _sum([problem.step(*k).duration for k in set(done_keys) if is_autonomous(problem.step(*k))])
     return None if auto == 0 else saved / auto
+
+
+def _sum(xs: list) -> Fraction:
+    """``sum(xs, Fraction(0))``: whole ``Fraction`` values are added as ints (the common case: seconds), the
+    same exact value and type."""
+    total = 0
+    for x in xs:
+        if type(x) is not Fraction or x.denominator != 1:
+            return sum(xs, Fraction(0))
+        total += x.numerator
+    return Fraction(total)
+
+
+def _finish(runs: Sequence[Run]) -> Optional[Fraction]:
+    """``max(r.end for r in runs)`` (None when there are none), with whole ``Fraction`` times added as ints."""
+    best = None
+    for r in runs:
+        s, d = r.start, r.duration
+        if type(s) is not Fraction or type(d) is not Fraction or s.denominator != 1 or d.denominator != 1:
+            return max(r.end for r in runs)
+        e = s.numerator + d.numerator
+        if best is None or e > best:
+            best = e
+    return None if best is None else Fraction(best)
 
 
 def reference_efficiency(problem: ProcedureProblem, reference: Sequence[Chunk], n: int) -> Optional[Fraction]:
@@ -199,7 +222,7 @@ def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None)
     prog = progress(result)
     e = multitask_efficiency(p, clean_runs, clean)
     lb = lower_bound(p)
-    makespan = result.makespan
+    makespan = _finish(result.runs)             # result.makespan
     out = {
         "makespan": makespan,
         "success": not result.violations and len(result.done) == len(p.steps),

@@ -84,12 +84,10 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
 # Messages format times through timefmt, which reads ints and Fractions alike.
 
 def _int(x):
-    """A whole time as an int; raises ValueError for anything else (a fraction, a float, another type)."""
-    if type(x) is Fraction:
-        if x.denominator == 1:
-            return x.numerator
-    elif type(x) is int:
-        return x
+    """A whole ``Fraction`` time as an int; raises ValueError for anything else (a fraction; an int, a float or
+    another type: the Fraction replay would keep that type in its results, so it replays those plans itself)."""
+    if type(x) is Fraction and x.denominator == 1:
+        return x.numerator
     raise ValueError(x)
 
 

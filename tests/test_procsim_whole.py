@@ -17,6 +17,7 @@ import r2pdata
 import test_procfast as tp
 from r2p_mutants import mutants as r2p_mutants
 
+from chronoplan.runtime import metrics as M
 from chronoplan.runtime import procsim
 from chronoplan.validators.plans import read_plan
 
@@ -73,3 +74,27 @@ def test_recipe2plan_mutants():
             total += 1
             whole += same(problem, list(read.actions), first=i % 5 == 0)
     assert total > 100 and whole == total, (total, whole)
+
+
+def test_int_times_take_the_fraction_replay():
+    """Hand-made chunks with int times: the Fraction replay keeps ints in its results, so it replays them."""
+    rng = random.Random(7)
+    for n in range(30):
+        problem = tp.random_problem(rng, n)
+        entries = tp.greedy(problem, rng)
+        chunks = [procsim.Chunk(i, e["task"], e["step"], int(e["start"]) if Fraction(e["start"]).denominator == 1
+                                else Fraction(e["start"]), None, e.get("agent")) for i, e in enumerate(entries)]
+        assert not same(problem, chunks, first=False)
+
+
+def test_metrics_sums_of_whole_times():
+    """metrics' int sums give sum(..., Fraction(0)) and max(r.end ...) exactly (value and type)."""
+    rng = random.Random(8)
+    for n in range(60):
+        problem = tp.random_problem(rng, n)
+        res = procsim.simulate(problem, _chunks(tp.greedy(problem, rng)))
+        for xs in ([r.duration for r in res.runs], [s.duration for s in problem.steps], [], [1, Fraction(2)]):
+            got, want = M._sum(xs), sum(xs, Fraction(0))
+            assert got == want and type(got) is type(want)
+        got, want = M._finish(res.runs), max((r.end for r in res.runs), default=None)
+        assert got == want and type(got) is type(want)
