@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Optional
 
 import networkx as nx
 import sympy
@@ -61,12 +62,13 @@ class Ctx:
         return Scope(self.const_dims, dict(params or {}), self.used_constants, broken)
 
     def is_subtype(self, t: str, ancestor: str) -> bool:
-        seen = set()
-        while t is not None and t not in seen:
-            if t == ancestor:
+        seen: set[str] = set()
+        cur: Optional[str] = t
+        while cur is not None and cur not in seen:
+            if cur == ancestor:
                 return True
-            seen.add(t)
-            t = self.types.get(t)
+            seen.add(cur)
+            cur = self.types.get(cur)
         return ancestor == "object"
 
     def is_type(self, name: str) -> bool:

@@ -78,8 +78,10 @@ def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
         else:
             by_index[s.index] = s
     consts = {n: c.expr for n, c in ctx.constants.items()}
-    used_local = set()
-    steps, ok, dims = [], True, {}
+    used_local: set = set()
+    steps: list = []
+    ok = True
+    dims: dict = {}
     for s in by_index.values():
         st = _step(ctx, d, s, by_index, local_names, used_local, dims)
         if st is None:
@@ -119,7 +121,10 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # no
     if dur is not None:
         dims.setdefault(dim, s.duration.span)
     occupancy, occupy_for, interruptible = ir.Occupancy.CONTINUOUS, None, False
-    prereq, lags, uses, release, deadline = [], {}, [], None, None
+    prereq: list = []
+    lags: dict = {}
+    uses: list = []
+    release, deadline = None, None
     ok = dur is not None
 
     def time_expr(node):
@@ -219,7 +224,8 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
         ctx.error("C101", f"undefined resource '{name}'", u.resource.span)
         return None
     ok = True
-    needs, sets = [], []
+    needs: list = []
+    sets: list = []
     for group, out in ((u.needs, needs), (u.sets, sets)):
         for pname, lit in group:
             if pname.name not in props:

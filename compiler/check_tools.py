@@ -15,6 +15,7 @@ from chronoplan.compiler import ir
 
 SIMPLE_TYPES = ("str", "int", "number", "bool", "date", "time", "datetime", "iata", "email", "any")
 _IATA = re.compile(r"^[A-Z]{3}$")
+_TIME = re.compile(r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
@@ -22,8 +23,10 @@ def param_type(ctx, t: A.TypeExpr):
     if t.kind == "enum":
         return ir.ParamType("enum", tuple(t.values))
     if t.kind == "list":
-        item = param_type(ctx, t.item)
+        item = param_type(ctx, t.item) if t.item is not None else None
         return None if item is None else ir.ParamType("list", (), item)
+    if t.name is None:
+        return None
     if t.name.name not in SIMPLE_TYPES:
         ctx.error("C101", f"unknown parameter type '{t.name.name}' (one of {', '.join(SIMPLE_TYPES)}, "
                           "enum(...), list[...])", t.name.span)
@@ -57,7 +60,8 @@ def value_fits(t: ir.ParamType, v: ir.Value) -> bool:
         return True
     k = t.kind
     if k == "list":
-        return v.kind == "list" and all(value_fits(t.item, x) for x in v.value)
+        item = t.item
+        return v.kind == "list" and item is not None and all(value_fits(item, x) for x in v.value)
     if k == "enum":
         return v.kind in ("name", "str", "int") and str(v.value) in t.values
     if k == "str":
@@ -71,7 +75,7 @@ def value_fits(t: ir.ParamType, v: ir.Value) -> bool:
     if k == "date":
         return v.kind in ("date", "str") and _valid_date(str(v.value))
     if k == "time":
-        return v.kind in ("time", "str") and re.fullmatch(r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?", str(v.value))
+        return v.kind in ("time", "str") and _TIME.fullmatch(str(v.value)) is not None
     if k == "datetime":
         return v.kind == "str"
     if k == "iata":

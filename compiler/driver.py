@@ -177,8 +177,8 @@ def load(*paths) -> ir.Project:
 def _union(projects, diags) -> ir.Project:
     if len(projects) == 1:
         return projects[0]
-    tables = {t: {} for t in TABLES}
-    parts = {}
+    tables: dict[str, dict] = {t: {} for t in TABLES}
+    parts: dict = {}
     for p in projects:
         for t in TABLES:
             for name, v in getattr(p, t).items():

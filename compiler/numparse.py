@@ -155,7 +155,8 @@ def plain_json(value: Any, depth: int = 0) -> Any:  # noqa: C901
             return value            # out of range: kept, so the reader names the problem
         return int(f) if f.denominator == 1 else f
     if isinstance(value, numbers.Rational):
-        return _int(int(value)) if value.denominator == 1 else Fraction(int(value.numerator), int(value.denominator))
+        num, den = int(value.numerator), int(value.denominator)
+        return _int(num) if den == 1 else Fraction(num, den)
     if isinstance(value, numbers.Real):
         return float(value)
     if isinstance(value, dict):

@@ -52,6 +52,31 @@ def _unquote(tok) -> str:
     return "".join(out)
 
 
+def _bin(op):
+    """The transformer method of a binary operator node."""
+    @v_args(meta=True)
+    def f(self, meta, c):
+        return A.BinOp(op, c[0], c[1], self.sp(meta))
+    return f
+
+
+def _opt(kind):
+    """The transformer method of a step option."""
+    @v_args(meta=True)
+    def f(self, meta, c):
+        return A.StepOpt(kind, tuple(c), self.sp(meta))
+    return f
+
+
+def _sc(kind, convert=None):
+    """The transformer method of a scenario item (``convert``: its arguments from the children)."""
+    @v_args(meta=True)
+    def f(self, meta, c):
+        args = tuple(c) if convert is None else convert(self, c)
+        return A.ScenarioItem(kind, args, self.sp(meta))
+    return f
+
+
 class _ToAST(Transformer_NonRecursive):
     """lark tree -> AST; no lookups and no errors."""
 
@@ -68,7 +93,8 @@ class _ToAST(Transformer_NonRecursive):
     def tsp(self, tok) -> Span | None:
         if not isinstance(tok, Token) or tok.line is None:
             return None
-        return Span(self.file, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
+        column = tok.column or 1
+        return Span(self.file, tok.line, column, tok.end_line or tok.line, tok.end_column or column + 1)
 
     def id(self, tok) -> A.Ident | None:
         if tok is None:
@@ -125,11 +151,6 @@ class _ToAST(Transformer_NonRecursive):
     def call(self, meta, c):
         return A.Call(self.id(c[0]), tuple(x for x in c[1:] if x is not None), self.sp(meta))
 
-    def _bin(op):
-        @v_args(meta=True)
-        def f(self, meta, c):
-            return A.BinOp(op, c[0], c[1], self.sp(meta))
-        return f
 
     add, sub, mul, div = _bin("+"), _bin("-"), _bin("*"), _bin("/")
 
@@ -363,11 +384,6 @@ class _ToAST(Transformer_NonRecursive):
         index, text, dur, *opts = c
         return A.StepDecl(int(index), _unquote(text), dur, tuple(opts), self.sp(meta), self.tsp(index))
 
-    def _opt(kind):
-        @v_args(meta=True)
-        def f(self, meta, c):
-            return A.StepOpt(kind, tuple(c), self.sp(meta))
-        return f
 
     s_autonomous = _opt("autonomous")
     s_continuous = _opt("continuous")
@@ -512,12 +528,6 @@ class _ToAST(Transformer_NonRecursive):
     def scenario_decl(self, meta, c):
         return A.ScenarioDecl(self.id(c[0]), tuple(c[1:]), self.sp(meta))
 
-    def _sc(kind, convert=None):
-        @v_args(meta=True)
-        def f(self, meta, c):
-            args = tuple(c) if convert is None else convert(self, c)
-            return A.ScenarioItem(kind, args, self.sp(meta))
-        return f
 
     def _names(self, c):
         return self.ids(c)
@@ -683,11 +693,12 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
         if misused is not None:
             return misused_diag(file, err, misused)
         tok = err.token
-        span = Span(file, tok.line, tok.column, tok.end_line or tok.line,
-                    tok.end_column or tok.column + len(str(tok)))
+        line, column = tok.line or 1, tok.column or 1
+        span = Span(file, line, column, tok.end_line or line, tok.end_column or column + len(str(tok)))
         return Diagnostic("C001", Severity.ERROR, f"unexpected {_token_desc(tok)}: {_expected_message(err)}", span)
     if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if 0 <= err.pos_in_stream < len(text) else "?"
+        pos = err.pos_in_stream
+        ch = text[pos] if pos is not None and 0 <= pos < len(text) else "?"
         hint = ""
         if ch == '"':
             hint = " (unterminated string?)"
@@ -709,9 +720,9 @@ def _number_diags(file: str, tree) -> list:
             what = (f"has more than {MAX_DIGITS} digits (the limit)" if problem in (Problem.TOO_LONG,
                     Problem.OUT_OF_RANGE) else problem.value)
             text = str(tok) if len(tok) <= 20 else str(tok)[:17] + "..."
+            line, column = tok.line or 1, tok.column or 1
             out.append(Diagnostic("C111", Severity.ERROR, f"number {text} {what}",
-                                  Span(file, tok.line, tok.column, tok.end_line or tok.line,
-                                       tok.end_column or tok.column + len(tok))))
+                                  Span(file, line, column, tok.end_line or line, tok.end_column or column + len(tok))))
     return out
 
 

@@ -11,6 +11,7 @@ deadline, limit: dropped from the PDDL, checked only by the simulator after resc
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Optional
 
 from chronoplan.compiler import ir
@@ -93,6 +94,6 @@ def export_classical(problem: ProcedureProblem, project: Optional[ir.Project] = 
     domain = Domain(dname, (":strips", ":action-costs"), (), tuple(preds.values()), tuple(actions),
                     ("(total-cost) - number",), header(p, scale, True))
     goal = tuple(fact("done", s.key) for s in p.steps)
-    prob = Problem(dname + "-problem", dname, (), tuple(init), (), (("(total-cost)", 0),), goal,
+    prob = Problem(dname + "-problem", dname, (), tuple(init), (), (("(total-cost)", Fraction(0)),), goal,
                    "minimize (total-cost)", header(p, scale, True)[:2])
     return PddlExport(p.scenario, True, domain, prob, tuple(diags), n, scale, info, p)

@@ -68,7 +68,7 @@ def _frac(text: str) -> Fraction:
 
 def parse_plan(text: str) -> list[PlanAction]:
     """Plan lines ``t: (name args) [d]`` (temporal) or ``(name args)`` (sequential; start = position)."""
-    out = []
+    out: list[PlanAction] = []
     for raw in text.splitlines():
         line = raw.split(";", 1)[0].strip()
         if not line:
@@ -110,8 +110,15 @@ def _dec(x: Fraction) -> str:
 
 
 # ------------------------------------------------------------------------------------------ back
+def _source(export: PddlExport) -> ProcedureProblem:
+    """The procedure problem a procedure export was made from (kitchen exports have none)."""
+    if export.source is None:
+        raise ValueError(f"the export of {export.scenario} has no procedure problem to map plans onto")
+    return export.source
+
+
 def to_schedule(export: PddlExport, actions: Iterable[PlanAction]) -> Mapped:
-    problem = export.source
+    problem = _source(export)
     actions = sorted(actions, key=lambda a: (a.start, a.name, a.args))
     problems: list = []
     firsts: dict = {}
@@ -143,6 +150,8 @@ def to_schedule(export: PddlExport, actions: Iterable[PlanAction]) -> Mapped:
     entries = []
     for key, (a, agent) in firsts.items():
         s = problem.step(*key)
+        if s is None:                                   # the export's actions name only the problem's steps
+            continue
         dur = s.duration
         if not is_split(s) and a.duration is not None:
             dur = scale.from_pddl(a.duration)
@@ -194,7 +203,7 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
         cands = sorted({t} | {x for iv in busy.values() for _, x in iv if x > t}
                        | {x for iv in held.values() for _, x in iv if x > t}
                        | {x for ps in points.values() for x in ps if x > t})
-        chosen = None
+        chosen: Optional[tuple] = None
         for c in cands:
             if any(sum(1 for a, b in held.get(u.resource, ()) if a < c + s.duration and c < b) >= cap.get(u.resource, 1)
                    for u in s.uses):
@@ -210,6 +219,7 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
             if free:
                 chosen = (c, free[0])
                 break
+        assert chosen is not None, "the latest candidate instant always fits"
         c, agent = chosen
         if occ > 0:
             busy[agent].append((c, c + occ))
@@ -235,8 +245,9 @@ def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fract
     es = list(entries)
     n = len(es)
     exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
-    steps = [problem.step(e.task, e.step) for e in es]
-    if any(s is None for s in steps):
+    found = [problem.step(e.task, e.step) for e in es]
+    steps = [s for s in found if s is not None]
+    if len(steps) < len(found):
         return None
     idx = {(e.task, e.step): i for i, e in enumerate(es)}
     occ = [occupation(s) if s.occupancy is not None else e.duration for s, e in zip(steps, es)]
@@ -317,7 +328,7 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]: 
     not in the export (unknown tasks, steps or agents) are written as given so that VAL rejects them."""
     if export.classical:
         raise ValueError("to_pddl_plan writes temporal plans")
-    p, sc, n = export.source, export.scale, export.names
+    p, sc, n = _source(export), export.scale, export.names
     exclusive = p.occupancy is ir.OccupancyRule.EXCLUSIVE      # autonomous starts take (free ?a) too
     acts: list = []
     slot_free: dict = {}                                 # resource -> [free-from time per slot]
@@ -334,18 +345,19 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]: 
         slots = []
         for u in s.uses:
             if u.resource in _slot_types(export):
-                frees = slot_free.setdefault(u.resource, [Fraction(-1)] * p.resource(u.resource).capacity)
+                res = p.resource(u.resource)
+                frees = slot_free.setdefault(u.resource, [Fraction(-1)] * (res.capacity if res else 1))
                 pick = min(range(len(frees)), key=lambda i: (frees[i] > start, frees[i] if frees[i] > start
                                                                 else 0, i))
                 frees[pick] = start + d
-                slots.append(n.get(("slot", u.resource, pick + 1)))
-        first = n.get(("step", s.key))
+                slots.append(n.get(("slot", u.resource, pick + 1)) or f"slot-{u.resource}-{pick + 1}".lower())
+        first = n.get(("step", s.key)) or f"step-{c.task}-{c.step}".lower()
         occ = occupation(s)
         args = ((aname,) if occ > 0 or exclusive else ()) + tuple(slots)
         if is_split(s):
             acts.append(_Act(first, args, start, sc.to_pddl(occ), "step", s.key))
-            acts.append(_Act(n.get(("run", s.key)), tuple(slots), start + occ, sc.to_pddl(d - occ), "run",
-                             s.key))
+            run = n.get(("run", s.key)) or f"run-{c.task}-{c.step}".lower()
+            acts.append(_Act(run, tuple(slots), start + occ, sc.to_pddl(d - occ), "run", s.key))
         else:
             acts.append(_Act(first, args, start, sc.to_pddl(d), "step", s.key))
     starts = {a.key: a for a in acts if a.kind == "step"}
@@ -358,7 +370,8 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]: 
     off: dict = {}
     ends_at: dict = {}
     rank = {"run": 0, "step": 1, "wait": 2}
-    watches = {a.key for a in acts if a.kind == "step" and occupation(p.step(*a.key)) == 0} if exclusive else set()
+    known = {a.key: p.step(*a.key) for a in acts if a.kind == "step"}
+    watches = {k for k, st in known.items() if st is not None and occupation(st) == 0} if exclusive else set()
     order = sorted((a for a in acts if a.kind in rank),
                    key=lambda a: (a.real, rank[a.kind], a.kind == "step" and a.key not in watches))
     by_first: dict = {}

@@ -134,7 +134,7 @@ class _Builder:
             self.fact("todo", s.key, comment=f"{where} has not started")
             self.fact("done", s.key, comment=f"{where} is complete")
         for a in p.agents:
-            self.init.append(Lit("free", (self.n.get(("agent", a)),)))
+            self.init.append(Lit("free", (self.n.name(("agent", a), None, a),)))
         if p.limit is not None:
             self.init.append(self.lit("in-limit", comment="the scenario's time limit has not passed"))
             self.tils.append((self.t(p.limit) + self.scale.slack, self.lit("in-limit", positive=False)))
