@@ -68,7 +68,8 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
         queue.push(c.start, START, c, rank.get(c.agent, 0), c.index)
     if problem.limit is not None:
         queue.push(problem.limit, CHECK, ("limit",))
-    state.advance()
+    while queue and not state.stopped:          # state.advance(), without its stop_on and until
+        state._next_event()
     if state.stopped:
         state.run_out()
     else:

@@ -175,11 +175,13 @@ class ProcState:
             return out, None
         t = c.start
         s = st.step
-        name = step_name(s.key)
+        name = None                           # step_name(s.key), written only into a violation
         if t < 0:
+            name = step_name(s.key)
             out.append(Violation("E613", f"{name} starts at {self.t(t)}, before the plan begins",
                                  f"start {name} at or after {self.t(Fraction(0))}", c.index, agent, t))
         if s.release is not None and t < s.release:
+            name = step_name(s.key)
             out.append(Violation("E611", f"{name} starts at {self.t(t)}, before its release at "
                                  f"{self.t(s.release)}", f"start {name} at or after {self.t(s.release)}",
                                  c.index, agent, t))
@@ -194,6 +196,7 @@ class ProcState:
         else:
             busy = []
         if busy:
+            name = step_name(s.key)
             other = busy[0]
             free = max(r.start + r.busy for r in busy)
             rule = "" if o > 0 else " (occupancy exclusive: no step starts while its agent runs a continuous step)"
@@ -207,6 +210,7 @@ class ProcState:
             holders = [r for r in self.holders.get(u.resource, ()) if r.end > t]
             cap = self.capacity.get(u.resource, 1)
             if len(holders) >= cap:
+                name = step_name(s.key)
                 free = min(r.end for r in holders)
                 users = ", ".join(step_name(r.key) for r in holders)
                 out.append(Violation(
@@ -217,6 +221,7 @@ class ProcState:
             for k, v in u.needs:
                 cur = props.get(k)
                 if cur != v:
+                    name = step_name(s.key)
                     out.append(Violation(
                         "E201", f"{name} needs {u.resource} {k} = {fmt_value(v)} at {self.t(t)}, but it is "
                         f"{fmt_value(cur)}", self._setter_hint(u.resource, k, v, name, t), c.index, agent, t))
@@ -329,15 +334,16 @@ class ProcState:
         for u in s.uses:
             for k, v in u.sets:
                 self.props.setdefault(u.resource, {})[k] = v
-        keep = []
-        for (ykey, xkey, lag) in self.pending_lags:
-            if xkey != run.key:
-                keep.append((ykey, xkey, lag))
-                continue
-            ys = self.steps[ykey]
-            for v in self._lag_violations(ykey, xkey, lag, ys.first_start, t, ys.first_index, None, t):
-                self.report(v)
-        self.pending_lags = keep
+        if self.pending_lags:
+            keep = []
+            for (ykey, xkey, lag) in self.pending_lags:
+                if xkey != run.key:
+                    keep.append((ykey, xkey, lag))
+                    continue
+                ys = self.steps[ykey]
+                for v in self._lag_violations(ykey, xkey, lag, ys.first_start, t, ys.first_index, None, t):
+                    self.report(v)
+            self.pending_lags = keep
         for ykey, lag in self.lag_dependents.get(run.key, ()):
             if lag.max is not None and self.steps[ykey].first_start is None:
                 self.queue.push(t + lag.max, CHECK, ("lag", ykey, run.key, lag))
