@@ -2,20 +2,17 @@
 
 Input: spans and messages produced by the parser and checker.  Output: ``Diagnostic`` values and their
 rendering ``FILE:LINE:COL: error[CODE]: message`` followed by the source line and a caret.
-Codes are stable; their meaning is listed in ``CODES`` and in docs/language.md.
+Codes are stable; they and their severities live in the registry ``compiler.codes`` (``CODES`` is its view of
+the C/W codes; ``Severity`` is re-exported) and in docs/language.md.
 """
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
 
-
-class Severity(enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
+from chronoplan.compiler.codes import Scope, Severity, codes_in
 
 
 @dataclass(frozen=True, order=True)
@@ -42,44 +39,8 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
-CODES = {
-    # syntax
-    "C001": "syntax error: unexpected token",
-    "C002": "syntax error: unexpected character",
-    "C003": "syntax error: unexpected end of input",
-    "C004": "cannot read file",
-    # names
-    "C101": "undefined name",
-    "C102": "duplicate name",
-    "C103": "wrong kind of name (e.g. a type used as an object)",
-    "C104": "wrong number of arguments",
-    "C105": "type mismatch",
-    "C106": "unit mismatch",
-    "C107": "value not in the attribute's domain",
-    "C108": "import not found or cyclic",
-    "C109": "invalid number (division by zero, non-integer where an integer is needed, negative duration)",
-    "C110": "cyclic constant definition",
-    "C111": "beyond a limit of the language (number digits, map size; docs/language.md, Limits)",
-    # procedures
-    "C201": "cyclic prerequisites",
-    "C202": "lag can never be satisfied",
-    "C203": "step refers to an unknown step",
-    "C204": "duplicate step index",
-    "C205": "invalid occupancy (autonomous for longer than the step, or interruptible autonomous step)",
-    # maps
-    "C301": "map is not rectangular or empty",
-    "C302": "unknown map symbol",
-    "C303": "cell outside the grid",
-    "C304": "station not reachable from any walkable tile",
-    "C305": "agent starts on a non-walkable tile",
-    # scenarios
-    "C401": "scenario refers to an unknown recipe, procedure, map, app or tool",
-    "C402": "scenario is missing something it needs",
-    "C403": "invalid tool call in a reference plan",
-    "C404": "reference plan dependency is invalid",
-    # warnings
-    "W501": "unused declaration",
-}
+# code -> title of the compile diagnostics: a view of the registry (chronoplan.compiler.codes)
+CODES: dict[str, str] = {c: v.title for c, v in codes_in(Scope.COMPILE).items()}
 
 
 MAX_SHOWN = 1000          # diagnostics printed per run; the rest are counted in one line

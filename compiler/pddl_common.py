@@ -13,35 +13,14 @@ from fractions import Fraction
 from typing import Optional
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.codes import Scope, codes_in
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.compiler.pddl_names import NameMap
 from chronoplan.compiler.pddl_write import Domain, Problem, num, write_domain, write_problem
 
-# Stable diagnostic codes of the PDDL backends (docs/pddl.md).
-CODES = {
-    "P001": "interruptible step exported as one uninterrupted action",
-    "P002": "minimum lag that the export cannot anchor (it would let a step start before its anchor starts)",
-    "P003": "maximum lag that can never be met (negative envelope)",
-    "P004": "step of zero duration (PDDL planners may reject it)",
-    "P005": "maximum lag left out of an export without envelopes (for planners without required concurrency)",
-    "P010": "scenario kind the PDDL export does not support",
-    "P011": "kitchen export: process lowered to a cook action that keeps the cookware on the stove (no pause)",
-    "P012": "kitchen export: objects created by dispensers come from pools sized by the orders",
-    "P013": "kitchen export: put_down not offered on dispensers",
-    "P014": "kitchen export: cookware holds one ingredient at a time",
-    "P015": "kitchen export: served plates come back to the first plate return",
-    "P016": "kitchen export: operator not exported (never needed to serve the orders)",
-    "P017": "kitchen export: agents stop on a subset of the cells next to stations",
-    "P018": "kitchen export: planning for a subset of the agents (the others stay idle)",
-    "P020": "scenario beyond a size limit of the PDDL export (a count unrolled into more than MAX_UNROLLED objects)",
-    "P101": "classical export: agents, concurrency and resource capacities are not modelled",
-    "P102": "classical export: maximum lag dropped",
-    "P103": "classical export: minimum lag dropped",
-    "P104": "classical export: release time dropped",
-    "P105": "classical export: deadline dropped",
-    "P106": "classical export: time limit dropped",
-}
+# Stable diagnostic codes of the PDDL backends (docs/pddl.md): code -> title, a view of the registry
+CODES: dict[str, str] = {c: v.title for c, v in codes_in(Scope.PDDL).items()}
 
 
 MAX_UNROLLED = 1000     # PDDL objects one count may unroll into (resource slots, ingredient pools, plate counts)

@@ -3,7 +3,7 @@
 Input: for procedures a ``ProcedureProblem`` and the ``procsim.SimResult`` of a plan; for kitchens a
 ``kitchen.KitchenResult``, the plan's steps per agent and each agent's cells over time (``kitchen_walk``
 replays a plan and records them); for both the grader's errors (anything with ``code``, ``message``,
-``agent``, ``index``, ``time``: ``report.PlanError``, ``KitchenError``) and the title.  Output: a ``Chart``.
+``agent``, ``index``, ``time``: ``runtime.violations.PlanError``) and the title.  Output: a ``Chart``.
 
 Procedure charts have one row per agent (overlapping steps of one agent stacked in lanes; continuous
 steps solid, autonomous ones hatched, "autonomous for k" solid for k then hatched; chunks of an
@@ -313,16 +313,17 @@ def floor_path(grid, a: tuple, b: tuple) -> list:
     """A shortest 4-neighbour path over floor cells from a to b (both included); [a, b] when there is none."""
     if a == b:
         return [a]
-    prev = {a: None}
+    prev: dict[tuple, Optional[tuple]] = {a: None}
     todo = deque([a])
     while todo:
         c = todo.popleft()
         if c == b:
-            out = []
-            while c is not None:
-                out.append(c)
-                c = prev[c]
-            return out[::-1]
+            path = []
+            cur: Optional[tuple] = c
+            while cur is not None:
+                path.append(cur)
+                cur = prev[cur]
+            return path[::-1]
         x, y = c
         for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
             if n not in prev and (n == b or grid.walkable(n)):

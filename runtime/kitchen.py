@@ -2,7 +2,7 @@
 
 Input: a ``kitchen_world.World`` (with its grading rules, ``world.rules``) and a plan ``{agent: [Step(index,
 action, args)]}`` (``args``: the plan's JSON fields, e.g. {"target": [3, 4]}).  Output: ``KitchenResult`` --
-every ``KitchenError``, the executed actions per agent (``Run``), the serves, success and OCT, the final
+every ``PlanError``, the executed actions per agent (``Run``), the serves, success and OCT, the final
 state.  ``KitchenSim`` is incremental (``add`` more steps, ``run(until)``) so the interactive environment
 shares it.
 
@@ -36,11 +36,11 @@ from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
-from chronoplan.runtime.kitchen_codes import KitchenError
 from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
 from chronoplan.runtime.kitchen_logic import num
 from chronoplan.runtime.kitchen_world import World
+from chronoplan.runtime.violations import PlanError
 
 MAX_NUMBER = 10 ** 12
 
@@ -201,7 +201,7 @@ class KitchenSim:
         if self.max_errors is not None and len(self.errors) >= self.max_errors:
             self.errors_dropped += 1
         else:
-            self.errors.append(KitchenError(code, message, hint, agent, index, self.t if time is None else time))
+            self.errors.append(PlanError(code, message, hint, index, agent, self.t if time is None else time))
         if self.first:
             self.stopped = True
 
@@ -845,8 +845,8 @@ class KitchenSim:
         end_time = max([r.end for rs in self.runs.values() for r in rs] + [0])
         if len(self.served) < total and not (self.first and errors):
             missing = [d.name for d in self.w.orders[len(self.served):]]
-            errors.append(KitchenError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
-                                       "serve every order, in sequence", None, None, end_time))
+            errors.append(PlanError("E751", f"{len(missing)} of {total} orders not served: {', '.join(missing)}",
+                                    "serve every order, in sequence", None, None, end_time))
         success = not errors and not self.errors_dropped and len(self.served) == total
         compat = self.compat
         if compat is not None and compat.last_event:

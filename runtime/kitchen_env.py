@@ -20,10 +20,10 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from chronoplan.runtime.kitchen import KitchenSim, Step
-from chronoplan.runtime.kitchen_codes import KitchenError
 from chronoplan.runtime.kitchen_explain import describe_object
 from chronoplan.runtime.kitchen_logic import num
 from chronoplan.runtime.kitchen_metrics import bounds, run_metrics
+from chronoplan.runtime.violations import PlanError
 
 
 def jnum(x: Any) -> Any:
@@ -45,8 +45,8 @@ class Feedback:
                 "errors": [error_json(e) for e in self.errors], "observation": self.observation}
 
 
-def error_json(e: KitchenError) -> dict:
-    return {"code": e.code, "category": e.category, "agent": e.agent, "index": e.index, "time": jnum(e.time),
+def error_json(e: PlanError) -> dict:
+    return {"code": e.code, "category": e.category.value, "agent": e.agent, "index": e.index, "time": jnum(e.time),
             "message": e.message, "hint": e.hint}
 
 
@@ -81,9 +81,9 @@ class KitchenEnv:
         before = len(sim.errors)
         extra = []
         if not isinstance(batch, dict):
-            extra.append(KitchenError("E010", f"a batch is an object {{agent: [actions]}}, got {type(batch).__name__}",
-                                      "send {\"agent1\": [{\"action\": \"MoveTo\", \"target\": [x, y]}]}", None,
-                                      None, sim.t))
+            extra.append(PlanError("E010", f"a batch is an object {{agent: [actions]}}, got {type(batch).__name__}",
+                                   "send {\"agent1\": [{\"action\": \"MoveTo\", \"target\": [x, y]}]}", None,
+                                   None, sim.t))
             batch = {}
         if self.done:
             return self._feedback(before, extra)
@@ -91,8 +91,8 @@ class KitchenEnv:
         started = []
         for agent, actions in batch.items():
             if agent not in sim.plan:
-                extra.append(KitchenError("E151", f"unknown agent {agent!r}", f"agents: {', '.join(self.world.agents)}",
-                                          str(agent), None, sim.t))
+                extra.append(PlanError("E151", f"unknown agent {agent!r}", f"agents: {', '.join(self.world.agents)}",
+                                       agent=str(agent), time=sim.t))
                 continue
             if not isinstance(actions, list):
                 actions = [actions]
@@ -106,7 +106,7 @@ class KitchenEnv:
                 if isinstance(a, dict):
                     steps.append(Step(i, a.get("action"), {k: v for k, v in a.items() if k != "action"}))
                 else:
-                    extra.append(KitchenError("E010", f"action #{i} of {agent} is not an object", "", agent, i, sim.t))
+                    extra.append(PlanError("E010", f"action #{i} of {agent} is not an object", "", i, agent, sim.t))
             if steps:
                 sim.add(agent, steps)
                 started.append(agent)

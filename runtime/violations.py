@@ -1,79 +1,84 @@
-"""Violation codes of the step-level simulator and plan graders.
+"""The one record of a plan problem, built by the engines and the plan readers alike.
 
-Input: nothing (a table).  Output: ``CODES`` (code -> (category, title)) and the ``Violation`` value the
-runtime produces.  Categories are DESIGN's closed list; the validators turn a ``Violation`` into a
-``chronoplan.validators.report.PlanError``.  docs/errors.md documents the same table; a test keeps them equal.
-
-Numbering: the hundreds digit names the category block (E0xx syntax/schema, E1xx unknown-name,
-E2xx precondition, E3xx dependency, E4xx agent-busy/resource-busy, E5xx duration/interrupt,
-E6xx time-window, E7xx goal, E8xx repeat).  Procedure plans use xx01-xx49 of each block; xx50-xx99 are
-reserved for tool-call plans and grid kitchens.
+Input: a code of the registry (``chronoplan.compiler.codes``), a message, a hint and where it happened.
+Output: ``PlanError`` (its ``category`` derived from the code; ``to_json()`` is one entry of the report
+contract's ``errors`` list), ``json_number`` (numbers in reports), and ``CODES``, the view of the registry
+for timed plans (code -> (category, title); docs/errors.md lists it).  ``Violation`` (the step-level
+engines) and ``kitchen_codes.KitchenError`` (the kitchen engine) are names of the same record;
+``chronoplan.validators.report`` re-exports it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from typing import Any, Optional
+
+from chronoplan.compiler.codes import CATEGORY, Category, Scope, codes_in
 
 CODES: dict[str, tuple[str, str]] = {
-    # syntax and schema (plan reading)
-    "E001": ("syntax", "the plan cannot be parsed (not JSON, no Step(...) entries)"),
-    "E002": ("syntax", "the plan file cannot be read or is empty"),
-    "E010": ("schema", "the plan does not match the plan schema (wrong shape or type)"),
-    "E011": ("schema", "a number is not finite or out of range (NaN, Infinity, above 10^12)"),
-    "E012": ("schema", "the plan format cannot be detected or is not supported for this scenario"),
-    "E013": ("schema", "the plan is too large to grade"),
-    "E014": ("schema", "an agent must be named (the scenario has several agents)"),
-    "E015": ("schema", "no scenario matches the plan"),
-    # shared by every plan kind (outside the x01-x49 rule): grading crashed, a chronoplan bug
-    "E090": ("schema", "internal error: grading this plan failed inside chronoplan (a bug; the plan is not graded)"),
-    # unknown names
-    "E101": ("unknown-name", "unknown task (recipe or procedure)"),
-    "E102": ("unknown-name", "unknown step of a task"),
-    "E103": ("unknown-name", "unknown agent"),
-    "E104": ("unknown-name", "unknown command (interactive play)"),
-    # preconditions
-    "E201": ("precondition", "a resource property does not have the value the step needs"),
-    # dependencies
-    "E301": ("dependency", "a prerequisite step has not finished when the step starts"),
-    # agents and resources
-    "E401": ("agent-busy", "the agent is already occupied by another step"),
-    "E411": ("resource-busy", "the resource is held by as many steps as its capacity"),
-    # durations and interruption
-    "E501": ("duration", "the duration is longer than the step (or what remains of it)"),
-    "E502": ("duration", "the duration is zero or negative"),
-    "E503": ("duration", "an interruptible step's chunks add up to less than its duration"),
-    "E511": ("interrupt", "a non-interruptible step is split or cut short"),
-    # time windows
-    "E601": ("time-window", "the step starts later after its partner ended than the maximum lag allows"),
-    "E602": ("time-window", "the step starts sooner after its partner ended than the minimum lag allows"),
-    "E603": ("time-window", "the partner ended but the step never started within the maximum lag"),
-    "E604": ("time-window", "the step has a lag relative to a step that never finished"),
-    "E611": ("time-window", "the step starts before its release time"),
-    "E612": ("time-window", "the step finishes after its deadline"),
-    "E613": ("time-window", "the step starts in the past (before the plan begins or, interactively, before the "
-                            "current time)"),
-    "E614": ("time-window", "the plan runs past the scenario's time limit"),
-    # goals
-    "E701": ("goal", "a step of a task is never executed"),
-    "E702": ("goal", "the episode ended before every step was done (interactive play)"),
-    # repeats
-    "E801": ("repeat", "the step is already done"),
-    "E802": ("repeat", "the step is already running"),
-}
+    c: (v.category.value, v.title) for c, v in codes_in(Scope.READING, Scope.GRADING, Scope.STEPS).items()}
+
+
+def json_number(x: Any) -> Any:
+    """A JSON-safe rendering of a number: int when integral, float otherwise, None for NaN/inf."""
+    if x is None or isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    if isinstance(x, Fraction):
+        return int(x) if x.denominator == 1 else float(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+    return x
+
+
+def _fmt_num(x: Any) -> str:
+    if isinstance(x, Fraction):
+        return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
+    return str(x)
 
 
 @dataclass(frozen=True)
-class Violation:
-    """One broken rule found by the simulator; ``index`` is the plan position (None: not one action)."""
+class PlanError:
+    """One problem of a plan (an error, or a W-code reading note): ``index`` is the action's position in the
+    schedule or in its agent's list (None: not one action), ``time`` the simulated time it happens at.
+    The category is the code's (``compiler.codes``); an unknown code is refused."""
 
     code: str
     message: str
     hint: str = ""
     index: Optional[int] = None
     agent: Optional[str] = None
-    time: Optional[Fraction] = None
+    time: Optional[Any] = None          # Fraction or int (scenario unit)
+
+    def __post_init__(self) -> None:
+        if self.code not in CATEGORY:
+            raise ValueError(f"unknown plan error code {self.code!r} (not in chronoplan.compiler.codes)")
 
     @property
-    def category(self) -> str:
-        return CODES[self.code][0]
+    def category(self) -> Category:
+        return CATEGORY[self.code]
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "category": CATEGORY[self.code].value, "agent": self.agent, "index": self.index,
+                "time": json_number(self.time), "message": self.message, "hint": self.hint}
+
+    def to_text(self) -> str:
+        where = []
+        if self.index is not None:
+            where.append(f"#{self.index}")
+        if self.agent is not None:
+            where.append(self.agent)
+        if self.time is not None:
+            where.append(f"t={_fmt_num(self.time)}")
+        loc = f" [{' '.join(where)}]" if where else ""
+        text = f"{self.code} {CATEGORY[self.code].value}{loc}: {self.message}"
+        if self.hint:
+            text += f"\n    hint: {self.hint}"
+        return text
+
+
+Violation = PlanError        # the step-level engines' name for it (runtime/procstate.py, env.py)

@@ -98,7 +98,7 @@ def usable(value: Union[str, Compat, None]) -> Optional[Compat]:
     """``parse_compat`` that also raises ``CompatError`` for a refused mode (the Python API's check)."""
     mode = parse_compat(value)
     why = refusal(mode)
-    if why is not None:
+    if why is not None and mode is not None:
         raise CompatError(f"--compat {mode.cli_name} is not available: {why}")
     return mode
 
@@ -106,7 +106,7 @@ def usable(value: Union[str, Compat, None]) -> Optional[Compat]:
 def family_error(mode: Compat, scenario: str, kind: str) -> PlanError:
     """The error of a plan whose scenario is not of the mode's family."""
     other = next((f.label for f in Family if f.kind == kind), f"{kind} scenarios")
-    return PlanError("E012", "schema", f"--compat {mode.cli_name} grades {mode.family.label}; scenario "
+    return PlanError("E012", f"--compat {mode.cli_name} grades {mode.family.label}; scenario "
                      f"{scenario} is one of the {other}", f"grade this plan without --compat {mode.cli_name}")
 
 

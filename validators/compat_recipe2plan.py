@@ -77,7 +77,7 @@ def _base_metrics(problem: ProcedureProblem) -> dict:
 
 
 def _refused(problem: ProcedureProblem, name: str, message: str) -> Report:
-    return Report(False, name, problem.scenario, (PlanError("E012", "schema", message, "grade this scenario "
+    return Report(False, name, problem.scenario, (PlanError("E012", message, "grade this scenario "
                   "without --compat"),), _base_metrics(problem))
 
 
@@ -104,7 +104,7 @@ def _from_chunks(chunks: Sequence[Chunk], model: Model) -> tuple[list[Action], O
     out = []
     for c in chunks:
         if c.start < 0 or (c.duration is not None and c.duration < 0):
-            return [], PlanError("E010", "schema", f"entry {c.index}: a negative time cannot be written in the "
+            return [], PlanError("E010", f"entry {c.index}: a negative time cannot be written in the "
                                  "original evaluator's Step(...) text", "use times of 0 or more", None, c.index)
         steps = model.steps_of(c.task)
         if c.duration is None:        # the 3-field form: the step's whole time (0 when there is no such step)
@@ -121,11 +121,11 @@ def _read(problem: ProcedureProblem, model: Model, plan: Any, fmt: Optional[str]
         try:
             plan = bytes(plan).decode("utf-8")
         except UnicodeDecodeError:
-            got = decode(plan)[0]
-            return (got.error or PlanError("E002", "syntax", "the plan is not UTF-8 text", "save it as UTF-8"),)
+            bad = decode(plan)[0]
+            return (bad.error or PlanError("E002", "the plan is not UTF-8 text", "save it as UTF-8"),)
     if isinstance(plan, str):
         if len(plan) > MAX_TEXT:
-            return (PlanError("E013", "schema", f"the plan is {len(plan)} characters long; at most {MAX_TEXT}",
+            return (PlanError("E013", f"the plan is {len(plan)} characters long; at most {MAX_TEXT}",
                               "split the plan file"),)
         got = decode(plan)
         value = got[0].value if len(got) == 1 and got[0].error is None else None
@@ -137,13 +137,13 @@ def _read(problem: ProcedureProblem, model: Model, plan: Any, fmt: Optional[str]
     if reply is not None:
         return read_text(reply, model)
     if fmt is not None and fmt not in TIMED_FORMATS:
-        return (PlanError("E012", "schema", f"--compat recipe2plan grades timed plans, not {fmt} plans",
+        return (PlanError("E012", f"--compat recipe2plan grades timed plans, not {fmt} plans",
                           "write Step(...) text or a timed schedule"),)
     read = read_plan(plan, problem.time_unit, fmt)
     if read.errors:
         return read.errors
     if read.format not in TIMED_FORMATS:
-        return (PlanError("E012", "schema", f"a {read.format} plan cannot be graded against the step-level "
+        return (PlanError("E012", f"a {read.format} plan cannot be graded against the step-level "
                           f"scenario {problem.scenario}", "write Step(...) text or a timed schedule"),)
     actions, err = _from_chunks(read.actions, model)
     return (err,) if err is not None else ordered(actions)
@@ -174,14 +174,8 @@ def reference_entries(problem: ProcedureProblem, model: Model, reference: Any) -
 def _error(model: Model, f: engine.Failure, n: int) -> PlanError:
     a = f.action
     where = f"its action {f.order} of {n} in start order" if a is not None else "the plan"
-    return PlanError(f.check.code, _category(f.check.code), f"{f.detail} {RULE}; the original stops at "
-                     f"{where}", HINTS[f.check], None, None if a is None else a.pos,
-                     None if a is None else _unit_time(model, a.start))
-
-
-def _category(code: str) -> str:
-    from chronoplan.runtime.violations import CODES
-    return CODES[code][0]
+    return PlanError(f.check.code, f"{f.detail} {RULE}; the original stops at {where}", HINTS[f.check],
+                     None if a is None else a.pos, None, None if a is None else _unit_time(model, a.start))
 
 
 def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fmt: Optional[str] = None,
@@ -192,25 +186,26 @@ def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fm
         return _refused(problem, name, f"--compat recipe2plan cannot grade scenario {problem.scenario}: {model} "
                         "(the original evaluator has no such thing)")
     got = _read(problem, model, plan, fmt)
-    warnings = ()
+    warnings: tuple[PlanError, ...] = ()
     if isinstance(got, Parsed) and got.skipped:
         what = "entry" if got.skipped == 1 else "entries"
-        warnings = (PlanError("W003", "syntax", f"the original evaluator's pattern Step(<step>, <recipe>, <duration>, "
+        warnings = (PlanError("W003", f"the original evaluator's pattern Step(<step>, <recipe>, <duration>, "
                               f"<start>) does not read {got.skipped} Step(...) {what}; skipped, as the original "
                               "skips them", HINTS[Check.NO_ACTIONS]),)
-    if not isinstance(got, Parsed) or got.failure is not None:
-        # nothing runs: the original's parse error or "no actions" (filed as Unknown by its summarizer)
-        errors = tuple(got) if not isinstance(got, Parsed) else (PlanError(
-            got.failure.code, _category(got.failure.code), f"{got.detail} {RULE}", HINTS[got.failure]),)
+    if not isinstance(got, Parsed):                 # the original's parse error
         metrics = _metrics(problem, model, Parsed(), engine.run(model, ()), reference, "Unknown")
-        return Report(False, name, problem.scenario, errors, metrics, warnings)
+        return Report(False, name, problem.scenario, tuple(got), metrics, warnings)
+    if got.failure is not None:                     # "no actions" (filed as Unknown by its summarizer)
+        metrics = _metrics(problem, model, Parsed(), engine.run(model, ()), reference, "Unknown")
+        return Report(False, name, problem.scenario, (PlanError(got.failure.code, f"{got.detail} {RULE}",
+                                                                HINTS[got.failure]),), metrics, warnings)
     out = engine.run(model, got.actions)
     errors: list[PlanError] = []
     if out.failure is not None:
         errors.append(_error(model, out.failure, got.entries))
     else:
         end = _unit_time(model, out.max_end)
-        errors += [PlanError("E701", "goal", f"step {k} of {task} is not complete after the last action: the "
+        errors += [PlanError("E701", f"step {k} of {task} is not complete after the last action: the "
                              f"original evaluator executes every action, and does not count this step "
                              f"{RULE}", HINTS[Check.INCOMPLETE], None, None, end) for task, k in out.missing]
     metrics = _metrics(problem, model, got, out, reference)

@@ -60,7 +60,7 @@ class PlanSource:
 
 
 def _unreadable(name: str, stem: str, why: str) -> PlanSource:
-    return PlanSource(name, stem, None, PlanError("E002", "syntax", f"cannot read {name}: {why}", "check the path"))
+    return PlanSource(name, stem, None, PlanError("E002", f"cannot read {name}: {why}", "check the path"))
 
 
 def _sources(name: str, stem: str, entries: list[Decoded], raw: Any = None) -> Iterator[PlanSource]:
@@ -81,7 +81,7 @@ def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
     any_line = False
     for no, raw in enumerate(stream, 1):
         if len(raw) > MAX_TEXT:
-            yield PlanSource(f"{name}:{no}", stem, None, PlanError("E013", "schema", f"line {no} is {len(raw)} "
+            yield PlanSource(f"{name}:{no}", stem, None, PlanError("E013", f"line {no} is {len(raw)} "
                              f"bytes long; at most {MAX_TEXT}", "split the plan"))
             any_line = True
             continue
@@ -91,7 +91,7 @@ def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
         d = decode_line(raw, no)
         yield PlanSource(f"{name}:{no}", stem, d.value, d.error, d.notes, True)
     if not any_line:
-        yield PlanSource(name, stem, None, PlanError("E002", "syntax", "the plan file is empty", "write a plan"))
+        yield PlanSource(name, stem, None, PlanError("E002", "the plan file is empty", "write a plan"))
 
 
 def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSource]:
@@ -105,7 +105,7 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
                 yield from _read_lines(stream, name, stem)
             return
         elif path.stat().st_size > MAX_FILE_BYTES:
-            yield PlanSource(name, stem, None, PlanError("E013", "schema", f"{name} is {path.stat().st_size} bytes "
+            yield PlanSource(name, stem, None, PlanError("E013", f"{name} is {path.stat().st_size} bytes "
                              f"long; at most {MAX_FILE_BYTES} (use JSON Lines for many plans)", "split the file"))
             return
         else:
@@ -117,7 +117,7 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
         yield _unreadable(name, stem, why if isinstance(exc, OSError) else str(exc)[:200])
         return
     if len(data) > MAX_FILE_BYTES:
-        yield PlanSource(name, stem, None, PlanError("E013", "schema", f"{name} is longer than {MAX_FILE_BYTES} "
+        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
                          "bytes", "split the file"))
         return
     yield from _sources(name, stem, decode(data), data if raw_text else None)
@@ -139,7 +139,7 @@ def iter_sources(items: Iterable[Any], raw_text: bool = False) -> Iterator[PlanS
             yield PlanSource(str(item[0]), Path(str(item[0])).stem, item[1])
         elif not isinstance(item, (str, os.PathLike)):
             yield PlanSource(_clip(repr(item)), "", None, PlanError(
-                "E002", "syntax", f"not a plan source: {_clip(repr(item))} (a {type(item).__name__})",
+                "E002", f"not a plan source: {_clip(repr(item))} (a {type(item).__name__})",
                 "pass paths, '-' for stdin, or (name, plan) pairs"))
         else:
             path = Path(item)
@@ -198,7 +198,7 @@ class Grader:
         a crash inside chronoplan becomes an ``E090`` report (docs/errors.md, "Internal errors")."""
         name = name if isinstance(name, str) else str(name)
         if not isinstance(scenario, str):
-            return error_report(name, "", "E015", "schema", f"the scenario must be named by a string, not "
+            return error_report(name, "", "E015", f"the scenario must be named by a string, not "
                                 f"{type(scenario).__name__}", "pass the scenario's name")
         try:
             if self.compat is Compat.RECIPE2PLAN:
@@ -220,7 +220,7 @@ class Grader:
         try:
             scen = self.project.scenario(scenario)
         except KeyError as exc:
-            return None, error_report(name, str(scenario), "E015", "schema", str(exc.args[0] if exc.args else exc),
+            return None, error_report(name, str(scenario), "E015", str(exc.args[0] if exc.args else exc),
                                       "name a scenario with --scenario or a top-level \"scenario\" key")
         kind = scen.kind.value
         if self.compat is not None and not self.compat.applies_to(kind):
@@ -232,6 +232,7 @@ class Grader:
                reference: Any) -> Report:
         scen, refused = self._scenario(scenario, name)
         if scen is None:
+            assert refused is not None, "_scenario gives a scenario or the report of why there is none"
             return refused
         return family_of(scen).grade(self, scen, plan, fmt, first, name, reference)
 
@@ -239,11 +240,12 @@ class Grader:
         """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
         scen, refused = self._scenario(scenario, name)
         if scen is None:
+            assert refused is not None, "_scenario gives a scenario or the report of why there is none"
             return refused
         try:
             problem = self.problem(scen.name)
         except InstantiationError as exc:
-            return error_report(name, scen.name, "E012", "schema", f"scenario {scen.name} cannot be "
+            return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
                                 f"instantiated: {exc}", "fix the scenario")
         from chronoplan.validators.compat_recipe2plan import grade_plan
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
@@ -256,7 +258,7 @@ def grade_procedures(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional
     try:
         problem = grader.problem(scen.name)
     except InstantiationError as exc:
-        return error_report(name, scen.name, "E012", "schema", f"scenario {scen.name} cannot be instantiated: "
+        return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be instantiated: "
                             f"{exc}", "fix the scenario")
     return validate_plan(problem, plan, first=first, name=name, fmt=fmt, reference=reference)
 
@@ -333,7 +335,7 @@ def tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
             known = ", ".join(list(project.scenarios)[:10])
             what = f"no scenario named {_clip(repr(scenario))}" if scenario is not None else \
                 f"no scenario matches {src.name} (neither a \"scenario\" key nor the file name {src.stem!r})"
-            yield error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", "schema", what,
+            yield error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", what,
                                f"pass --scenario, one of: {known}")
             continue
         yield _Task(target, src, references.get(target))

@@ -17,7 +17,6 @@ from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.runtime.kitchen_codes import KitchenError
 from chronoplan.runtime.kitchen_compat import DEFAULT, Bounds, KitchenRules, rules_for
 from chronoplan.runtime.kitchen_metrics import bounds, paracook_bounds, run_metrics
 from chronoplan.runtime.kitchen_world import CompileFailure, World
@@ -42,10 +41,6 @@ def world_for(project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT)
     return w, b
 
 
-def to_error(e: KitchenError) -> PlanError:
-    return PlanError(e.code, e.category, e.message, e.hint, e.agent, e.index, e.time)
-
-
 def _empty_metrics(world: Optional[World], b: Optional[dict]) -> dict:
     m = {"makespan": None, "success": False, "oct": None}
     if b:
@@ -58,10 +53,10 @@ def grade_grid_plan(project: ir.Project, scenario: str, plan: Any, fmt: Optional
     try:
         world, b = world_for(project, scenario, DEFAULT if compat is None else rules_for(compat))
     except (CompileFailure, KeyError) as exc:
-        return error_report(plan_name, scenario, "E012", "schema", f"scenario {scenario} cannot be simulated: "
+        return error_report(plan_name, scenario, "E012", f"scenario {scenario} cannot be simulated: "
                             f"{exc}", "fix the scenario")
     if fmt not in (None, "paracook"):
-        return error_report(plan_name, scenario, "E012", "schema", f"a {fmt} plan cannot be graded against the "
+        return error_report(plan_name, scenario, "E012", f"a {fmt} plan cannot be graded against the "
                             f"grid kitchen {scenario}", "write per-agent action lists (ParaCook format)",
                             _empty_metrics(world, b))
     paused = gc.isenabled()
@@ -70,7 +65,7 @@ def grade_grid_plan(project: ir.Project, scenario: str, plan: Any, fmt: Optional
     try:
         return _grade(world, b, plan, plan_name, first)
     except RecursionError:
-        return Report(False, plan_name, scenario, (PlanError("E001", "syntax", "the plan is nested too deeply",
+        return Report(False, plan_name, scenario, (PlanError("E001", "the plan is nested too deeply",
                                                              "flatten it"),), _empty_metrics(world, b))
     finally:
         if paused:
@@ -86,15 +81,15 @@ def _grade(world: World, b: dict, plan: Any, name: str, first: bool) -> Report:
     sim = KitchenSim(world, first=first, max_errors=MAX_ERRORS)    # memory stays bounded (errors_omitted)
     for agent, steps in read.steps.items():
         if agent not in sim.plan:
-            errors.append(PlanError("E151", "unknown-name", f"unknown agent {agent!r} ({len(steps)} actions "
-                                    f"ignored)", f"the scenario's agents: {', '.join(world.agents)}", agent))
+            errors.append(PlanError("E151", f"unknown agent {agent!r} ({len(steps)} actions "
+                                    f"ignored)", f"the scenario's agents: {', '.join(world.agents)}", agent=agent))
             continue
         sim.add(agent, steps)
     if first and errors:
         return Report(False, name, scen, tuple(errors[:1]), _empty_metrics(world, b))
     sim.run()
     result = sim.result()
-    errors += [to_error(e) for e in result.errors]
+    errors += result.errors
     metrics = run_metrics(result, b)
     if errors:
         metrics["success"] = False

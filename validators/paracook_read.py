@@ -52,7 +52,7 @@ def read_cook_plan(plan: Any) -> CookPlan:
     try:
         return _read(plan)
     except RecursionError:
-        return CookPlan({}, (PlanError("E001", "syntax", "the plan is nested too deeply", "flatten it"),))
+        return CookPlan({}, (PlanError("E001", "the plan is nested too deeply", "flatten it"),))
 
 
 def _read(plan: Any) -> CookPlan:
@@ -67,12 +67,12 @@ def _read(plan: Any) -> CookPlan:
 def _read_value(value: Any) -> CookPlan:
     scenario = value.get("scenario") if isinstance(value, dict) and isinstance(value.get("scenario"), str) else None
     if not isinstance(value, dict):
-        return CookPlan({}, (PlanError("E012", "schema", f"expected a JSON object of per-agent action lists, "
+        return CookPlan({}, (PlanError("E012", f"expected a JSON object of per-agent action lists, "
                                        f"got {_short(value)}", "write {\"plan\": {\"agent1\": [...]}}"),), scenario)
     if "plan" in value:
         body = value["plan"]
         if not isinstance(body, dict):
-            return CookPlan({}, (PlanError("E010", "schema", f"$.plan: expected an object of per-agent action "
+            return CookPlan({}, (PlanError("E010", f"$.plan: expected an object of per-agent action "
                                            f"lists, got {_short(body)}", "write {\"plan\": {\"agent1\": [...]}}"),),
                             scenario)
         base = "$.plan"
@@ -81,26 +81,26 @@ def _read_value(value: Any) -> CookPlan:
         base = "$"
     total = sum(len(v) for v in body.values() if isinstance(v, list))
     if total > MAX_ACTIONS:
-        return CookPlan({}, (PlanError("E013", "schema", f"the plan has {total} actions; at most {MAX_ACTIONS} "
+        return CookPlan({}, (PlanError("E013", f"the plan has {total} actions; at most {MAX_ACTIONS} "
                                        "are graded", "shorten the plan"),), scenario)
     errors, steps = [], {}
     for agent, actions in body.items():
         path = f"{base}.{agent}"
         if not isinstance(actions, list):
-            errors.append(PlanError("E010", "schema", f"{path}: expected a list of actions, got {_short(actions)}",
-                                    "give each agent a list of {\"action\": ...} objects", str(agent)))
+            errors.append(PlanError("E010", f"{path}: expected a list of actions, got {_short(actions)}",
+                                    "give each agent a list of {\"action\": ...} objects", agent=str(agent)))
             continue
         out = []
         for i, a in enumerate(actions):
             if not isinstance(a, dict):
-                errors.append(PlanError("E010", "schema", f"{path}[{i}]: expected an object like {{\"action\": "
-                                        f"\"MoveTo\", \"target\": [x, y]}}, got {_short(a)}", "", str(agent), i))
+                errors.append(PlanError("E010", f"{path}[{i}]: expected an object like {{\"action\": "
+                                        f"\"MoveTo\", \"target\": [x, y]}}, got {_short(a)}", "", i, str(agent)))
                 continue
             name = a.get("action")
             if not isinstance(name, str):
-                errors.append(PlanError("E010", "schema", f"{path}[{i}]: \"action\" must be a string, got "
+                errors.append(PlanError("E010", f"{path}[{i}]: \"action\" must be a string, got "
                                         f"{_short(name)}", "add \"action\": \"MoveTo\" (or Interact, Process, Wait, "
-                                        "Finish)", str(agent), i))
+                                        "Finish)", i, str(agent)))
                 continue
             args = a.copy()
             del args["action"]
@@ -113,12 +113,12 @@ def _read_value(value: Any) -> CookPlan:
                     bad = k
                     break
             if bad is not None:
-                errors.append(PlanError("E011", "schema", f"{path}[{i}].{bad}: {_short(a[bad])} is not a "
-                                        "finite number", "use finite numbers", str(agent), i))
+                errors.append(PlanError("E011", f"{path}[{i}].{bad}: {_short(a[bad])} is not a "
+                                        "finite number", "use finite numbers", i, str(agent)))
                 continue
             out.append(tuple.__new__(Step, (i, name, args)))
         steps[str(agent)] = out
     if not body and not errors:
-        errors.append(PlanError("E012", "schema", "the plan has no agent action lists",
+        errors.append(PlanError("E012", "the plan has no agent action lists",
                                 "write {\"plan\": {\"agent1\": [...]}}"))
     return CookPlan(steps, tuple(errors), scenario)

@@ -90,7 +90,7 @@ def _decoder(constants: bool, repeated: list[str]) -> json.JSONDecoder:
 
 
 def _repeated_notes(repeated: list[str]) -> tuple[PlanError, ...]:
-    return tuple(PlanError("E010", "schema", f"the key {k[:60]!r} appears more than once in one object; the last "
+    return tuple(PlanError("E010", f"the key {k[:60]!r} appears more than once in one object; the last "
                            "value is used", "write each key once") for k in repeated[:20])
 
 
@@ -106,13 +106,13 @@ def _one(body: str, line: Optional[int], line0: int, constants: bool = True) -> 
         value, notes = _loads(body, constants)
         return Decoded(line, value, None, notes)
     except RecursionError:
-        return Decoded(line, None, PlanError("E001", "syntax", "the JSON is nested too deeply", "flatten the plan"))
+        return Decoded(line, None, PlanError("E001", "the JSON is nested too deeply", "flatten the plan"))
     except json.JSONDecodeError as exc:
         at = _where(body, exc.pos, line0)
-        return Decoded(line, None, PlanError("E001", "syntax", f"invalid JSON at {at}: {exc.msg}",
+        return Decoded(line, None, PlanError("E001", f"invalid JSON at {at}: {exc.msg}",
                                              "write the plan as valid JSON"))
     except ValueError as exc:       # e.g. an integer over Python's digit limit
-        return Decoded(line, None, PlanError("E001", "syntax", f"invalid JSON: {str(exc)[:120]}",
+        return Decoded(line, None, PlanError("E001", f"invalid JSON: {str(exc)[:120]}",
                                              "write the plan as valid JSON"))
 
 
@@ -127,12 +127,12 @@ def _json_lines(body: str, line0: int) -> list[Decoded]:
             out.append(Decoded(no, None, _not_utf8(raw, raw.find(bad.group()), no - 1)))
         else:
             out.append(_one(line, no, no - 1))
-    return out or [Decoded(None, None, PlanError("E002", "syntax", "the plan is empty", "write a plan"))]
+    return out or [Decoded(None, None, PlanError("E002", "the plan is empty", "write a plan"))]
 
 
 def _not_utf8(text: str, pos: int, line0: int = 0) -> PlanError:
     byte = ord(text[pos]) - 0xDC00
-    return PlanError("E002", "syntax", f"the plan is not UTF-8 text: byte 0x{byte:02x} at {_where(text, pos, line0)}",
+    return PlanError("E002", f"the plan is not UTF-8 text: byte 0x{byte:02x} at {_where(text, pos, line0)}",
                      "save the plan as UTF-8")
 
 
@@ -176,14 +176,14 @@ def drop_reasoning(text: str) -> tuple[str, bool]:
     return out, out != text
 
 
-_THOUGHT = PlanError("W002", "syntax", "a <think> reasoning draft was ignored", "")
+_THOUGHT = PlanError("W002", "a <think> reasoning draft was ignored", "")
 
 
 def _skipped(text: str, start: int, end: int) -> PlanError:
     before, after = text[:start].strip(), text[end:].strip()
     parts = [f"{len(before)} characters before it ({before[:40]!r})"] if before else []
     parts += [f"{len(after)} characters after it ({after[:40]!r})"] if after else []
-    return PlanError("W001", "syntax", f"the plan was read from inside the text: skipped {' and '.join(parts)}",
+    return PlanError("W001", f"the plan was read from inside the text: skipped {' and '.join(parts)}",
                      "reply with the plan alone to silence this warning")
 
 
@@ -225,13 +225,13 @@ def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, cons
     ``constants=False`` refuses NaN and Infinity as syntax errors (tool plans: T001)."""
     text = text_of(data)
     if len(text) > MAX_TEXT:
-        return [Decoded(None, None, PlanError("E013", "schema", f"the plan is {len(text)} characters long; at most "
+        return [Decoded(None, None, PlanError("E013", f"the plan is {len(text)} characters long; at most "
                                               f"{MAX_TEXT}", "split the plan file"))]
     text = text[1:] if text.startswith(BOM) else text
     body, start = _fence(text)
     line0 = text.count("\n", 0, start)
     if not body.strip():
-        return [Decoded(None, None, PlanError("E002", "syntax", "the plan is empty", "write a plan"))]
+        return [Decoded(None, None, PlanError("E002", "the plan is empty", "write a plan"))]
     if json_lines:
         return _json_lines(body, line0)
     text, thought = drop_reasoning(text)
@@ -239,7 +239,7 @@ def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, cons
         body, start = _fence(text)
         line0 = text.count("\n", 0, start)
         if not body.strip():
-            return [Decoded(None, None, PlanError("E002", "syntax", "the reply holds only a <think> reasoning draft",
+            return [Decoded(None, None, PlanError("E002", "the reply holds only a <think> reasoning draft",
                                                   "end the reasoning with </think> and write the plan after it"))]
     notes = (_THOUGHT,) if thought else ()
     bad = None if text.isascii() else _BAD_BYTE.search(text)     # undecodable bytes are non-ASCII escapes
@@ -280,7 +280,7 @@ def plan_value(plan: Any, *, decoded: bool = False, constants: bool = True) -> D
     if isinstance(plan, (str, bytes, bytearray)):
         entries = decode(plan, constants=constants)
         if len(entries) > 1:
-            return Decoded(None, None, PlanError("E010", "schema", f"the text holds {len(entries)} plans (JSON "
+            return Decoded(None, None, PlanError("E010", f"the text holds {len(entries)} plans (JSON "
                                                  "Lines); grade them one by one", "use validate_many or the CLI"))
         return entries[0]
     return Decoded(None, plan if decoded else plain_json(plan))

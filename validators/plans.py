@@ -35,7 +35,7 @@ _ACTION = {
     "properties": {"task": {"type": "string"}, "step": {"type": "integer"}, "start": {"type": "number"},
                    "duration": {"type": ["number", "null"]}, "agent": {"type": ["string", "null"]}},   # null: absent
 }
-SCHEDULE_SCHEMA = {
+SCHEDULE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "anyOf": [
         {"type": "object", "required": ["schedule"],
@@ -43,8 +43,7 @@ SCHEDULE_SCHEMA = {
         {"type": "array", "items": _ACTION},
     ],
 }
-_OBJECT_SCHEMA = SCHEDULE_SCHEMA["anyOf"][0]
-_LIST_SCHEMA = SCHEDULE_SCHEMA["anyOf"][1]
+_OBJECT_SCHEMA, _LIST_SCHEMA = SCHEDULE_SCHEMA["anyOf"]
 R2P_LIST_SCHEMA = {
     "type": "array",
     "items": {"type": "array", "minItems": 3, "maxItems": 4,
@@ -147,9 +146,9 @@ def _number(x: Any, path: str, errors: list, index: Optional[int]) -> Optional[F
     f = exact(x, limit=MAX_NUMBER)
     if isinstance(f, Problem):
         code = "E010" if f in (Problem.NOT_A_NUMBER, Problem.NOT_INTEGER) else "E011"
-        errors.append(PlanError(code, "schema", f"{path}: {_short(x)} {f.value}"
+        errors.append(PlanError(code, f"{path}: {_short(x)} {f.value}"
                                 f"{' (at most 10^12)' if f is Problem.OUT_OF_RANGE else ''}",
-                                "use a finite number of plausible size", None, index))
+                                "use a finite number of plausible size", index))
         return None
     return f
 
@@ -188,7 +187,7 @@ def _schema_errors(validator_schema: dict, value: Any, prefix: str = "") -> list
             msg = f"{path}: missing {', '.join(map(repr, missing))}"
         else:
             msg = f"{path}: {err.message[:200]}"
-        errors.append(PlanError("E010", "schema", msg, "see `chronoplan schema` for the expected shape", None, idx))
+        errors.append(PlanError("E010", msg, "see `chronoplan schema` for the expected shape", idx))
     return errors
 
 
@@ -206,7 +205,7 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
     scenario = scenario if isinstance(scenario, str) else None
     entries = value.get("schedule") if isinstance(value, dict) else value
     if isinstance(entries, list) and len(entries) > MAX_ACTIONS:
-        return ReadPlan("schedule", (), (PlanError("E013", "schema", f"the schedule has {len(entries)} actions; "
+        return ReadPlan("schedule", (), (PlanError("E013", f"the schedule has {len(entries)} actions; "
                         f"at most {MAX_ACTIONS} are graded", "shorten the plan"),), scenario)
     well_formed = (isinstance(entries, list) and all(map(_plain_action, entries))
                    and not (isinstance(value, dict) and "scenario" in value and type(value["scenario"]) is not str))
@@ -214,7 +213,7 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
                                                    value)
     if not isinstance(entries, list):
         if not errors:
-            errors.append(PlanError("E010", "schema", "$: expected an object with a \"schedule\" array", ""))
+            errors.append(PlanError("E010", "$: expected an object with a \"schedule\" array", ""))
         return ReadPlan("schedule", (), tuple(errors), scenario)
     bad = {e.index for e in errors if e.index is not None}
     base = "$.schedule" if isinstance(value, dict) else "$"
@@ -229,7 +228,7 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
         start = _field_number(e, "start", f"{base}[{i}].start", errors, i, quiet)
         dur = _field_number(e, "duration", f"{base}[{i}].duration", errors, i, quiet)
         agent = e.get("agent") if isinstance(e.get("agent"), str) else None
-        if not key_ok or start is None:
+        if not key_ok or start is None or not isinstance(task, str) or num is None:    # (key_ok implies both)
             if isinstance(task, str) and num is not None:
                 skipped.append((task, num))
             continue
@@ -240,12 +239,12 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
 def _read_r2p_list(value: list, unit: ir.TimeUnit) -> ReadPlan:
     """plan.json's [[step, recipe, duration_s, start_s], ...] (a 3-item entry: [step, recipe, start_s])."""
     if len(value) > MAX_ACTIONS:
-        return ReadPlan("recipe2plan", (), (PlanError("E013", "schema", f"the plan has {len(value)} actions; at "
+        return ReadPlan("recipe2plan", (), (PlanError("E013", f"the plan has {len(value)} actions; at "
                         f"most {MAX_ACTIONS} are graded", "shorten the plan"),))
     errors = _schema_errors(R2P_LIST_SCHEMA, value)
     scale = _scale(unit)
     if scale is None:
-        errors.append(PlanError("E010", "schema", "$: times in seconds cannot be used in a unitless scenario",
+        errors.append(PlanError("E010", "$: times in seconds cannot be used in a unitless scenario",
                                 "write a schedule in ticks"))
         return ReadPlan("recipe2plan", (), tuple(errors))
     bad = {e.index for e in errors if e.index is not None}
@@ -257,8 +256,8 @@ def _read_r2p_list(value: list, unit: ir.TimeUnit) -> ReadPlan:
         start = _number(e[-1], f"$[{i}][{len(e) - 1}]", errors, i)
         step = _step_number(e[0])
         if step is None:
-            errors.append(PlanError("E010", "schema", f"$[{i}][0]: {_short(e[0])} is not a step number",
-                                    "write the step index as an integer", None, i))
+            errors.append(PlanError("E010", f"$[{i}][0]: {_short(e[0])} is not a step number",
+                                    "write the step index as an integer", i))
         if start is None or (len(e) == 4 and dur is None) or step is None:
             continue
         actions.append(PlanAction(i, e[1], step, start * scale, None if dur is None else dur * scale))
@@ -405,13 +404,13 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
     actions = []
     count = sum(1 for _ in _START.finditer(text))
     if count > MAX_ACTIONS:
-        return ReadPlan("recipe2plan", (), (PlanError("E013", "schema", f"the plan has {count} actions; "
+        return ReadPlan("recipe2plan", (), (PlanError("E013", f"the plan has {count} actions; "
                         f"at most {MAX_ACTIONS} are graded", "shorten the plan"),))
     if not count:
-        return ReadPlan("recipe2plan", (), (PlanError("E001", "syntax", "no Step(...) entries found",
+        return ReadPlan("recipe2plan", (), (PlanError("E001", "no Step(...) entries found",
                         "write entries like Step(3, Cobbler, 00:01:00, 00:02:00)"),))
     if scale is None:
-        return ReadPlan("recipe2plan", (), (PlanError("E010", "schema", "Step(...) times are clock times, but the "
+        return ReadPlan("recipe2plan", (), (PlanError("E010", "Step(...) times are clock times, but the "
                         "scenario is measured in unitless ticks", "write a schedule in ticks"),))
     for i, m in enumerate(_START.finditer(text)):
         close = text.find(")", m.end(), m.end() + MAX_ENTRY)
@@ -421,24 +420,23 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
         task = parts[1].strip("'\"").strip() if len(parts) > 1 else ""
         step = parse_int(parts[0], limit=MAX_STEP) if parts else Problem.NOT_A_NUMBER
         if isinstance(step, Problem) and close >= 0 and len(parts) in (3, 4) and task:
-            errors.append(PlanError("E010", "schema", f"entry {i}: the step number {describe(parts[0], step)}",
-                                    "write the step number with the digits 0-9", None, i))
+            errors.append(PlanError("E010", f"entry {i}: the step number {describe(parts[0], step)}",
+                                    "write the step number with the digits 0-9", i))
             continue
         if close < 0 or len(parts) not in (3, 4) or isinstance(step, Problem) or not task:
-            errors.append(PlanError("E010", "schema", f"entry {i}: cannot read {snippet!r}",
-                                    "write Step(step, recipe, duration, start) with HH:MM:SS times", None, i))
+            errors.append(PlanError("E010", f"entry {i}: cannot read {snippet!r}",
+                                    "write Step(step, recipe, duration, start) with HH:MM:SS times", i))
             continue
         dur_s, start_s = (None, parts[2]) if len(parts) == 3 else (parts[2], parts[3])
         start = parse_time(start_s)
         dur = None if dur_s is None else parse_time(dur_s)
         if start is None or (dur_s is not None and dur is None):
-            what = start_s if start is None else dur_s
-            errors.append(PlanError("E010", "schema", f"entry {i}: cannot read the time {what[:40]!r}",
-                                    "write times as HH:MM:SS or '10 min'", None, i))
+            what = start_s if start is None else dur_s or ""
+            errors.append(PlanError("E010", f"entry {i}: cannot read the time {what[:40]!r}",
+                                    "write times as HH:MM:SS or '10 min'", i))
             continue
         if start > MAX_NUMBER or (dur is not None and dur > MAX_NUMBER):
-            errors.append(PlanError("E011", "schema", f"entry {i}: time out of range", "use a plausible time",
-                                    None, i))
+            errors.append(PlanError("E011", f"entry {i}: time out of range", "use a plausible time", i))
             continue
         actions.append(PlanAction(i, task, step, start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, text)
@@ -450,7 +448,7 @@ def read_plan(plan: Any, unit: ir.TimeUnit, fmt: Optional[str] = None) -> ReadPl
     try:
         return _read(plan, unit, fmt)
     except RecursionError:
-        return ReadPlan(fmt, (), (PlanError("E001", "syntax", "the plan is nested too deeply", "flatten it"),))
+        return ReadPlan(fmt, (), (PlanError("E001", "the plan is nested too deeply", "flatten it"),))
 
 
 def _read(plan: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
@@ -468,14 +466,14 @@ def _read_value(value: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
         value = value["plan"]
     scenario = value.get("scenario") if isinstance(value, dict) and isinstance(value.get("scenario"), str) else None
     if found is None and isinstance(value, str):
-        return ReadPlan(None, (), (PlanError("E001", "syntax", "the plan is neither JSON nor Step(...) text",
+        return ReadPlan(None, (), (PlanError("E001", "the plan is neither JSON nor Step(...) text",
                         "write a JSON schedule or Step(step, recipe, duration, start) entries"),), None, value)
     if found is None:
-        return ReadPlan(None, (), (PlanError("E012", "schema", "cannot tell the plan's format (expected a "
+        return ReadPlan(None, (), (PlanError("E012", "cannot tell the plan's format (expected a "
                         "\"schedule\" object, Step(...) text, per-agent action lists or tool-call steps)",
                         "pass --plan-format"),), scenario, value)
     if found not in FORMATS:
-        return ReadPlan(None, (), (PlanError("E012", "schema", f"unknown plan format {found!r}",
+        return ReadPlan(None, (), (PlanError("E012", f"unknown plan format {found!r}",
                         f"use one of {', '.join(FORMATS)}"),), scenario, value)
     if found == "schedule":
         return _read_schedule(value, unit)
@@ -484,6 +482,6 @@ def _read_value(value: Any, unit: ir.TimeUnit, fmt: Optional[str]) -> ReadPlan:
             return _read_r2p_text(value, unit)
         if isinstance(value, list):
             return _read_r2p_list(value, unit)
-        return ReadPlan("recipe2plan", (), (PlanError("E010", "schema", f"$: expected Step(...) text or a list "
+        return ReadPlan("recipe2plan", (), (PlanError("E010", f"$: expected Step(...) text or a list "
                         f"of [step, recipe, duration, start], got {_type_name(value)}", ""),), scenario, value)
     return ReadPlan(found, (), (), scenario, value)

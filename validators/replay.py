@@ -21,7 +21,6 @@ from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import procfast
 from chronoplan.runtime.procsim import Chunk, simulate
-from chronoplan.runtime.violations import Violation
 from chronoplan.validators import plans as P
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
@@ -30,10 +29,6 @@ from chronoplan.validators.report import PlanError, Report, is_warning
 MAX_ERRORS = 1000
 MAX_REFERENCES = 64          # references remembered per problem
 CACHE_SIZE = 1 << 16         # Step text fields remembered per problem (more while a longer plan needs them)
-
-
-def to_error(v: Violation) -> PlanError:
-    return PlanError(v.code, v.category, v.message, v.hint, v.agent, v.index, v.time)
 
 
 def chunks_of(read: ReadPlan) -> list[Chunk]:
@@ -94,7 +89,7 @@ def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, 
         return _validate(problem, plan, first, name, fmt, reference, exact)
     except RecursionError:
         return Report(False, name, problem.scenario, (PlanError(
-            "E001", "syntax", "the plan is nested too deeply", "flatten it"),), _empty_metrics(problem))
+            "E001", "the plan is nested too deeply", "flatten it"),), _empty_metrics(problem))
 
 
 def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # noqa: C901
@@ -124,7 +119,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
         read = read_plan(plan, problem.time_unit, fmt)
     if read.format is not None and read.format not in ("schedule", "recipe2plan") and not read.errors:
         read = ReadPlan(read.format, (), (PlanError(
-            "E012", "schema", f"a {read.format} plan cannot be graded against the step-level scenario "
+            "E012", f"a {read.format} plan cannot be graded against the step-level scenario "
             f"{problem.scenario}", "write a timed schedule ({\"schedule\": [...]}) or Step(...) text"),))
     schema_errors = list(read.errors)
     if read.fatal or (first and schema_errors):
@@ -136,7 +131,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
         if report is not None:
             return report
     result = _simulate(problem, read, first)
-    errors = schema_errors + [to_error(v) for v in result.violations]
+    errors = schema_errors + list(result.violations)
     metrics = M.plan_metrics(result)
     hit = None if reference is None else _reference(problem, reference)
     if hit is not None and hit[1] is not None:

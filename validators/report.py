@@ -4,14 +4,15 @@ Input: errors found by a grader (``PlanError`` values) and metrics.  Output: a `
 ``to_json()`` (exactly the DESIGN "Validation report" contract: valid, plan, scenario, errors[code,
 category, agent, index, time, message, hint], metrics{makespan, success, ...}) and ``to_text()``.
 
-Categories are the contract's closed list (``CATEGORIES``); codes are stable and documented in
-docs/errors.md.  Times are exact (``Fraction``) inside; JSON shows integers as ints and other fractions
-as floats (and the exact value in ``metrics`` keys ending in ``_exact`` when a grader wants it).
+``PlanError`` (the one plan-problem record, ``runtime.violations``) and ``json_number`` are re-exported here.
+Categories are the contract's closed list (``CATEGORIES``, from ``compiler.codes.Category``); every code is
+in the registry ``chronoplan.compiler.codes`` and documented in docs/errors.md.  Times are exact
+(``Fraction``) inside; JSON shows integers as ints and other fractions as floats (and the exact value in
+``metrics`` keys ending in ``_exact`` when a grader wants it).
 """
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import traceback
@@ -19,27 +20,11 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Optional
 
+from chronoplan.compiler.codes import Category, Severity, severity_of
 from chronoplan.compiler.diagnostics import interrupt_in
+from chronoplan.runtime.violations import PlanError, json_number
 
-CATEGORIES = (
-    "syntax", "schema", "unknown-name", "precondition", "dependency", "agent-busy", "resource-busy",
-    "duration", "interrupt", "time-window", "goal", "repeat",
-)
-
-
-def json_number(x: Any) -> Any:
-    """A JSON-safe rendering of a number: int when integral, float otherwise, None for NaN/inf."""
-    if x is None or isinstance(x, bool):
-        return x
-    if isinstance(x, int):
-        return x
-    if isinstance(x, Fraction):
-        return int(x) if x.denominator == 1 else float(x)
-    if isinstance(x, float):
-        if not math.isfinite(x):
-            return None
-        return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
-    return x
+CATEGORIES = tuple(c.value for c in Category)      # the contract's closed list, in its order
 
 
 def _json_value(v: Any) -> Any:
@@ -65,47 +50,6 @@ def printable(text: str) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-@dataclass(frozen=True)
-class PlanError:
-    """One violation: ``index`` is the action's position in its agent's list or in the schedule."""
-
-    code: str
-    category: str
-    message: str
-    hint: str = ""
-    agent: Optional[str] = None
-    index: Optional[int] = None
-    time: Optional[Fraction] = None
-
-    def __post_init__(self) -> None:
-        if self.category not in CATEGORIES:
-            raise ValueError(f"unknown error category {self.category!r}")
-
-    def to_json(self) -> dict:
-        return {"code": self.code, "category": self.category, "agent": self.agent, "index": self.index,
-                "time": json_number(self.time), "message": self.message, "hint": self.hint}
-
-    def to_text(self) -> str:
-        where = []
-        if self.index is not None:
-            where.append(f"#{self.index}")
-        if self.agent is not None:
-            where.append(self.agent)
-        if self.time is not None:
-            where.append(f"t={_fmt_num(self.time)}")
-        loc = f" [{' '.join(where)}]" if where else ""
-        text = f"{self.code} {self.category}{loc}: {self.message}"
-        if self.hint:
-            text += f"\n    hint: {self.hint}"
-        return text
-
-
-def _fmt_num(x: Any) -> str:
-    if isinstance(x, Fraction):
-        return str(x.numerator) if x.denominator == 1 else f"{float(x):g}"
-    return str(x)
 
 
 @dataclass(frozen=True)
@@ -156,10 +100,10 @@ def _fmt_metric(v: Any) -> str:
     return json.dumps(v) if isinstance(v, (dict, list, bool)) or v is None else str(v)
 
 
-def error_report(plan: str, scenario: str, code: str, category: str, message: str, hint: str = "",
+def error_report(plan: str, scenario: str, code: str, message: str, hint: str = "",
                  metrics: Optional[dict] = None) -> Report:
     """A report holding one plan-level error (unreadable plan, unsupported format...)."""
-    return Report(False, plan, scenario, (PlanError(code, category, message, hint),),
+    return Report(False, plan, scenario, (PlanError(code, message, hint),),
                   dict(metrics or {"makespan": None, "success": False}))
 
 
@@ -176,7 +120,7 @@ def internal_error(exc: BaseException) -> PlanError:
         raise hidden
     if os.environ.get("CHRONOPLAN_DEBUG"):
         traceback.print_exception(exc, file=sys.stderr)
-    return PlanError(INTERNAL_ERROR, "schema", f"internal error while grading this plan: {type(exc).__name__}: "
+    return PlanError(INTERNAL_ERROR, f"internal error while grading this plan: {type(exc).__name__}: "
                      f"{str(exc)[:200]}", BUG_HINT)
 
 
@@ -186,7 +130,7 @@ def internal_error_report(plan: str, scenario: str, exc: BaseException) -> Repor
 
 def is_warning(note: PlanError) -> bool:
     """W-codes (text skipped around an LLM reply's plan) are warnings; every other note is an error."""
-    return note.code.startswith("W")
+    return severity_of(note.code) is Severity.WARNING
 
 
 def with_notes(report: Report, notes: tuple[PlanError, ...]) -> Report:

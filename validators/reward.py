@@ -113,10 +113,10 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
             target = scenario if scenario is not None else _nth(names, i)
             text = completion_text(completion)
             if text is None:
-                rep = error_report(f"completion {i}", str(target or ""), "E010", "schema", "the completion is "
+                rep = error_report(f"completion {i}", str(target or ""), "E010", "the completion is "
                                    "neither text nor a list of chat messages", "pass strings or message lists")
             elif not isinstance(target, str):
-                rep = error_report(f"completion {i}", "", "E015", "schema", f"no scenario for completion {i} (the "
+                rep = error_report(f"completion {i}", "", "E015", f"no scenario for completion {i} (the "
                                    f"{scenario_column!r} column is missing or not text)", "pass scenario=...")
             else:
                 rep = grader.grade(target, text, name=f"completion {i}")

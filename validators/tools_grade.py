@@ -86,7 +86,7 @@ def grade_tool_plan(project: ir.Project, scenario: Any, plan_obj: Any, fmt: Opti
     """Grade one tool plan; see the module docstring and docs/tools.md for the codes and metrics."""
     scen, scen_name = _resolve_scenario(project, scenario)
     if scen is None:
-        err = PlanError("T010", "unknown-name", f"no scenario {scen_name!r} in the project",
+        err = PlanError("T010", f"no scenario {scen_name!r} in the project",
                         "name one of: " + ", ".join(getattr(project, "scenarios", {}) or ()))
         return Report(False, plan_name, scen_name, (err,), {"makespan": None, "success": False})
     part = getattr(project, "part", None)
@@ -114,8 +114,8 @@ class _Grader:
         self.ref_info: dict = {}
         self._phrases: Optional[list] = None
 
-    def err(self, code: str, category: str, message: str, hint: str, index: Optional[int]) -> None:
-        self.errors.append(PlanError(code, category, message, hint, index=index))
+    def err(self, code: str, message: str, hint: str, index: Optional[int]) -> None:
+        self.errors.append(PlanError(code, message, hint, index))
         if index is not None and 0 <= index < len(self.state):
             self.state[index].codes.add(code)
 
@@ -135,20 +135,20 @@ class _Grader:
             return
         p = self.project
         if st.app is not None and st.app not in p.apps:
-            self.err("T102", "unknown-name", f"{label(st)}: there is no app {st.app!r}",
+            self.err("T102", f"{label(st)}: there is no app {st.app!r}",
                      _suggest(st.app, self._offered_apps(), "app"), st.index)
             return
         tool = p.tools.get(st.tool)
         if tool is None:
-            self.err("T101", "unknown-name", f"{label(st)}: there is no tool {st.tool!r}",
+            self.err("T101", f"{label(st)}: there is no tool {st.tool!r}",
                      _suggest(st.tool, list(self.tools), "tool"), st.index)
             return
         if st.app is not None and tool.app != st.app:
-            self.err("T104", "unknown-name", f"{label(st)}: app {st.app!r} has no tool {st.tool!r}",
+            self.err("T104", f"{label(st)}: app {st.app!r} has no tool {st.tool!r}",
                      f"{st.tool!r} belongs to " + (f"app {tool.app!r}" if tool.app else "no app"), st.index)
             return
         if st.tool not in self.tools:
-            self.err("T103", "unknown-name", f"{label(st)}: tool {st.tool!r} is not offered in this scenario",
+            self.err("T103", f"{label(st)}: tool {st.tool!r} is not offered in this scenario",
                      _suggest(st.tool, list(self.tools), "tool"), st.index)
             return
         self.state[st.index].tool = tool
@@ -163,17 +163,17 @@ class _Grader:
         params = {p.name: p for p in tool.params}
         bound: dict = {}
         if len(st.positional) > len(tool.params):
-            self.err("T206", "schema", f"{label(st)}: {st.tool} takes {len(tool.params)} argument(s), "
+            self.err("T206", f"{label(st)}: {st.tool} takes {len(tool.params)} argument(s), "
                      f"{len(st.positional)} given", "pass the arguments by name", st.index)
         for p, v in zip(tool.params, st.positional):
             bound[p.name] = v
         for name, v in st.args:
             if name not in params:
-                self.err("T201", "schema", f"{label(st)}: {st.tool} has no parameter {name!r}",
+                self.err("T201", f"{label(st)}: {st.tool} has no parameter {name!r}",
                          _suggest(name, list(params), "parameter"), st.index)
                 continue
             if name in bound:
-                self.err("T206", "schema", f"{label(st)}: parameter {name!r} is given twice",
+                self.err("T206", f"{label(st)}: parameter {name!r} is given twice",
                          "give each parameter once", st.index)
             bound[name] = v
         for p in tool.params:
@@ -181,15 +181,14 @@ class _Grader:
             if v is None:
                 if p.required:
                     s.bad_args.add(p.name)
-                    self.err("T202", "schema", f"{label(st)}: {st.tool} needs parameter {p.name!r} ({p.type})",
+                    self.err("T202", f"{label(st)}: {st.tool} needs parameter {p.name!r} ({p.type})",
                              f"add {p.name!r}: a {p.type} value", st.index)
                 continue
             problem = check_value(p.type, v, self.today)
             if problem:
                 code, msg, hint = problem
-                cat = "time-window" if code == "T602" else "schema"
                 s.bad_args.add(p.name)
-                self.err(code, cat, f"{label(st)}: {st.tool}.{p.name}: {msg}", hint, st.index)
+                self.err(code, f"{label(st)}: {st.tool}.{p.name}: {msg}", hint, st.index)
         s.bound = {k: v for k, v in bound.items() if v is not None}
 
     # ------------------------------------------------------------------ dependencies
@@ -204,7 +203,7 @@ class _Grader:
                 if j is None or j >= st.index:
                     what = "does not exist" if j is None else ("is the step itself" if j == st.index
                                                                else "comes later in the plan")
-                    self.err("T303", "dependency", f"{label(st)}: \"after\" names step {a}, which {what}",
+                    self.err("T303", f"{label(st)}: \"after\" names step {a}, which {what}",
                              "list only earlier steps in \"after\" (ids of steps that must finish first)", st.index)
                     continue
                 after_preds[st.index].append(j)
@@ -212,11 +211,11 @@ class _Grader:
             for r in st.refs:
                 j = self.pos_of.get(r.step)
                 if j is None:
-                    self.err("T105", "unknown-name", f"{label(st)}: {r} refers to step {r.step}, which does not exist",
+                    self.err("T105", f"{label(st)}: {r} refers to step {r.step}, which does not exist",
                              "refer only to steps of this plan ($N.field with N a step id)", st.index)
                     continue
                 if j >= st.index:
-                    self.err("T301", "dependency", f"{label(st)}: uses {r}, the output of "
+                    self.err("T301", f"{label(st)}: uses {r}, the output of "
                              + ("itself" if j == st.index else f"a later step ({label(steps[j])})"),
                              "move the producing step before this one", st.index)
                     continue
@@ -224,7 +223,7 @@ class _Grader:
                 producer = self.state[j].tool
                 if r.field and producer is not None and producer.returns and \
                         r.field not in {name for name, _ in producer.returns}:
-                    self.err("T106", "unknown-name", f"{label(st)}: {producer.name} returns no field {r.field!r}",
+                    self.err("T106", f"{label(st)}: {producer.name} returns no field {r.field!r}",
                              "use one of its fields: " + ", ".join(name for name, _ in producer.returns), st.index)
         self.after_anc = ancestors(n, after_preds)
         self.all_anc = ancestors(n, all_preds)
@@ -235,7 +234,7 @@ class _Grader:
             for r in st.refs:
                 j = self.pos_of.get(r.step)
                 if j is not None and j < st.index and not reaches(self.after_anc, j, st.index):
-                    self.err("T302", "dependency", f"{label(st)}: uses {r} but does not wait for step {r.step}",
+                    self.err("T302", f"{label(st)}: uses {r} but does not wait for step {r.step}",
                              f"add {r.step} to this step's \"after\" list", st.index)
 
     # ------------------------------------------------------------------ the reference
@@ -264,10 +263,11 @@ class _Grader:
         self.check_ref_dependencies(ref)
 
     def _same(self, s: _Step, name: str, call: ir.RefCall, ref_map: Optional[dict]) -> bool:
-        param = next((p for p in s.tool.params if p.name == name), None)
-        kind = param.type.kind if param else "str"
-        if kind == "list" and param.type.item is not None:
-            kind = param.type.item.kind          # list elements compare by their own type
+        param = next((p for p in s.tool.params if p.name == name), None) if s.tool is not None else None
+        ptype = param.type if param is not None else None
+        kind = ptype.kind if ptype is not None else "str"
+        if ptype is not None and kind == "list" and ptype.item is not None:
+            kind = ptype.item.kind               # list elements compare by their own type
         value = s.bound.get(name)
         if value is None and param is not None and param.default is not None:
             value = ref_value(param.default, self.today) if isinstance(param.default, ir.Value) else param.default
@@ -302,18 +302,19 @@ class _Grader:
                     continue                     # knock-on of a missing step (reported as T401)
                 if isinstance(got, Ref) and s.codes & {"T105", "T106", "T301"}:
                     continue                     # the bad reference is reported already
-                if isinstance(want, Ref) and isinstance(got, Ref):
-                    src = next((o for o in self.plan.steps if self.state[o.index].match == want.step), None)
-                    self.err("T402", "goal", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, but the task "
+                src = next((o for o in self.plan.steps if self.state[o.index].match == want.step), None) \
+                    if isinstance(want, Ref) and isinstance(got, Ref) else None     # (want is matched: found)
+                if src is not None:
+                    self.err("T402", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, but the task "
                              f"needs the {want.field or 'output'} of {src.tool}"
                              f" (step id {src.id}, position {src.index})",
                              f"use ${src.id}.{want.field}" if want.field else f"use ${src.id}", st.index)
                     continue
                 if is_date:
-                    self.err("T601", "time-window", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
+                    self.err("T601", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
                              f"but the query asks for {_fmt(want)}", self._date_hint(want), st.index)
                 else:
-                    self.err("T402", "goal", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
+                    self.err("T402", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, "
                              f"the task needs {_fmt(want)}", self._value_hint(name, want), st.index)
             quality[s.match] = Fraction(good, len(call.args)) if call.args else Fraction(1)
         self.ref_info.update(quality=quality, date_total=date_total, date_ok=date_ok)
@@ -324,7 +325,7 @@ class _Grader:
         phrases = self._phrases
         d = parse_iso_date(want) if isinstance(want, str) else None
         said = [p for p, pd in phrases if d is not None and pd == d]
-        if said and self.today:
+        if said and self.today and d is not None:
             return (f"the query says {said[0]!r}; counted from today ({self.today.isoformat()}, a "
                     f"{self.today.strftime('%A')}) that is {want} (a {d.strftime('%A')}); weeks start on Monday")
         return f"use {want}"
@@ -344,7 +345,7 @@ class _Grader:
         for call in ref:
             if call.id not in matched:
                 args = ", ".join(f"{k}={_fmt(self.ref_vals[call.id][k])}" for k, _ in call.args)
-                self.err("T401", "goal", f"no step calls {call.tool} for reference step {call.id}",
+                self.err("T401", f"no step calls {call.tool} for reference step {call.id}",
                          f"add a step {call.tool}({args})", None)
         matched_by_tool: dict = {}
         for o in self.plan.steps:
@@ -357,15 +358,15 @@ class _Grader:
             twin = next((o for o in matched_by_tool.get(st.tool, ())
                          if _same_bound(self.state[o.index].bound, s.bound)), None)
             if twin is not None:
-                self.err("T501", "repeat", f"{label(st)}: repeats {label(twin)} ({st.tool} with the same arguments)",
+                self.err("T501", f"{label(st)}: repeats {label(twin)} ({st.tool} with the same arguments)",
                          "remove the repeated step", st.index)
             else:
-                self.err("T502", "repeat", f"{label(st)}: {st.tool} is not needed for this task",
+                self.err("T502", f"{label(st)}: {st.tool} is not needed for this task",
                          "remove the step, or check that it serves the query", st.index)
 
     def check_ref_dependencies(self, ref) -> None:
         ids = [c.id for c in ref]
-        edges = set()
+        edges: set = set()
         for c in ref:
             edges.update((a, c.id) for a in c.after)
             edges.update((v.step, c.id) for v in _value_refs(self.ref_vals[c.id].values()))
@@ -383,7 +384,7 @@ class _Grader:
             else:
                 how = (f"add {self.plan.steps[ia].id} to its \"after\" list" if step_b.declares_after
                        else "move it after that step")
-                self.err("T304", "dependency", f"{label(step_b)}: must wait for {label(self.plan.steps[ia])} "
+                self.err("T304", f"{label(step_b)}: must wait for {label(self.plan.steps[ia])} "
                          f"({self.plan.steps[ia].tool}), as reference step {b} waits for step {a}", how, ib)
         hallucinated = 0
         for st in self.plan.steps:
@@ -392,7 +393,7 @@ class _Grader:
                 if a is None or b is None or (a, b) in ref_closure:
                     continue
                 hallucinated += 1
-                self.err("T305", "dependency", f"{label(st)}: waits for {label(self.plan.steps[j])} "
+                self.err("T305", f"{label(st)}: waits for {label(self.plan.steps[j])} "
                          f"({self.plan.steps[j].tool}), which the task does not require",
                          "drop the dependency so both can run in parallel", st.index)
         hallucinated += sum(1 for e in self.errors if e.code in ("T105", "T301", "T303"))

@@ -84,6 +84,6 @@ def compute_metrics(plan: Any, scen: Any, state: list, errors: list, ref_info: d
         "FD_API": 1 - _ratio(fict_tool, n, Fraction(0)),
         "PC": _ratio(compliant, len(known)),
         "TR": _ratio(ref_info.get("date_ok", 0), ref_info.get("date_total", 0)) if has_ref else None,
-        "counts": dict(sorted(Counter(e.category for e in errors).items())),
+        "counts": dict(sorted(Counter(e.category.value for e in errors).items())),
         "codes": dict(sorted(codes.items())),
     }

@@ -60,8 +60,8 @@ class ToolPlan:
     declared_total: Optional[int] = None
 
 
-def _err(code: str, category: str, message: str, hint: str, index: Optional[int] = None) -> PlanError:
-    return PlanError(code, category, message, hint, index=index)
+def _err(code: str, message: str, hint: str, index: Optional[int] = None) -> PlanError:
+    return PlanError(code, message, hint, index)
 
 
 class _Bad(Exception):
@@ -74,14 +74,14 @@ def decode(plan: Any) -> tuple[Any, Optional[PlanError]]:
     """A plan as text, bytes or value -> its JSON-native value (``plan_text.plan_value``), errors as T-codes."""
     got = plan_value(plan, constants=False)
     if got.error is None and isinstance(plan, (str, bytes, bytearray)) and isinstance(got.value, str):
-        return None, _err("T001", "syntax", "the plan is not JSON", 'write one JSON object such as {"steps": '
+        return None, _err("T001", "the plan is not JSON", 'write one JSON object such as {"steps": '
                           '[{"id": 1, "tool": "...", "args": {}}]}')
     if got.error is None:
         return got.value, None
     e = got.error
     if e.code == "E013":
-        return None, _err("T007", "schema", e.message, "submit a smaller plan")
-    return None, _err("T001", "syntax", f"the plan is not valid JSON: {e.message}",
+        return None, _err("T007", e.message, "submit a smaller plan")
+    return None, _err("T001", f"the plan is not valid JSON: {e.message}",
                       'write one JSON object such as {"steps": [{"id": 1, "tool": "...", "args": {}}]}')
 
 
@@ -140,14 +140,14 @@ def read_tool_plan(plan: Any, fmt: Optional[str] = None) -> ToolPlan:
     if fmt in (None, "", "auto"):
         fmt = detect_format(obj) or "tools"
     if fmt not in FORMATS:
-        return ToolPlan(str(fmt), (), (_err("T003", "schema", f"unknown tool-plan format {fmt!r}",
+        return ToolPlan(str(fmt), (), (_err("T003", f"unknown tool-plan format {fmt!r}",
                                             f"use one of: {', '.join(FORMATS)}"),))
     try:
         if fmt == "tools":
             return _read_design(obj)
         return _read_arena(obj)
     except RecursionError:
-        return ToolPlan(fmt, (), (_err("T003", "schema", "the plan is nested too deeply", "flatten the plan"),))
+        return ToolPlan(fmt, (), (_err("T003", "the plan is nested too deeply", "flatten the plan"),))
 
 
 # ----------------------------------------------------------------------------- DESIGN format
@@ -161,27 +161,27 @@ def _read_design(obj: Any) -> ToolPlan:
     else:
         raw = None
     if not isinstance(raw, list):
-        return ToolPlan("tools", (), (_err("T003", "schema", 'the plan has no "steps" list',
+        return ToolPlan("tools", (), (_err("T003", 'the plan has no "steps" list',
                                            'write {"steps": [{"id": 1, "tool": "...", "args": {...}, '
                                            '"after": []}]}'),))
     if len(raw) > MAX_STEPS:
-        return ToolPlan("tools", (), (_err("T007", "schema", f"the plan has {len(raw)} steps (limit {MAX_STEPS})",
+        return ToolPlan("tools", (), (_err("T007", f"the plan has {len(raw)} steps (limit {MAX_STEPS})",
                                            "submit a plan with fewer steps"),))
     steps, errors = [], []
     for i, st in enumerate(raw):
         if not isinstance(st, dict):
-            errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
+            errors.append(_err("T004", f"step {i} is a {_tname(st)}, not an object",
                                'write each step as {"id": N, "tool": "...", "args": {...}}', i))
             steps.append(_placeholder(i, True))
             continue
         extra = sorted(str(k) for k in st if k not in STEP_KEYS)
         if extra:
-            errors.append(_err("T004", "schema", f"step {i} has unknown key(s) {', '.join(map(repr, extra[:5]))}",
+            errors.append(_err("T004", f"step {i} has unknown key(s) {', '.join(map(repr, extra[:5]))}",
                                f"a step has only the keys {', '.join(sorted(STEP_KEYS))}", i))
         sid = _read_id(st.get("id"), i, errors, "id")
         tool, app = _split_name(st.get("tool"))
         if tool is None:
-            errors.append(_err("T004", "schema", f"step {i} has no tool name (\"tool\" must be a non-empty string)",
+            errors.append(_err("T004", f"step {i} has no tool name (\"tool\" must be a non-empty string)",
                                'add "tool": "<tool name>"', i))
         if isinstance(st.get("app"), str) and st["app"]:
             app = st["app"] if app is None else app
@@ -190,7 +190,7 @@ def _read_design(obj: Any) -> ToolPlan:
         if args_raw is None:
             args_raw = {}
         if not isinstance(args_raw, dict):
-            errors.append(_err("T004", "schema", f'step {i}: "args" is a {_tname(args_raw)}, not an object',
+            errors.append(_err("T004", f'step {i}: "args" is a {_tname(args_raw)}, not an object',
                                'write "args": {"name": value, ...}', i))
         else:
             args = _norm_args(args_raw.items(), i, errors)
@@ -204,7 +204,8 @@ def _read_design(obj: Any) -> ToolPlan:
 def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
     """The raw StepDetail entries (in order) and the declared TotalSteps."""
     if isinstance(obj, list):
-        out, total = [], None
+        out: list = []
+        total = None
         for item in obj:
             if len(out) > MAX_STEPS:
                 break                       # already over the limit: reported as T007
@@ -244,16 +245,16 @@ def _read_arena(obj: Any) -> ToolPlan:
     try:
         details, total = _arena_details(obj)
     except _Bad as bad:
-        return ToolPlan("planningarena", (), (_err("T003", "schema", bad.message,
+        return ToolPlan("planningarena", (), (_err("T003", bad.message,
                                                    'write {"OrderSteps": {"TotalSteps": n, "StepDetail": '
                                                    '[{"StepNumber": 1, "Action": "Tool({...})"}]}}'),))
     if len(details) > MAX_STEPS:
-        return ToolPlan("planningarena", (), (_err("T007", "schema", f"the plan has {len(details)} steps "
+        return ToolPlan("planningarena", (), (_err("T007", f"the plan has {len(details)} steps "
                                                    f"(limit {MAX_STEPS})", "submit a plan with fewer steps"),))
     steps, errors, garbled = [], [], False
     for i, st in enumerate(details):
         if not isinstance(st, dict):
-            errors.append(_err("T004", "schema", f"step {i} is a {_tname(st)}, not an object",
+            errors.append(_err("T004", f"step {i} is a {_tname(st)}, not an object",
                                'write each step as {"StepNumber": N, "Action": "Tool({...})"}', i))
             steps.append(_placeholder(i, False))
             continue
@@ -268,7 +269,7 @@ def _read_arena(obj: Any) -> ToolPlan:
                 call = parse_call(action)
             except LiteralError as exc:
                 garbled = True
-                errors.append(_err("T002", "syntax", f"step {i}: the Action {_clip(action)!r} is not a tool call "
+                errors.append(_err("T002", f"step {i}: the Action {_clip(action)!r} is not a tool call "
                                    f"({exc.message} at character {exc.pos})",
                                    "write the Action as ToolName({'param': 'value', ...}) with literal values only", i))
                 steps.append(ToolStep(i, sid, None, None, (), (), (), (), False, text))
@@ -287,7 +288,7 @@ def _read_arena(obj: Any) -> ToolPlan:
             else:
                 positional = _norm_positional((val,), i, errors)
         else:
-            errors.append(_err("T004", "schema", f"step {i} has no Action string",
+            errors.append(_err("T004", f"step {i} has no Action string",
                                "add \"Action\": \"ToolName({'param': 'value'})\"", i))
         if isinstance(st.get("App"), str) and st["App"] and app is None:
             app = st["App"]
@@ -295,10 +296,10 @@ def _read_arena(obj: Any) -> ToolPlan:
         steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text))
     count = _step_count(total)
     if total is not None and count is None:
-        errors.append(_err("T008", "schema", f"TotalSteps {_clip(repr(total))} is not a number of steps",
+        errors.append(_err("T008", f"TotalSteps {_clip(repr(total))} is not a number of steps",
                            "make TotalSteps the number of StepDetail entries (an integer)"))
     elif count is not None and count != len(details):
-        errors.append(_err("T008", "schema", f"TotalSteps says {total} but the plan has {len(details)} steps",
+        errors.append(_err("T008", f"TotalSteps says {total} but the plan has {len(details)} steps",
                            "make TotalSteps equal to the number of StepDetail entries"))
     _check_ids(steps, errors)
     return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, count)
@@ -341,7 +342,7 @@ def _read_id(v: Any, i: int, errors: list, key: str) -> int:
     if isinstance(v, str) and not isinstance(parse_int(v, limit=MAX_ID), Problem):
         v = parse_int(v, limit=MAX_ID)
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ID:
-        errors.append(_err("T005", "schema", f"step {i}: {key} {_clip(repr(v))} is not a step number",
+        errors.append(_err("T005", f"step {i}: {key} {_clip(repr(v))} is not a step number",
                            f"give every step a positive integer {key}", i))
         return i + 1
     return v
@@ -353,7 +354,7 @@ def _read_after(v: Any, i: int, errors: list) -> tuple:
     if isinstance(v, int) and not isinstance(v, bool):
         v = [v]
     if not isinstance(v, list) or len(v) > MAX_STEPS:
-        errors.append(_err("T006", "schema", f'step {i}: "after" is not a list of step ids',
+        errors.append(_err("T006", f'step {i}: "after" is not a list of step ids',
                            'write "after": [1, 2] with the ids of the steps this one waits for', i))
         return ()
     out = []
@@ -361,7 +362,7 @@ def _read_after(v: Any, i: int, errors: list) -> tuple:
         if isinstance(x, str) and not isinstance(parse_int(x, limit=MAX_ID), Problem):
             x = parse_int(x, limit=MAX_ID)
         if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= MAX_ID:
-            errors.append(_err("T006", "schema", f'step {i}: "after" entry {_clip(repr(x))} is not a step id',
+            errors.append(_err("T006", f'step {i}: "after" entry {_clip(repr(x))} is not a step id',
                                'list step ids (integers) in "after"', i))
             continue
         out.append(x)
@@ -374,10 +375,10 @@ def _norm_args(items: Any, i: int, errors: list) -> tuple:
         try:
             out.append((str(k), normalize_value(v)))
         except _Bad as bad:
-            errors.append(_err("T009", "schema", f"step {i}: argument {str(k)!r}: {bad.message}",
+            errors.append(_err("T009", f"step {i}: argument {str(k)!r}: {bad.message}",
                                "use plain strings, finite numbers, booleans, lists and objects", i))
         except RecursionError:
-            errors.append(_err("T009", "schema", f"step {i}: argument {str(k)!r} is nested too deeply",
+            errors.append(_err("T009", f"step {i}: argument {str(k)!r} is nested too deeply",
                                "use flat values", i))
     return tuple(out)
 
@@ -398,7 +399,7 @@ def _check_ids(steps: list, errors: list) -> None:
     seen: dict = {}
     for st in steps:
         if st.id in seen:
-            errors.append(_err("T005", "schema", f"step {st.index}: id {st.id} is used by step {seen[st.id]} too",
+            errors.append(_err("T005", f"step {st.index}: id {st.id} is used by step {seen[st.id]} too",
                                "give every step its own id", st.index))
         else:
             seen[st.id] = st.index
