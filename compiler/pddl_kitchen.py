@@ -1,12 +1,16 @@
 """PDDL export of action-based grid kitchens (ParaCook physics): temporal PDDL 2.1 and classical STRIPS.
 
-Input: a checked ``ir.Project`` and a kitchen scenario (a map, agents and orders) whose domain uses the
-operators of ``domains/paracook/physics.chrono`` (matched by name; the durations, state values, accepted
-kinds, cook times and the plate-return delay are read from the compiled scenario, so constant overrides
-and edited recipes carry over).  Output: ``PddlExport`` whose ``actions`` map each PDDL action name to a
-``KitchenAction`` (the surface action it stands for and which parameters are the agent and the target),
-used by ``runtime.kitchen_solve`` to turn a planner's plan into a ParaCook plan.  Raises ``ExportError``
-(P010) for action-based domains with operators this lowering does not know.
+Input: a checked ``ir.Project`` and a kitchen scenario (a map, agents and orders), instantiated in the
+compiler (``compiler/kitchen_problem.py``).  What each operator does is read from its declaration, not its
+name (``compiler/kitchen_physics.py``: relation roles and effects give each operator a shape -- move, take,
+dispense, pick, put, add, scoop, transfer, process, serve, discard, wait -- and the station types their
+parts); the durations, state values, accepted kinds, cook times and the plate-return delay are read from the
+compiled scenario, so constant overrides, edited recipes and a consistently renamed physics carry over.
+PDDL actions are named after the operators (``put_down`` -> ``put-down``) and typed by their parameters.
+Output: ``PddlExport`` whose ``actions`` map each PDDL action name to a ``KitchenAction`` (the surface action
+it stands for and which parameters are the agent and the target), used by ``runtime.kitchen_solve`` to turn
+a planner's plan into a ParaCook plan.  Raises ``ExportError`` (P010) for operators of no known shape and
+for physics without the parts the lowering needs (e.g. no operator cleaning the served plates).
 
 Lowering (docs/pddl.md, "Grid kitchens"): agent positions are facts over the floor cells next to stations
 (and the start cells); one ``move-dK`` action per walking distance K with static ``(dist-K from to)``
@@ -29,6 +33,8 @@ from typing import Optional
 from sympy.core.function import AppliedUndef
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.kitchen_physics import Physics, Shape, conjuncts, literal
+from chronoplan.compiler.kitchen_problem import KitchenError, KitchenProblem
 from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, unroll_limit, warning
 from chronoplan.compiler.pddl_names import NameMap, value_code
 from chronoplan.compiler.pddl_write import Action, Domain, DurativeAction, Lit, Predicate, Problem
@@ -36,16 +42,10 @@ from chronoplan.compiler.pddl_write import Action, Domain, DurativeAction, Lit, 
 TICK = 10                      # PDDL ticks per scenario time unit (an interaction lasts one tick)
 MAX_MOVE_FACTS = 200_000       # (dist-K from to) facts; beyond that the export refuses (huge maps)
 
-# The interaction operators of physics.chrono this lowering knows, with the PDDL parameters they take.
-KNOWN = ("move_to", "take_from_dispenser", "dispense_onto_plate", "dispense_into_cookware", "pick_up",
-         "add_to_plate", "add_to_cookware", "scoop_onto_plate", "scoop_into_cookware", "plate_from_cookware",
-         "pour_onto_plate", "put_down", "put_on_stove", "put_in_sink", "serve", "throw_away", "empty_container",
-         "chop", "wash", "wait")
-NOT_EXPORTED = ("throw_away", "empty_container", "wait")
+# The export's own predicate and action names (the operators' PDDL names are reserved after them).
 RESERVED_NAMES = ("at", "idle", "hand-empty", "holding", "on", "empty", "free", "puttable", "in", "cw-empty",
                   "filled", "succ", "fresh", "pool-next", "pool-last", "source", "adj", "returning", "return-slot",
-                  "zero", "all-served", "pick-up", "put-down", "put-on-stove", "put-in-sink", "chop", "wash",
-                  "add-to-plate", "scoop-onto-plate", "return-plate", "clean-true", "clean-false")
+                  "zero", "all-served", "return-plate", "clean-true", "clean-false")
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,7 @@ def _neg(pred: str, *args: str) -> Lit:
 
 class _Export:
     def __init__(self, project: ir.Project, scenario: str, classical: bool, agents: Optional[tuple] = None) -> None:
-        from chronoplan.runtime.kitchen_world import World
-        self.world = w = World(project, scenario)
+        self.world = w = KitchenProblem(project, scenario)
         self.p = w.project
         self.scen = w.scenario
         self.classical = classical
@@ -82,15 +81,16 @@ class _Export:
         self.actions: list = []
         self.info: dict = {}
         self.consts = w.consts
-        unknown = [a for a in self.p.actions if a not in KNOWN]
-        if unknown:
+        self.phys = Physics(self.p)
+        for op in self.p.actions:
+            self.names.name(("reserved", _dash(op)), None, _dash(op))
+        if self.phys.errors:
+            op, why = next(iter(self.phys.errors.items()))
             raise ExportError([error(
-                "P010", f"scenario {scenario}: the kitchen export lowers the operators of "
-                f"domains/paracook/physics.chrono; {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} "
-                "not among them", self.p.actions[unknown[0]].span,
-                ("see docs/pddl.md, 'Grid kitchens', for the lowering of each operator",))])
+                "P010", f"scenario {scenario}: operator {op} does not have a shape the kitchen export lowers: "
+                f"{why}", self.p.actions[op].span,
+                ("see docs/pddl.md, 'Grid kitchens', for the lowering of each kind of operator",))])
         self.surface_of = {op: s.name for s in self.p.surfaces.values() for op in s.operators}
-        self.st = w.initial_state()
         self.agents = tuple(a for a in w.agents if agents is None or a in agents)
         if agents is not None and len(self.agents) < len(w.agents):
             left = [a for a in w.agents if a not in self.agents]
@@ -139,7 +139,7 @@ class _Export:
     # ------------------------------------------------------------------ the export
     def run(self) -> PddlExport:
         w = self.world
-        durs = [self.op_duration(a) for a in self.p.actions if a not in ("move_to", "wait")]
+        durs = [self.op_duration(a) for a, s in self.phys.shapes.items() if s.kind not in ("move", "wait")]
         factor = TICK
         for d in durs + [self.number(c) for c in self.consts.values() if getattr(c, "is_number", False)]:
             factor = factor * d.denominator // math.gcd(factor, d.denominator)
@@ -147,18 +147,13 @@ class _Export:
         self.transitions()
         self.build_objects()
         self.build_moves()
-        for op in ("take_from_dispenser", "dispense_onto_plate", "dispense_into_cookware", "pick_up",
-                   "add_to_plate", "add_to_cookware", "scoop_onto_plate", "scoop_into_cookware",
-                   "plate_from_cookware", "pour_onto_plate", "put_down", "put_on_stove", "put_in_sink",
-                   "chop", "wash"):
-            if op in self.p.actions:
-                getattr(self, "op_" + op)(op)
+        for a, shape in self.phys.each("take", "dispense", "pick", "add", "scoop", "transfer", "put", "process"):
+            getattr(self, "op_" + shape.kind)(a, shape)
         self.build_cooking()
         self.build_serves()
-        for op in NOT_EXPORTED:
-            if op in self.p.actions and op != "wait":
-                self.diags.append(warning("P016", f"operator {op} is not exported (serving the orders never "
-                                          "needs it); planners' plans do not use it", self.p.actions[op].span))
+        for a, _ in self.phys.each("discard"):
+            self.diags.append(warning("P016", f"operator {a.name} is not exported (serving the orders never "
+                                      "needs it); planners' plans do not use it", a.span))
         domain = Domain(
             name=self.names.name(("domain",), None, "kitchen", self.scen.name),
             requirements=(":strips", ":typing") + ((":action-costs",) if self.classical else (":durative-actions",)),
@@ -185,27 +180,27 @@ class _Export:
         return tuple(lines)
 
     # ------------------------------------------------------------------ states read from the IR
-    def transition_of(self, name: str) -> tuple:
-        """(attribute, from, to) of the chop/wash-like operator ``name``; P010 when the domain has none (a
-        kitchen whose physics lacks ``wash`` still has plates to clean after serving)."""
-        got = self.trans.get(name)
-        if got is None:
-            raise ExportError([error(
-                "P010", f"scenario {self.scen.name}: the kitchen export needs the operator '{name}' of "
-                "domains/paracook/physics.chrono (it reads the state change from it), and this domain has none",
-                self.scen.span, ("see docs/pddl.md, 'Grid kitchens', for the lowering of each operator",))])
-        return got
+    def cleaning(self) -> tuple:
+        """(attribute, from, to) of the operator that makes a served container usable again (a Process
+        operator on a served container type, such as ``wash``); P010 when the domain has none (served plates
+        come back and must be cleaned)."""
+        for a, shape in self.phys.each("process"):
+            if self.served_like(self.phys.types(a)[shape.item]):
+                return self.trans[a.name]
+        raise ExportError([error(
+            "P010", f"scenario {self.scen.name}: the kitchen export needs an operator that makes a served "
+            f"{' or '.join(sorted(self.phys.served_types))} usable again (a Process operator changing its "
+            "attribute, like 'wash' in domains/paracook/physics.chrono), and this domain has none",
+            self.scen.span, ("see docs/pddl.md, 'Grid kitchens', for the lowering of each kind of operator",))])
 
     def transitions(self) -> None:
-        """(attribute, from, to) of chop, wash and each process, read from their conditions and effects."""
+        """(attribute, from, to) of each Process operator (chop, wash) and each process, read from their
+        conditions and effects."""
         self.trans: dict = {}
-        for name in ("chop", "wash"):
-            a = self.p.actions.get(name)
-            if a is None:
-                continue
+        for a, _ in self.phys.each("process"):
             conds = [c.formula for c in a.conditions if c.when is ir.When.START]
             effs = [e.effect for e in a.effects if e.when is ir.When.END]
-            self.trans[name] = self._transition(conds, effs, name, a.span)
+            self.trans[a.name] = self._transition(conds, effs, a.name, a.span)
         self.cooks = []
         for pr in self.p.processes.values():
             fa = [e for e in pr.effects if isinstance(e, ir.Forall)]
@@ -213,14 +208,19 @@ class _Export:
                 raise self._shape(f"process {pr.name}", pr.span)
             t = self._transition([fa[0].formula], list(fa[0].effects), f"process {pr.name}", pr.span)
             dur = pr.duration.xreplace({f: 1 for f in pr.duration.atoms(AppliedUndef)})   # count(...) = 1
-            self.cooks.append((pr, pr.params[0].type, t, self.number(dur)))
+            heat = self.phys.heat_of(pr)
+            if not heat:
+                raise ExportError([error("P010", f"process {pr.name} does not say on which station its "
+                                         "container must stand (exists(s: T where on(p, s))); the kitchen export "
+                                         "lowers it to a world action with the container on such a station",
+                                         pr.span)])
+            self.cooks.append((pr, pr.params[0].type, t, self.number(dur), heat[0], fa[0].type))
         self.diags += [warning("P011", f"process {pr.name} is exported as an action cook-{pr.name} of "
                                f"{num_text(d)} per item that keeps the {typ} on the stove throughout; the "
                                "simulator pauses cooking when the cookware is lifted instead", pr.span)
-                       for pr, typ, _, d in self.cooks]
+                       for pr, typ, _, d, _, _ in self.cooks]
 
     def _transition(self, conds, effs, what: str, span):
-        from chronoplan.runtime.kitchen_logic import conjuncts
         cmp = [c for f in conds for c in conjuncts(f) if isinstance(c, ir.Compare) and c.op == "==" and
                c.left.kind == "attr" and c.right.kind == "value"]
         asg = [e for e in effs if isinstance(e, ir.Assign) and e.value.kind == "value"]
@@ -236,9 +236,55 @@ class _Export:
     def state(self, attr: str, value, x: str) -> Lit:
         return _lit(f"{value_code(attr)}-{value_code(value)}", x)
 
+    def attr_conds(self, a: ir.Action, var: str, x: str) -> list:
+        """The state facts of PDDL variable ``x`` that the start conditions of ``a`` require of its parameter
+        ``var`` (``d.clean == true`` -> ``(clean-true ?p)``)."""
+        out = []
+        for cond in a.conditions:
+            if cond.when is not ir.When.START:
+                continue
+            for c in conjuncts(cond.formula):
+                if isinstance(c, ir.Compare) and c.op == "==" and c.left.kind == "attr" and c.left.arg == var \
+                        and c.right.kind == "value" and c.left.name in self.p.attributes:
+                    out.append(self.state(c.left.name, _value(self.p.attributes[c.left.name], c.right.name), x))
+        return out
+
+    # ------------------------------------------------------------------ the parts types play (by structure)
+    def isa(self, t: str, ancestor: str) -> bool:
+        return self.world.isa_type(t, ancestor)
+
+    def related(self, t: str, types) -> bool:
+        """``t`` is one of ``types``, a subtype or an ancestor of one (``cookware`` and ``pan``)."""
+        return any(self.isa(t, x) or self.isa(x, t) for x in types)
+
+    def cookware_like(self, t: str) -> bool:
+        return self.related(t, self.phys.cooking_types)
+
+    def served_like(self, t: str) -> bool:
+        return self.related(t, self.phys.served_types)
+
+    def is_container(self, t: str) -> bool:
+        """``t`` is below the nearest common ancestor of the declared containers (``container``)."""
+        chains = [self.world.ancestors.get(c, (c,)) for c in self.p.containers]
+        root = next((x for x in chains[0] if all(x in c for c in chains)), None) if chains else None
+        return root is not None and root != "object" and self.isa(t, root)
+
+    def fixed_station(self, kind: str) -> bool:
+        """Dispensers and plate returns: the simulator puts things there by itself."""
+        return any(self.isa(kind, t) for t in self.phys.dispenser_types | self.phys.return_types)
+
+    def needs_puttable(self, station_type: str) -> bool:
+        return any(self.isa(t, station_type) for t in self.phys.dispenser_types | self.phys.return_types)
+
+    def puttable(self, kind: str) -> bool:
+        """A station the put operators needing ``puttable`` may put on (not a dispenser or plate return)."""
+        return not self.fixed_station(kind) and any(
+            self.isa(kind, self.phys.types(a)[sh.station]) for a, sh in self.phys.each("put")
+            if self.needs_puttable(self.phys.types(a)[sh.station]))
+
     # ------------------------------------------------------------------ objects and the initial state
     def build_objects(self) -> None:  # noqa: C901
-        w, st = self.world, self.st
+        w = self.world
         self.objects: list = []
         self.init: list = []
         self.types: list = []
@@ -260,9 +306,8 @@ class _Export:
             self.init += [_lit("at", self.agent(a), self.cell(w.start_pos[a])), _lit("idle", self.agent(a)),
                           _lit("hand-empty", self.agent(a))]
         resources = set(self.p.resources)
-        on = {}
-        for item, station in (st.rels[self.placement].facts if self.placement else ()):
-            on[station] = item
+        on = {station: item for item, _, station in w.initial_items}
+        otype = {item: typ for item, typ, _ in w.initial_items}
         for s in self.stations:
             self.objects.append((self.station(s.name), add_type(s.kind)))
             if s.name in on:
@@ -271,17 +316,16 @@ class _Export:
                 self.init.append(_lit("empty", self.station(s.name)))
             if any(w.isa_type(s.kind, r) for r in resources):
                 self.init.append(_lit("free", self.station(s.name)))
-            if w.isa_type(s.kind, "counter") and not (w.isa_type(s.kind, "dispenser") or
-                                                       w.isa_type(s.kind, "plate_return")):
+            if self.puttable(s.kind):
                 self.init.append(_lit("puttable", self.station(s.name)))
         self.containers = []
         for item in on.values():
-            typ = st.otype[item]
+            typ = otype[item]
             self.objects.append((self.item(item), add_type(typ)))
             self.init += self.attr_facts(item, typ)
-            if w.isa_type(typ, "container"):
+            if self.is_container(typ):
                 self.containers.append((self.item(item), typ))
-                if w.isa_type(typ, "cookware"):
+                if self.cookware_like(typ):
                     self.init.append(_lit("cw-empty", self.item(item)))
                 else:
                     self.init.append(_lit("filled", self.item(item), self.count(0)))
@@ -305,7 +349,7 @@ class _Export:
                 self.pool.setdefault(kind, []).append(name)
                 self.init += self.attr_facts(None, kind, name)
                 for s in self.stations:
-                    if w.isa_type(s.kind, "dispenser") and s.arg == kind:
+                    if s.arg == kind and any(w.isa_type(s.kind, t) for t in self.phys.dispenser_types):
                         self.init.append(_lit("source", self.station(s.name), name))
         for _kind, names in self.pool.items():      # handed out in a fixed order: no symmetric choices
             self.init += [_lit("fresh", names[0]), _lit("pool-last", names[-1])]
@@ -316,7 +360,7 @@ class _Export:
         # accepted kinds: one static fact per (container, pool ingredient, required state or 'any')
         self.accepts: dict = {"plate": set(), "cookware": set()}     # role -> {(attr, value) | None}
         for c, typ in self.containers:
-            role = "cookware" if w.isa_type(typ, "cookware") else "plate"
+            role = "cookware" if self.cookware_like(typ) else "plate"
             for kind, names in self.pool.items():
                 for acc_kind, attr, value in _spec(w, typ):
                     if w.isa_type(kind, acc_kind):
@@ -332,12 +376,13 @@ class _Export:
         self.init.append(_lit(self.turn(0)))
 
     def attr_facts(self, obj: Optional[str], typ: str, name: Optional[str] = None) -> list:
-        """State facts of an object: its attribute values (the state's, or the defaults for a pool object)."""
+        """State facts of an object: its attribute values (the defaults: objects on stations and pool objects
+        start with them)."""
         out = []
         for attr in self.p.attributes.values():
             if not attr.params or not self.world.isa_type(typ, attr.params[0]):
                 continue
-            v = self.st.get(attr.name, obj) if obj is not None else self.world.attr_defaults.get(attr.name)
+            v = self.world.attr_defaults.get(attr.name)
             if v is not None:
                 out.append(self.state(attr.name, v, name or self.item(obj)))
         return out
@@ -376,7 +421,7 @@ class _Export:
         if pairs > MAX_MOVE_FACTS:
             raise ExportError([error("P010", f"scenario {self.scen.name}: {len(cells)} cells next to stations "
                                      f"give {pairs} move facts (limit {MAX_MOVE_FACTS})", self.scen.span)])
-        a = self.p.actions.get("move_to")
+        a, _ = self.phys.first("move")
         if a is None:
             return
         dists = sorted((f for f in a.duration.atoms(AppliedUndef) if f.func.__name__ == "dist"), key=str)
@@ -390,7 +435,7 @@ class _Export:
             dur = self.number(a.duration.xreplace({f: d for f in dists}))
             pred = f"dist-{d}"
             self.init += [_lit(pred, self.cell(c1), self.cell(c2)) for c1, c2 in by_d[d]]
-            self.agent_action(f"move-d{d}", "move_to", (("?a", "agent"), ("?from", "cell"), ("?to", "cell")),
+            self.agent_action(f"move-d{d}", a.name, (("?a", "agent"), ("?from", "cell"), ("?to", "cell")),
                               dur, [_lit(pred, "?from", "?to")], [_lit("at", "?a", "?from")],
                               [_lit("at", "?a", "?to")], target=2, located=False,
                               comment=f"MoveTo over {d} tiles")
@@ -476,115 +521,101 @@ class _Export:
                               consumed + [_lit("cw-empty", cw)], produced + [_lit("in", item, cw)], **kw)
 
     @staticmethod
-    def dispensing() -> list:
+    def dispensing(kind: str) -> list:
         """(name suffix, parameters, static facts, produced facts) of the two ways to take pool object ?i: the
-        next one ?j becomes fresh, or ?i was the last of its kind."""
-        return [("", (("?j", "ingredient"),), [_lit("pool-next", "?i", "?j")], [_lit("fresh", "?j")]),
+        next one ?j (of type ``kind``) becomes fresh, or ?i was the last of its kind."""
+        return [("", (("?j", kind),), [_lit("pool-next", "?i", "?j")], [_lit("fresh", "?j")]),
                 ("-last", (), [_lit("pool-last", "?i")], [])]
 
-    def op_take_from_dispenser(self, op: str) -> None:
-        for suffix, params, static, produced in self.dispensing():
-            self.agent_action(op.replace("_", "-") + suffix, op,
-                              (("?a", "agent"), ("?d", "dispenser"), ("?i", "ingredient")) + params,
-                              self.op_duration(op), [_lit("empty", "?d"), _lit("source", "?d", "?i")] + static,
+    # The operators, lowered by the shape read from their effects (compiler/kitchen_physics.py); the PDDL
+    # action is named after the operator, its parameter types are the operator's.
+    def op_take(self, a: ir.Action, sh: Shape) -> None:
+        t = self.phys.types(a)
+        for suffix, params, static, produced in self.dispensing(t[sh.new]):
+            self.agent_action(_dash(a.name) + suffix, a.name,
+                              (("?a", t[sh.agent]), ("?d", t[sh.source]), ("?i", t[sh.new])) + params,
+                              self.op_duration(a.name), [_lit("empty", "?d"), _lit("source", "?d", "?i")] + static,
                               [_lit("hand-empty", "?a"), _lit("fresh", "?i")], [_lit("holding", "?a", "?i")] + produced,
                               target=1)
 
-    def op_dispense_onto_plate(self, op: str) -> None:
-        for suffix, params, static, produced in self.dispensing():
-            self.plate_add(op.replace("_", "-") + suffix, op, (("?a", "agent"), ("?d", "dispenser"), ("?p", "plate"),
-                                                               ("?i", "ingredient")) + params,
-                           [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p"),
-                            self.clean("?p")] + static, [_lit("fresh", "?i")], produced, "?p", "?i", target=1)
+    def op_dispense(self, a: ir.Action, sh: Shape) -> None:
+        t, op = self.phys.types(a), a.name
+        plate = not self.cookware_like(t[sh.container])
+        for suffix, params, static, produced in self.dispensing(t[sh.new]):
+            params = (("?a", t[sh.agent]), ("?d", t[sh.source]), ("?p", t[sh.container]), ("?i", t[sh.new])) + params
+            pre = [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p")] + \
+                self.attr_conds(a, sh.container, "?p") + static
+            if plate:
+                self.plate_add(_dash(op) + suffix, op, params, pre, [_lit("fresh", "?i")], produced, "?p", "?i",
+                               target=1)
+            else:
+                self.cookware_add(_dash(op) + suffix, op, params, pre, [_lit("fresh", "?i")], produced, "?p", "?i",
+                                  target=1)
 
-    def op_dispense_into_cookware(self, op: str) -> None:
-        for suffix, params, static, produced in self.dispensing():
-            self.cookware_add(op.replace("_", "-") + suffix, op, (("?a", "agent"), ("?d", "dispenser"),
-                                                                  ("?p", "cookware"), ("?i", "ingredient")) + params,
-                              [_lit("empty", "?d"), _lit("source", "?d", "?i"), _lit("holding", "?a", "?p")] + static,
-                              [_lit("fresh", "?i")], produced, "?p", "?i", target=1)
-
-    def op_pick_up(self, op: str) -> None:
-        self.agent_action("pick-up", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
-                          [], [_lit("hand-empty", "?a"), _lit("on", "?i", "?s")],
+    def op_pick(self, a: ir.Action, sh: Shape) -> None:
+        t = self.phys.types(a)
+        self.agent_action(_dash(a.name), a.name, (("?a", t[sh.agent]), ("?s", t[sh.station]), ("?i", t[sh.item])),
+                          self.op_duration(a.name), [], [_lit("hand-empty", "?a"), _lit("on", "?i", "?s")],
                           [_lit("holding", "?a", "?i"), _lit("empty", "?s")], target=1)
 
-    def op_add_to_plate(self, op: str) -> None:
-        self.plate_add("add-to-plate", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
-                                            ("?p", "plate")),
-                       [_lit("on", "?p", "?s"), self.clean("?p")], [_lit("holding", "?a", "?i")],
-                       [_lit("hand-empty", "?a")], "?p", "?i", target=1)
+    def _into(self, a: ir.Action, sh: Shape, static: list, consumed: list, produced: list) -> None:
+        """add / scoop: ingredient ?i into container ?p (a plate: counted; cookware: one at a time)."""
+        t = self.phys.types(a)
+        params = (("?a", t[sh.agent]), ("?s", t[sh.station]), ("?i", t[sh.item]), ("?p", t[sh.container]))
+        if self.cookware_like(t[sh.container]):
+            self.cookware_add(_dash(a.name), a.name, params, static, consumed, produced, "?p", "?i", target=1)
+        else:
+            self.plate_add(_dash(a.name), a.name, params, static, consumed, produced, "?p", "?i", target=1)
 
-    def op_add_to_cookware(self, op: str) -> None:
-        self.cookware_add("add-to-cookware", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
-                                                  ("?p", "cookware")),
-                          [_lit("on", "?p", "?s")], [_lit("holding", "?a", "?i")], [_lit("hand-empty", "?a")],
-                          "?p", "?i", target=1)
+    def op_add(self, a: ir.Action, sh: Shape) -> None:
+        self._into(a, sh, [_lit("on", "?p", "?s")] + self.attr_conds(a, sh.container, "?p"),
+                   [_lit("holding", "?a", "?i")], [_lit("hand-empty", "?a")])
 
-    def op_scoop_onto_plate(self, op: str) -> None:
-        self.plate_add("scoop-onto-plate", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
-                                                ("?p", "plate")),
-                       [_lit("holding", "?a", "?p"), self.clean("?p")], [_lit("on", "?i", "?s")],
-                       [_lit("empty", "?s")], "?p", "?i", target=1)
+    def op_scoop(self, a: ir.Action, sh: Shape) -> None:
+        self._into(a, sh, [_lit("holding", "?a", "?p")] + self.attr_conds(a, sh.container, "?p"),
+                   [_lit("on", "?i", "?s")], [_lit("empty", "?s")])
 
-    def op_scoop_into_cookware(self, op: str) -> None:
-        self.cookware_add("scoop-into-cookware", op, (("?a", "agent"), ("?s", "station"), ("?i", "ingredient"),
-                                                      ("?p", "cookware")),
-                          [_lit("holding", "?a", "?p")], [_lit("on", "?i", "?s")], [_lit("empty", "?s")],
-                          "?p", "?i", target=1)
-
-    def _plate_cookware(self, op: str, held: str) -> None:
-        params = (("?a", "agent"), ("?s", "station"), ("?p", "plate"), ("?k", "cookware"), ("?i", "ingredient"),
+    def op_transfer(self, a: ir.Action, sh: Shape) -> None:
+        """A container's contents onto a plate: the plate held and the cookware on the station, or the
+        reverse."""
+        t = self.phys.types(a)
+        held_plate = self.served_like(t[sh.container]) and not self.cookware_like(t[sh.container])
+        plate, cw = (sh.container, sh.other) if held_plate else (sh.other, sh.container)
+        item = next(e.effect.type for e in a.effects if isinstance(e.effect, ir.Forall))
+        params = (("?a", t[sh.agent]), ("?s", t[sh.station]), ("?p", t[plate]), ("?k", t[cw]), ("?i", item),
                   ("?n", "count"), ("?m", "count"))
-        on = "?k" if held == "?p" else "?p"
-        self.agent_action(op.replace("_", "-"), op, params, self.op_duration(op),
-                          [_lit("holding", "?a", held), _lit("on", on, "?s"), self.clean("?p"),
-                           _lit("succ", "?n", "?m")],
+        held, on = ("?p", "?k") if held_plate else ("?k", "?p")
+        self.agent_action(_dash(a.name), a.name, params, self.op_duration(a.name),
+                          [_lit("holding", "?a", held), _lit("on", on, "?s")] + self.attr_conds(a, plate, "?p")
+                          + [_lit("succ", "?n", "?m")],
                           [_lit("in", "?i", "?k"), _lit("filled", "?p", "?n")],
                           [_lit("in", "?i", "?p"), _lit("cw-empty", "?k"), _lit("filled", "?p", "?m")], target=1)
 
-    def op_plate_from_cookware(self, op: str) -> None:
-        self._plate_cookware(op, "?p")
-
-    def op_pour_onto_plate(self, op: str) -> None:
-        self._plate_cookware(op, "?k")
-
-    def op_put_down(self, op: str) -> None:
-        self.agent_action("put-down", op, (("?a", "agent"), ("?s", "station"), ("?i", "item")), self.op_duration(op),
-                          [_lit("puttable", "?s")], [_lit("holding", "?a", "?i"), _lit("empty", "?s")],
-                          [_lit("on", "?i", "?s"), _lit("hand-empty", "?a")], target=1)
-        self.diags.append(warning("P013", "put_down is exported for counters that are neither dispensers (there "
-                                  "the simulator would dispense into a held container first) nor plate returns "
-                                  "(served plates come back there at a fixed time)",
-                                  self.p.actions[op].span))
-
-    def op_put_on_stove(self, op: str) -> None:
-        self.agent_action("put-on-stove", op, (("?a", "agent"), ("?s", "stove"), ("?p", "cookware")),
-                          self.op_duration(op), [], [_lit("holding", "?a", "?p"), _lit("empty", "?s")],
-                          [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
-
-    def op_put_in_sink(self, op: str) -> None:
-        attr, dirty, _ = self.transition_of("wash")
-        self.agent_action("put-in-sink", op, (("?a", "agent"), ("?s", "sink"), ("?p", "plate")),
-                          self.op_duration(op), [self.state(attr, dirty, "?p")],
-                          [_lit("holding", "?a", "?p"), _lit("empty", "?s")],
-                          [_lit("on", "?p", "?s"), _lit("hand-empty", "?a")], target=1)
+    def op_put(self, a: ir.Action, sh: Shape) -> None:
+        t = self.phys.types(a)
+        x = "?p" if self.is_container(t[sh.item]) else "?i"
+        puttable = self.needs_puttable(t[sh.station])
+        self.agent_action(_dash(a.name), a.name, (("?a", t[sh.agent]), ("?s", t[sh.station]), (x, t[sh.item])),
+                          self.op_duration(a.name),
+                          ([_lit("puttable", "?s")] if puttable else []) + self.attr_conds(a, sh.item, x),
+                          [_lit("holding", "?a", x), _lit("empty", "?s")],
+                          [_lit("on", x, "?s"), _lit("hand-empty", "?a")], target=1)
+        if puttable:
+            self.diags.append(warning("P013", f"{a.name} is exported for stations that are neither dispensers "
+                                      "(there the simulator would dispense into a held container first) nor plate "
+                                      "returns (served plates come back there at a fixed time)", a.span))
 
     def clean(self, x: str) -> Lit:
-        attr, _, clean = self.transition_of("wash")
+        attr, _, clean = self.cleaning()
         return self.state(attr, clean, x)
 
-    def _process(self, op: str, station: str, obj: str) -> None:
-        attr, before, after = self.transition_of(op)
-        self.agent_action(op, op, (("?a", "agent"), ("?s", station), ("?i", obj)), self.op_duration(op),
-                          [_lit("on", "?i", "?s")], [self.state(attr, before, "?i")], [self.state(attr, after, "?i")],
-                          target=1, during=(_lit("on", "?i", "?s"),), released=(_lit("free", "?s"),))
-
-    def op_chop(self, op: str) -> None:
-        self._process(op, self.p.actions[op].params[1].type, "ingredient")
-
-    def op_wash(self, op: str) -> None:
-        self._process(op, self.p.actions[op].params[1].type, "plate")
+    def op_process(self, a: ir.Action, sh: Shape) -> None:
+        t, op = self.phys.types(a), a.name
+        attr, before, after = self.trans[op]
+        self.agent_action(_dash(op), op, (("?a", t[sh.agent]), ("?s", t[sh.station]), ("?i", t[sh.item])),
+                          self.op_duration(op), [_lit("on", "?i", "?s")], [self.state(attr, before, "?i")],
+                          [self.state(attr, after, "?i")], target=1, during=(_lit("on", "?i", "?s"),),
+                          released=(_lit("free", "?s"),))
 
     # ------------------------------------------------------------------ cooking and serving
     def world_action(self, name: str, what: str, params: tuple, duration: Fraction, pre: tuple, keep: tuple,
@@ -603,10 +634,10 @@ class _Export:
                                            comment=comment))
 
     def build_cooking(self) -> None:
-        for pr, typ, (attr, before, after), per_item in self.cooks:
+        for pr, typ, (attr, before, after), per_item, heat, kind in self.cooks:
             raw = self.state(attr, before, "?i")
             self.world_action(f"cook-{value_code(pr.name)}", pr.name,
-                              (("?p", typ), ("?s", "stove"), ("?i", "ingredient")), per_item, (raw,),
+                              (("?p", typ), ("?s", heat), ("?i", kind)), per_item, (raw,),
                               (_lit("on", "?p", "?s"), _lit("in", "?i", "?p")), (raw.negate(),),
                               (self.state(attr, after, "?i"),), comment=f"process {pr.name} (one item, no pause)")
         if self.cooks:
@@ -615,23 +646,24 @@ class _Export:
 
     def build_serves(self) -> None:
         w = self.world
-        a = self.p.actions.get("serve")
+        a, sh = self.phys.first("serve")
         if a is None or not w.orders:
             return
-        returns = [s.name for s in self.stations if w.isa_type(s.kind, "plate_return")]
+        returns = [s.name for s in self.stations if any(w.isa_type(s.kind, t) for t in self.phys.return_types)]
         delayed = [e.effect for e in a.effects if isinstance(e.effect, ir.Delayed)]
-        if not returns or len(delayed) != 1:
-            raise ExportError([error("P010", f"scenario {self.scen.name}: serve needs a plate return station and "
-                                     "one delayed effect in the kitchen export", a.span)])
+        if not returns or len(delayed) != 1 or sh.container is None:
+            raise ExportError([error("P010", f"scenario {self.scen.name}: {a.name} needs a held container, a "
+                                     "station its delayed effect puts it on, and one delayed effect in the kitchen "
+                                     "export", a.span)])
         delay = self.number(delayed[0].delay)
-        attr, dirty, clean = self.transition_of("wash")
+        attr, dirty, clean = self.cleaning()
         ret = self.station(returns[0])
         if len(returns) > 1:
             self.diags.append(warning("P015", f"served plates come back to {returns[0]} in the export (the first "
                                       "plate return, as in the simulator when it is free)", a.span))
         self.init += [_lit("return-slot", ret), _lit("zero", self.count(0))]
         for k, dish in enumerate(w.orders):
-            params = [("?a", "agent"), ("?w", a.params[1].type), ("?p", dish.container), ("?n", "count"),
+            params = [("?a", "agent"), ("?w", self.phys.types(a)[sh.station]), ("?p", dish.container), ("?n", "count"),
                       ("?z", "count")]
             items, states = [], []
             for j, (kind, sattr, value, _) in enumerate(dish.items):
@@ -644,13 +676,13 @@ class _Export:
             static = [_lit(f"size-{k + 1}", "?n"), _lit("zero", "?z")] + states
             produced = [_lit("hand-empty", "?a"), _lit("filled", "?p", "?z"), _lit(self.turn(k + 1)),
                         _lit("returning", "?p")]
-            self.agent_action(f"serve-{k + 1}", "serve", tuple(params), self.op_duration("serve"), static,
+            self.agent_action(f"{_dash(a.name)}-{k + 1}", a.name, tuple(params), self.op_duration(a.name), static,
                               [_lit("holding", "?a", "?p"), _lit(self.turn(k)), _lit("filled", "?p", "?n"),
                                self.state(attr, clean, "?p")] + items, produced, target=1,
                               comment=f"order {k + 1}: {dish.name}")
         # the plate lands, dirty, on the (empty) return station at least the delay after the serve (the
         # simulator: exactly the delay after it)
-        self.world_action("return-plate", "serve", (("?p", "plate"), ("?r", "station")), delay,
+        self.world_action("return-plate", a.name, (("?p", self.phys.types(a)[sh.container]), ("?r", "station")), delay,
                           (_lit("returning", "?p"), _lit("return-slot", "?r")), (), (_neg("returning", "?p"),),
                           (_lit("on", "?p", "?r"), self.state(attr, dirty, "?p"), _neg("empty", "?r")),
                           end_cond=(_lit("empty", "?r"),), comment=f"a served plate comes back after {num_text(delay)}")
@@ -669,8 +701,12 @@ def _net(effects: list) -> list:
 
 
 def _value(attr: ir.Attribute, text: str):
-    from chronoplan.runtime.kitchen_logic import literal
     return literal(text, attr)
+
+
+def _dash(name: str) -> str:
+    """The PDDL spelling of an operator's name (``put_down`` -> ``put-down``)."""
+    return name.replace("_", "-")
 
 
 def _spec(world, typ: str) -> list:
@@ -691,10 +727,9 @@ def export_kitchen(project: ir.Project, scenario: str, *, classical: bool = Fals
                    agents: Optional[tuple] = None) -> PddlExport:
     """The PDDL export of a kitchen scenario (see the module docstring); ``agents``: plan for these agents
     only (the others stay where they are; P018)."""
-    from chronoplan.runtime.kitchen_logic import CompileFailure
     try:
         return _Export(project, scenario, classical, agents).run()
-    except CompileFailure as exc:
+    except KitchenError as exc:
         scen = project.scenario(scenario)
         raise ExportError([error("P010", f"scenario {scenario} cannot be compiled for export: {exc}",
                                  scen.span)]) from exc

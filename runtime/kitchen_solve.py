@@ -151,8 +151,9 @@ def _world_done(world, out: dict, t: Fraction, y: MappedStep) -> Fraction:
     started once the actions placed so far had ended (simulator time ``t``): the last pending event at ``t``
     on its objects (cooking) or the last pending delayed effect (plates)."""
     objs = {k[1] for k in y.objects if k[0] == "item"}
+    plates = y.what not in world.project.processes          # a delayed effect (the served plate), not cooking
     later = [Fraction(when) for when, (what, key) in _simulate(world, out, until=t).pending_events()
-             if (what == "proc" and key and objs & set(key[1])) or (what == "delay" and y.what == "serve")]
+             if (what == "proc" and key and objs & set(key[1])) or (what == "delay" and plates)]
     return max(later, default=t)
 
 

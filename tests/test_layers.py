@@ -19,12 +19,7 @@ PACKAGES = {"grammar": "grammar", "compiler": "compiler", "runtime": "runtime", 
 RANK = {"grammar": 0, "compiler": 1, "runtime": 2, "validators": 3, "commands": 4}
 
 # (importer, imported) -> why it is still there; the architecture issue (#12) removes these.
-KNOWN = {
-    ("chronoplan.compiler.pddl_kitchen", "chronoplan.runtime.kitchen_world"):
-        "the kitchen PDDL export reads the instantiated World (a KitchenProblem belongs in the compiler)",
-    ("chronoplan.compiler.pddl_kitchen", "chronoplan.runtime.kitchen_logic"):
-        "the kitchen PDDL export evaluates the physics' conditions with the runtime's evaluator",
-}
+KNOWN: dict = {}
 
 
 def module_name(path: Path) -> str:

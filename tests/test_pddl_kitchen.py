@@ -4,7 +4,7 @@ Golden files (tests/golden/pddl/kitchen/): the temporal and classical export of 
 burger_s1_a1_slowcut and a plan from kairos and from Fast Downward for them; regenerate the exports with
 ``UPDATE_GOLDEN=1 pytest tests/test_pddl_kitchen.py`` (the plans must then be re-made with ``chronoplan solve``
 if the export changed).  Without planners: every kitchen exports, deterministically, names map back, the
-scenario's constants and recipes reach the PDDL, unknown operators are reported, and the golden plans map
+scenario's constants and recipes reach the PDDL, operators of no known shape are reported, and the golden plans map
 back to simulator-valid ParaCook plans while broken copies are refused.  With the planner extras: PDDLReader
 reads the temporal export of every kitchen (and a sample of classical ones), VAL parses both exports of
 every kitchen, VAL agrees with the simulator on the golden plans and their broken copies,
@@ -95,12 +95,13 @@ def _with_extra(tmp_path: Path, physics: str, kitchen: str = "") -> Path:
 
 
 def test_unknown_operators_are_reported_with_their_location(tmp_path):
-    d = _with_extra(tmp_path, "\naction juggle(a: agent) {\n  duration 2\n  busy a\n}\n")
+    d = _with_extra(tmp_path, "\naction juggle(a: agent, i: ingredient) {\n  duration 2\n  busy a\n"
+                    "  when start: holding(a, i)\n  at end: i.state = cooked\n}\n")
     project = chronoplan.load(d)
     with pytest.raises(ExportError) as exc:
         export_scenario(project, "burger_s1_a2")
     [diag] = exc.value.diagnostics
-    assert diag.code == "P010" and "juggle is not among them" in diag.message
+    assert diag.code == "P010" and "operator juggle does not have a shape the kitchen export lowers" in diag.message
     assert diag.span is not None and diag.span.line > 240
     assert main(["pddl", str(d), "-s", "burger_s1_a2", "-o", str(tmp_path / "out")]) == 2
 
@@ -275,5 +276,6 @@ def test_a_physics_without_wash_is_a_located_error_not_a_traceback(tmp_path, cap
     capsys.readouterr()
     assert main(["pddl", str(copy), "--scenario", "burger_s42_o1_a1", "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert "error[P010]: scenario burger_s42_o1_a1: the kitchen export needs the operator 'wash'" in err
+    assert "error[P010]: scenario burger_s42_o1_a1: the kitchen export needs an operator that makes a served " \
+        "plate usable again" in err
     assert "internal error" not in err and "Traceback" not in err

@@ -368,7 +368,7 @@
          (increase (total-cost) 0)))
 
   (:action put-down
-   :parameters (?a - agent ?s - station ?i - item ?c - cell)
+   :parameters (?a - agent ?s - counter ?i - item ?c - cell)
    :precondition (and (at ?a ?c)
          (adj ?c ?s)
          (puttable ?s)

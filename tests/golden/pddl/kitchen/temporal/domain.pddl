@@ -438,7 +438,7 @@
          (at end (filled ?p ?m))))
 
   (:durative-action put-down
-   :parameters (?a - agent ?s - station ?i - item ?c - cell)
+   :parameters (?a - agent ?s - counter ?i - item ?c - cell)
    :duration (= ?duration 1)
    :condition (and (at start (idle ?a))
          (at start (at ?a ?c))
