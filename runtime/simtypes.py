@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
-from chronoplan.runtime.violations import Violation
+from chronoplan.runtime.violations import PlanError
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class StepState:
 @dataclass(frozen=True)
 class SimResult:
     problem: ProcedureProblem
-    violations: tuple[Violation, ...]
+    violations: tuple[PlanError, ...]
     runs: tuple[Run, ...]
     done: dict                      # key -> completion time
     first_violation_seq: Optional[int]
