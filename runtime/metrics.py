@@ -53,8 +53,9 @@ def multitask_efficiency(problem: ProcedureProblem, runs: Sequence[Run], done_ke
     if not runs:
         return None
     finish = _finish(runs)
-    saved = max(Fraction(0), _sum([r.duration for r in runs]) - finish)
-    auto = _sum([problem.step(*k).duration for k in set(done_keys) if is_autonomous(problem.step(*k))])
+    saved = max(Fraction(0), _sum([r.duration for r in runs]) - (finish or 0))
+    done = [problem.step(*k) for k in set(done_keys)]
+    auto = _sum([s.duration for s in done if s is not None and is_autonomous(s)])
     return None if auto == 0 else saved / auto
 
 
@@ -169,8 +170,8 @@ def _lower_bound(problem: ProcedureProblem) -> LowerBound:
     for s in steps:
         for u in s.uses:
             load[u.resource] = load.get(u.resource, Fraction(0)) + s.duration
-    res = max((v / max(1, (problem.resource(r).capacity if problem.resource(r) else 1))
-               for r, v in load.items()), default=Fraction(0))
+    caps = {r: getattr(problem.resource(r), "capacity", 1) for r in load}
+    res = max((v / max(1, caps[r]) for r, v in load.items()), default=Fraction(0))
     return LowerBound(cp, agent, res)
 
 
@@ -219,7 +220,8 @@ def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None)
     p = result.problem
     clean_runs = result.clean_runs
     clean = result.clean_done
-    prog = progress(result)
+    total = len(p.steps)
+    prog = Fraction(len(clean), total) if total else Fraction(1)        # progress(result)
     e = multitask_efficiency(p, clean_runs, clean)
     lb = lower_bound(p)
     makespan = _finish(result.runs)             # result.makespan

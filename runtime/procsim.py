@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
+from heapq import heappush
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.events import CHECK, START
@@ -56,16 +57,20 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
     state.suppressed.update(suppress)
     state.planned.update(suppress)
     expected_end = state.expected_end
+    planned = state.planned
     queue = state.queue
+    heap, counter = queue._heap, queue.counter
     rank = state.agent_rank
+    step = problem._index().get                      # problem.step
     for c in chunks:
-        s = problem.step(c.task, c.step)
+        key = (c.task, c.step)
+        s = step(key)
         if s is not None:
-            state.planned.add(s.key)
+            planned.add(key)
             end = c.start + (c.duration if c.duration is not None else s.duration)
-            if expected_end.get(s.key) is None or end > expected_end[s.key]:
-                expected_end[s.key] = end
-        queue.push(c.start, START, c, rank.get(c.agent, 0), c.index)
+            if expected_end.get(key) is None or end > expected_end[key]:
+                expected_end[key] = end
+        heappush(heap, (c.start, START, rank.get(c.agent, 0), c.index, next(counter), c))   # queue.push
     if problem.limit is not None:
         queue.push(problem.limit, CHECK, ("limit",))
     while queue and not state.stopped:          # state.advance(), without its stop_on and until
@@ -130,11 +135,26 @@ def _whole_chunks(chunks: list):
 
 
 def _as_fractions(res: SimResult, problem: ProcedureProblem) -> SimResult:
-    """A whole-number replay's result with Fraction times and the original problem."""
-    F = Fraction
-    runs = tuple(Run(r.index, r.key, r.agent, F(r.start), F(r.duration), F(r.busy), r.seq) for r in res.runs)
-    violations = tuple(v if v.time is None else replace(v, time=F(v.time)) for v in res.violations)
-    out = SimResult(problem, violations, runs, {k: F(t) for k, t in res.done.items()}, res.first_violation_seq,
-                    res.stopped_early)
-    object.__setattr__(out, "_completing_map", res._completing)
+    """A whole-number replay's result with Fraction times and the original problem.  Its runs and violations
+    were made by this replay and are referenced nowhere else: their int times are replaced in place (frozen
+    records, hence ``object.__setattr__``), cheaper than building copies."""
+    made: dict = {}                 # int -> Fraction: a plan repeats its times and lengths
+
+    def F(x: int) -> Fraction:
+        f = made.get(x)
+        if f is None:
+            f = made[x] = Fraction(x)
+        return f
+
+    put = object.__setattr__
+    for r in res.runs:
+        put(r, "start", F(r.start))
+        put(r, "duration", F(r.duration))
+        put(r, "busy", F(r.busy))
+    for v in res.violations:
+        if v.time is not None:
+            put(v, "time", F(v.time))
+    out = SimResult(problem, res.violations, res.runs, {k: F(t) for k, t in res.done.items()},
+                    res.first_violation_seq, res.stopped_early)
+    put(out, "_completing_map", res._completing)
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 from fractions import Fraction
+from heapq import heappop
 from typing import Optional
 
 from chronoplan.compiler import ir
@@ -18,6 +19,7 @@ from chronoplan.runtime.events import CHECK, END, START, EventQueue
 from chronoplan.runtime.simtypes import Chunk, Run, SimResult, StepState, fmt_value, step_name
 from chronoplan.runtime.violations import Violation
 
+_new_run = object.__new__       # Run's dataclass __init__ (frozen: one object.__setattr__ per field) is slow
 NO_GOAL_CODES = frozenset({"E014", "E103", "E502"})   # skipped: the step's absence is already explained
 
 
@@ -289,7 +291,9 @@ class ProcState:
         return out
 
     def apply_start(self, c: Chunk, st: StepState, agent: str, d: Fraction, o: Fraction) -> Run:
-        run = Run(c.index, st.step.key, agent, c.start, d, o, self.seq)
+        run = _new_run(Run)                   # Run(c.index, st.step.key, agent, c.start, d, o, self.seq)
+        run.__dict__.update(index=c.index, key=st.step.key, agent=agent, start=c.start, duration=d, busy=o,
+                            seq=self.seq)
         if st.first_start is None:
             st.first_start, st.first_index = c.start, c.index
             for lag in st.step.lags:
@@ -409,9 +413,10 @@ class ProcState:
 
     def _next_event(self, checks: bool = True) -> None:
         """Pop the next event and run it (lag and deadline checks only when ``checks``)."""
-        t, kind, ev = self.queue.pop()
+        t, kind, _, _, _, ev = heappop(self.queue._heap)           # self.queue.pop()
         self.seq += 1
-        self.now = max(self.now, t)
+        if t > self.now:
+            self.now = t
         if kind == END:
             self._on_end(t, ev)
         elif kind == START:
