@@ -23,6 +23,21 @@ _new_run = object.__new__       # Run's dataclass __init__ (frozen: one object._
 NO_GOAL_CODES = frozenset({"E014", "E103", "E502"})   # skipped: the step's absence is already explained
 
 
+def _tables(problem: ProcedureProblem) -> tuple:
+    lag_dependents: dict = {}
+    setters: dict = {}
+    deadlines = []
+    for s in problem.steps:
+        for lag in s.lags:
+            lag_dependents.setdefault((s.task, lag.other), []).append((s.key, lag))
+        for u in s.uses:
+            for k, v in u.sets:
+                setters.setdefault((u.resource, k, v), []).append(s.key)
+        if s.deadline is not None:
+            deadlines.append((s.deadline, s.key))
+    return lag_dependents, setters, {r.name: r.capacity for r in problem.resources}, tuple(deadlines)
+
+
 class ProcState:
     """Mutable simulation state; ``check_start`` is pure, ``apply_start`` mutates."""
 
@@ -37,7 +52,6 @@ class ProcState:
         self.agent_rank = {a: i for i, a in enumerate(problem.agents)}
         self.agent_runs: dict = {a: [] for a in problem.agents}
         self.holders: dict = {r.name: [] for r in problem.resources}
-        self.capacity = {r.name: r.capacity for r in problem.resources}
         self.props: dict = {r.name: dict(r.properties) for r in problem.resources}
         self.queue = EventQueue()
         self.now = self.zero
@@ -47,21 +61,16 @@ class ProcState:
         self.stopped = False
         self.runs: list[Run] = []
         self.pending_lags: list = []          # (Y key, X key, lag) waiting for X to complete
-        self.lag_dependents: dict = {}        # X key -> [(Y key, lag)]
-        self.setters: dict = {}               # (resource, prop, value) -> [step keys]
+        # static tables, built once per problem and shared (read only): X key -> [(Y key, lag)],
+        # (resource, prop, value) -> [step keys], resource -> capacity, [(deadline, step key)]
+        self.lag_dependents, self.setters, self.capacity, deadlines = problem.memo("_procstate_tables", _tables)
         self.expected_end: dict = {}          # key -> planned completion (batch hints)
         self.planned: set = set()             # keys with a planned chunk (batch)
         self.suppressed: set = set()          # keys whose absence another violation explains
         self.lag_reported: set = set()
         self._seen = 0                        # violations already looked at by ``advance(stop_on=...)``
-        for s in problem.steps:
-            for lag in s.lags:
-                self.lag_dependents.setdefault((s.task, lag.other), []).append((s.key, lag))
-            for u in s.uses:
-                for k, v in u.sets:
-                    self.setters.setdefault((u.resource, k, v), []).append(s.key)
-            if s.deadline is not None:
-                self.queue.push(s.deadline, CHECK, ("deadline", s.key))
+        for deadline, key in deadlines:
+            self.queue.push(deadline, CHECK, ("deadline", key))
 
     # ------------------------------------------------------------------ helpers
 
@@ -188,8 +197,10 @@ class ProcState:
                                  f"{self.t(s.release)}", f"start {name} at or after {self.t(s.release)}",
                                  c.index, agent, t))
         if st.first_start is None:
-            out += self._check_prerequisites(st, c, agent)
-            out += self._check_lags_at_start(st, c, agent)
+            if s.prerequisites:
+                out += self._check_prerequisites(st, c, agent)
+            if s.lags:
+                out += self._check_lags_at_start(st, c, agent)
         o = self.occupation(s, d)
         if o > 0:
             busy = [r for r in self.agent_runs[agent] if r.start + r.busy > t and r.busy > 0]
