@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
-from heapq import heappush
+from heapq import heappop, heappush
 
 from chronoplan.compiler.instantiate import ProcedureProblem
-from chronoplan.runtime.events import CHECK, START
+from chronoplan.runtime.events import CHECK, END, START
 from chronoplan.runtime.procstate import ProcState
 from chronoplan.runtime.simtypes import Chunk, Run, SimResult, StepState, step_name
 
@@ -73,8 +73,18 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
         heappush(heap, (c.start, START, rank.get(c.agent, 0), c.index, next(counter), c))   # queue.push
     if problem.limit is not None:
         queue.push(problem.limit, CHECK, ("limit",))
-    while queue and not state.stopped:          # state.advance(), without its stop_on and until
-        state._next_event()
+    on_end, on_start, on_check = state._on_end, state.start, state._on_check
+    while heap and not state.stopped:           # state.advance(): state._next_event() for each event
+        t, kind, _, _, _, ev = heappop(heap)
+        state.seq += 1
+        if t > state.now:
+            state.now = t
+        if kind == END:
+            on_end(t, ev)
+        elif kind == START:
+            on_start(ev)
+        else:
+            on_check(t, ev)
     if state.stopped:
         state.run_out()
     else:
