@@ -13,6 +13,7 @@ Grid kitchens (orders on a map) are played by ``runtime.cli_play_kitchen`` (Para
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 
 def configure(p) -> None:
@@ -105,6 +106,8 @@ def run(args) -> int:
     if kitchen:
         from chronoplan.runtime.cli_play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)
+    assert problem is not None, "a step-level scenario has its procedure problem"
+    env: Any
     refusals = args.max_refusals if args.max_refusals is not None else (
         3 if args.protocol == "recipe2plan" else 5)
     if args.protocol == "recipe2plan":

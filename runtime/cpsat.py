@@ -236,7 +236,7 @@ class _Builder:
                 self.exact = False
                 self.notes.append(f"step {s.index} of {s.task} is cut into {n} pieces of {d // n} grid units")
             size = d // n
-            pieces = []
+            pieces: list = []
             for i in range(n):
                 ps = start if i == 0 else m.NewIntVar(lo, H, f"ps[{name}.{i}]")
                 pe = end if i == n - 1 else m.NewIntVar(lo, H, f"pe[{name}.{i}]")

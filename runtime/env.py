@@ -224,6 +224,7 @@ class Env:
         out, run = self.state.start(chunk, refuse=True)
         if out:
             return self._refuse(out[0])
+        assert run is not None, "a start without refusals has a run"
         self.refusals_in_row = 0
         text = self.texts[key]
         if run.busy >= run.duration:
@@ -254,7 +255,7 @@ class Env:
             new_t = max(t, self.limit)
         st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
         fatal = [v for v in st.violations[before:] if v.code in FATAL]
-        self.time = st.now if fatal else new_t
+        self.time = Fraction(st.now) if fatal else new_t
         if all(s.done_at is not None for s in st.steps.values()):
             self.done, self.success = True, not fatal
             self.end_reason = f"completed at {self._t(max(s.done_at for s in st.steps.values()))}."

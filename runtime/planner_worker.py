@@ -23,7 +23,7 @@ import json
 import sys
 import time
 from fractions import Fraction
-from typing import Optional
+from typing import Any, Optional
 
 # engine options a caller may set (runtime.planners.run_worker(params=...)); anything else is ignored
 OPTIONS = {"kairos": ("search",), "fast-downward": ("fast_downward_search_config",)}
@@ -116,7 +116,7 @@ def solve(engine: str, domain: str, problem: str, timeout: float, options: Optio
     status = {S.SOLVED_SATISFICING: "solved", S.SOLVED_OPTIMALLY: "solved",
               S.UNSOLVABLE_PROVEN: "unsolvable", S.UNSOLVABLE_INCOMPLETELY: "unsolvable",
               S.TIMEOUT: "timeout"}.get(res.status, "error")
-    out = {"status": status, "engine": engine, "actions": [], "message": "" if status != "error" else
+    out: dict[str, Any] = {"status": status, "engine": engine, "actions": [], "message": "" if status != "error" else
            f"{engine}: {res.status.name}", "read_seconds": round(read, 3), "solve_seconds": round(solved, 3)}
     if res.plan is not None and status == "solved":
         out["actions"] = _actions(res.plan)

@@ -27,12 +27,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Union
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.cpsat import Entry, Result
 from chronoplan.runtime.proctree import Tracker
+
+if TYPE_CHECKING:
+    from chronoplan.runtime.kitchen_solve import KitchenSolution
 
 
 @dataclass(frozen=True)
@@ -363,7 +366,8 @@ def _valid(problem: ProcedureProblem, entries) -> bool:
     return not res.violations
 
 
-def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> Result:
+def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0
+                   ) -> Union[Result, KitchenSolution]:
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
     if scen.kind is ir.ScenarioKind.GRID:
@@ -382,7 +386,8 @@ def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: fl
 
 
 def _entry(planner: str):
-    def solve(project: ir.Project, scenario: str, timeout: float = 60.0, workers: int = 2) -> Result:
+    def solve(project: ir.Project, scenario: str, timeout: float = 60.0, workers: int = 2
+              ) -> Union[Result, KitchenSolution]:
         from chronoplan.runtime.cpsat import SolverUnavailable
         try:
             return solve_scenario(project, scenario, planner, timeout)

@@ -18,7 +18,7 @@ import signal
 
 def _table() -> dict:
     """pid -> (ppid, pgid) of every process (empty without /proc)."""
-    out = {}
+    out: dict = {}
     try:
         names = os.listdir("/proc")
     except OSError:

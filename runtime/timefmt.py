@@ -10,7 +10,7 @@ from fractions import Fraction
 from chronoplan.compiler import ir
 
 
-def _num(x: Fraction) -> str:
+def _num(x: Fraction | int) -> str:
     if x.denominator == 1:
         return str(x.numerator)
     return f"{float(x):.6g}"

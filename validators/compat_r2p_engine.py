@@ -277,7 +277,7 @@ class _Run:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.steps = {name: [_StepState(s.time) for s in steps] for name, steps in model.recipes}
-        self.counted = {name: set() for name, _ in model.recipes}
+        self.counted: dict[str, set] = {name: set() for name, _ in model.recipes}
         self.objects = {name: _Object(dict(props)) for name, props in model.objects}
         self.cursor: Num = 0.0
         self.last_continuous: Optional[tuple[Num, Num]] = None
@@ -373,15 +373,16 @@ class _Run:
             if not p.completed:
                 return self._fail(Check.PREREQ_NOT_COMPLETED, a, i, f"{name} needs step {pre} of {a.recipe}, "
                                   "which is not completed", (a.recipe,))
-            if not (p.finished is not None and p.finished <= g):
+            fin = p.finished if p.finished is not None else float("inf")     # (completed: always set)
+            if not fin <= g:
                 return self._fail(Check.PREREQ_NOT_FINISHED, a, i, f"{name} starts at {fmt_clock(g)} but its "
-                                  f"prerequisite step {pre} of {a.recipe} finishes at {fmt_clock(p.finished)}",
-                                  (a.recipe,), p.finished)
+                                  f"prerequisite step {pre} of {a.recipe} finishes at {fmt_clock(fin)}",
+                                  (a.recipe,), fin)
         return None
 
     # -------------------------------------------------------------------------------- execution
     def execute(self, a: Action) -> None:
-        spec = self.model.steps_of(a.recipe)[a.step]
+        spec = self.model.steps_of(a.recipe)[a.step]   # type: ignore[index]  # checked: a known recipe
         me = self.steps[a.recipe][a.step]
         g, t = a.start, a.time
         me.time_left -= t

@@ -96,13 +96,13 @@ def read_text(text: str, model: Model) -> Parsed:
 
     try:
         for pos, m in enumerate(_FULL.finditer(body)):
-            step, recipe, dur, start = m.groups()
+            step, recipe, dur, start = m.groups("")
             actions.append(Action(seconds(start), int(step), names.setdefault(recipe, recipe), seconds(dur), pos))
         if not actions:
             for pos, m in enumerate(_SHORT.finditer(body)):
-                step_text, recipe, start = m.groups()
-                recipe, step = names.setdefault(recipe, recipe), int(step_text)
-                actions.append(Action(seconds(start), step, recipe, _whole_time(model, recipe, step), pos))
+                step_text, recipe_text, start = m.groups("")
+                recipe, number = names.setdefault(recipe_text, recipe_text), int(step_text)
+                actions.append(Action(seconds(start), number, recipe, _whole_time(model, recipe, number), pos))
     except ValueError as exc:             # int() of a step number over the interpreter's digit limit
         return Parsed((), 0, 0, Check.PARSE, f"parsing the plan raised {type(exc).__name__}: {str(exc)[:120]}")
     return ordered(actions, like)

@@ -27,7 +27,7 @@ agent, which the grader reads as an absent list), actions as above and a cell al
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.validators.paracook_read import MAX_ACTIONS, META_KEYS
@@ -46,7 +46,8 @@ class NotAKitchen(SchemaUnavailable):
 
 def _ancestors(project: ir.Project, kind: str) -> tuple:
     """``kind`` and its supertypes (types and resource subtypes, as the kitchen runtime reads them)."""
-    chain, cur = [], kind
+    chain: list[str] = []
+    cur: Optional[str] = kind
     while cur is not None and cur not in chain:
         chain.append(cur)
         if cur in project.types:
@@ -131,7 +132,7 @@ def paracook_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
     bare_props: dict = {k: {} for k in META_KEYS}
     bare_props["scenario"] = {"const": scen.name}
     bare_props.update(agent_props)
-    defs = {
+    defs: dict[str, Any] = {
         "agents": {"type": "object", "description": "each agent's action list",
                    "properties": agent_props, "additionalProperties": False, "minProperties": 1},
         "actions": {"type": "array", "maxItems": MAX_ACTIONS, "items": {"$ref": "#/$defs/action"}},

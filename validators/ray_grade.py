@@ -124,7 +124,7 @@ class _BatchGrader:
         valid, lines = [], []
         for i in range(len(plans)):
             plan = _native(plans[i])
-            target = self.scenario if names is None else _native(names[i])
+            target: Any = self.scenario if names is None else _native(names[i])     # Grader reports non-strings
             name = str(_native(names_col[i])) if names_col is not None else "<row>"
             report = self.grader.grade(target, plan, fmt=self.fmt, first=self.first, name=name)
             valid.append(bool(report.valid))

@@ -127,8 +127,8 @@ class ReactEnv:
         self.log: list[tuple[str, Feedback]] = []
         return self.observation()
 
-    def _t(self, x: Fraction) -> str:
-        return timefmt.clock(x, self.unit)
+    def _t(self, x: Optional[Fraction]) -> str:
+        return timefmt.clock(x, self.unit) if x is not None else "(not yet)"
 
     def _d(self, x: Fraction) -> str:
         return timefmt.duration(x, self.unit)
@@ -349,7 +349,7 @@ class ReactEnv:
                 return self._refusal(f"wait {arg[:40]}", [Violation(
                     "E104", f"cannot read the time \"{arg[:40]}\"",
                     "write \"wait until HH:MM:SS\" or \"wait 5 min\"", None, self.agent, t0)])
-            target = secs / self.unit.seconds + (0 if absolute else t0)
+            target = secs / (self.unit.seconds or 1) + (0 if absolute else t0)    # tick scenarios: 1 s = 1 tick
         if target < t0:
             return self._refusal(f"wait until {self._t(target)}", [Violation(
                 "E613", f"the current time is {self._t(t0)}; {self._t(target)} is in the past",

@@ -48,11 +48,15 @@ def picture(project: ir.Project, scenario: str, plan: Any, *, name: str = "<plan
     report = grader.grade(scenario, plan, name=name, decoded=decoded, fmt=fmt)
     value = plan_of(plan, decoded)
     scen = project.scenario(scenario)
+    family = family_of(scen)
+    empty = "nothing to simulate" if family.chart is not None else family.lacks("chart")
     try:
-        chart = family_of(scen).chart(grader, scen, value, report, fmt)
+        if family.chart is not None:
+            return Picture(report, family.chart(grader, scen, value, report, fmt))
     except (InstantiationError, CompileFailure):      # the report says why (E012): a chart without bars
-        chart = Chart(_title(report, "nothing to simulate"), (Row("(no run)"),), (), "time",
-                      notes=notes_for(report.errors, ir.TimeUnit.TICK), valid=report.valid)
+        pass
+    chart = Chart(_title(report, empty), (Row("(no run)"),), (), "time",
+                  notes=notes_for(report.errors, ir.TimeUnit.TICK), valid=report.valid)
     return Picture(report, chart)
 
 

@@ -24,9 +24,10 @@ def _example(project: Optional[ir.Project], tool: str, name: str, today) -> Any:
     """A value standing for the reference wildcard ``_`` (typed when the project is given)."""
     t = project.tools.get(tool) if project is not None else None
     p = next((p for p in t.params if p.name == name), None) if t else None
-    kind = p.type.kind if p else "str"
-    if kind == "enum":
-        return p.type.values[0]
+    ptype = p.type if p is not None else None
+    kind = ptype.kind if ptype is not None else "str"
+    if ptype is not None and kind == "enum":
+        return ptype.values[0]
     if kind == "date":
         return (today.isoformat() if today else "2025-01-01")
     return EXAMPLES.get(kind, "any text")

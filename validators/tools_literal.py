@@ -159,7 +159,7 @@ class _Parser:
         start = self.i
         quote = q * 3 if s.startswith(q * 3, self.i) else q
         self.i += len(quote)
-        out = []
+        out: list = []
         while True:
             if self.i >= len(s):
                 raise LiteralError("unterminated string", start)
@@ -229,7 +229,8 @@ class _Parser:
             self.i += 1
             parts.append(self.name())
         name = ".".join(parts)
-        positional, keywords = [], []
+        positional: list = []
+        keywords: list = []
         if self.peek() == "(":
             self.i += 1
             while self.peek() != ")":

@@ -85,7 +85,7 @@ def _tool_branch(tool: ir.Tool, today) -> dict:
         props[p.name] = s
     required = [p.name for p in tool.params if p.required]
     args = {"type": "object", "properties": props, "required": required, "additionalProperties": False}
-    branch = {
+    branch: dict[str, Any] = {
         "type": "object",
         "title": tool.name,
         "properties": {

@@ -42,7 +42,7 @@ def closure(ids: Iterable[int], edges: Iterable[tuple[int, int]]) -> set[tuple[i
     for a, b in edges:
         if a in succ and b in succ and a != b:
             succ[a].add(b)
-    out = set()
+    out: set = set()
     for start in ids:
         seen, stack = set(), list(succ[start])
         while stack:

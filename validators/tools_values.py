@@ -140,7 +140,7 @@ def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = Non
         if format_ok(kind, value):
             return None
         resolved = resolve_date(value, today) if kind in ("date", "datetime") and today is not None else None
-        if resolved is not None:
+        if resolved is not None and today is not None:
             return ("T602", f"{value!r} is a relative date, not a {kind}",
                     f"resolve it from today ({today.isoformat()}): {value.strip()!r} is {resolved.isoformat()}")
         hint = f"write it like {_EXAMPLES[kind]}"
@@ -224,15 +224,10 @@ def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -
         return isinstance(plan, (int, Fraction)) and Fraction(plan) == Fraction(ref)
     if not isinstance(ref, str) or not isinstance(plan, str):
         return plan == ref
-    if kind == "date":
-        a, b = parse_iso_date(plan), parse_iso_date(ref)
-        return a is not None and a == b
-    if kind == "time":
-        a, b = parse_time(plan), parse_time(ref)
-        return a is not None and a == b
-    if kind == "datetime":
-        a, b = parse_datetime(plan), parse_datetime(ref)
-        return a is not None and a == b
+    parse = {"date": parse_iso_date, "time": parse_time, "datetime": parse_datetime}.get(kind)
+    if parse is not None:
+        a = parse(plan)
+        return a is not None and a == parse(ref)
     if kind == "email":
         return plan.strip().lower() == ref.strip().lower()
     if kind in ("str", "any"):
