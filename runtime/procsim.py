@@ -26,6 +26,7 @@ plan's own timeline) and skips actions that cannot run at all (unknown names, re
 """
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable
 from dataclasses import replace
 from fractions import Fraction
@@ -44,12 +45,22 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
     """Batch replay of a whole plan; ``first`` stops at the first violation (in event order).
     ``suppress``: steps not to report as missing (their entries were unreadable)."""
     chunks = chunks if isinstance(chunks, (list, tuple)) else list(chunks)
-    whole = problem.memo("_whole_problem", _whole_problem)
-    if whole is not False:
-        whole_chunks = _whole_chunks(chunks)
-        if whole_chunks is not None:
-            return _as_fractions(_replay(whole, whole_chunks, first, suppress, True), problem)
-    return _replay(problem, chunks, first, suppress, False)
+    # The replay makes no reference cycles (everything it allocates is freed by reference counting), but a
+    # long plan allocates enough objects for the cyclic collector to run full collections over the whole
+    # heap again and again (super-linear time in the plan's length): it is paused meanwhile.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        whole = problem.memo("_whole_problem", _whole_problem)
+        if whole is not False:
+            whole_chunks = _whole_chunks(chunks)
+            if whole_chunks is not None:
+                return _as_fractions(_replay(whole, whole_chunks, first, suppress, True), problem)
+        return _replay(problem, chunks, first, suppress, False)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iterable, whole: bool) -> SimResult:

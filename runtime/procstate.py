@@ -8,6 +8,7 @@ replay (``procsim.simulate``) and the interactive environment (``runtime.env``).
 from __future__ import annotations
 
 import copy
+from dataclasses import MISSING, fields
 from fractions import Fraction
 from heapq import heappop
 from typing import Optional
@@ -20,6 +21,8 @@ from chronoplan.runtime.simtypes import Chunk, Run, SimResult, StepState, fmt_va
 from chronoplan.runtime.violations import Violation
 
 _new_run = object.__new__       # Run's dataclass __init__ (frozen: one object.__setattr__ per field) is slow
+_STEP_STATE = {f.name: f.default for f in fields(StepState)}       # every field but ``step`` has a plain default
+assert all(f.default_factory is MISSING for f in fields(StepState)) and not hasattr(StepState, "__post_init__")
 NO_GOAL_CODES = frozenset({"E014", "E103", "E502"})   # skipped: the step's absence is already explained
 
 
@@ -47,7 +50,12 @@ class ProcState:
         self.first = first
         self.zero = 0 if whole else Fraction(0)   # whole: every time is an int (procsim's whole-number replay)
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
-        self.steps: dict = {s.key: StepState(s, self.zero) for s in problem.steps}
+        self.steps: dict = {}                 # {s.key: StepState(s, self.zero)}, without the dataclass __init__
+        blank = dict(_STEP_STATE, progress=self.zero)
+        for s in problem.steps:
+            st = _new_run(StepState)
+            st.__dict__.update(blank, step=s)
+            self.steps[s.key] = st
         self.tasks = set(problem.tasks)
         self.agent_rank = {a: i for i, a in enumerate(problem.agents)}
         self.agent_runs: dict = {a: [] for a in problem.agents}
