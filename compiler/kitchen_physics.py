@@ -155,14 +155,15 @@ class Physics:
 
 
 def _is_station(p: ir.Project, typ: str) -> bool:
-    seen = set()
-    while typ and typ not in seen:
-        if typ == "station":
+    seen: set[str] = set()
+    cur: Optional[str] = typ
+    while cur and cur not in seen:
+        if cur == "station":
             return True
-        seen.add(typ)
-        t = p.types.get(typ)
-        r = p.resources.get(typ)
-        typ = (t.parent if t is not None else None) or (r.parent if r is not None else None)
+        seen.add(cur)
+        t = p.types.get(cur)
+        r = p.resources.get(cur)
+        cur = (t.parent if t is not None else None) or (r.parent if r is not None else None)
     return False
 
 

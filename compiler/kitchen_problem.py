@@ -142,7 +142,8 @@ def ancestors(p: ir.Project) -> dict:
         parent[n] = r.parent or parent.get(n) or "object"
     out = {}
     for t in parent:
-        chain, cur = [], t
+        chain: list[str] = []
+        cur: Optional[str] = t
         while cur is not None and cur not in chain:
             chain.append(cur)
             cur = parent.get(cur)

@@ -236,10 +236,12 @@ class _Export:
     def state(self, attr: str, value, x: str) -> Lit:
         return _lit(f"{value_code(attr)}-{value_code(value)}", x)
 
-    def attr_conds(self, a: ir.Action, var: str, x: str) -> list:
+    def attr_conds(self, a: ir.Action, var: Optional[str], x: str) -> list:
         """The state facts of PDDL variable ``x`` that the start conditions of ``a`` require of its parameter
-        ``var`` (``d.clean == true`` -> ``(clean-true ?p)``)."""
-        out = []
+        ``var`` (``d.clean == true`` -> ``(clean-true ?p)``; none when the shape has no such parameter)."""
+        out: list = []
+        if var is None:
+            return out
         for cond in a.conditions:
             if cond.when is not ir.When.START:
                 continue
@@ -384,7 +386,7 @@ class _Export:
                 continue
             v = self.world.attr_defaults.get(attr.name)
             if v is not None:
-                out.append(self.state(attr.name, v, name or self.item(obj)))
+                out.append(self.state(attr.name, v, name or self.item(obj or typ)))
         return out
 
     def turn(self, k: int) -> str:

@@ -206,7 +206,7 @@ def episode(env, lines, out) -> dict:
     world = env.world
     reader = LineReader(world.agents, world.surfaces)
     tty = hasattr(lines, "isatty") and lines.isatty() and hasattr(out, "isatty") and out.isatty()
-    counts = {"batches": 0, "unreadable": 0, "errors": []}
+    counts: dict[str, Any] = {"batches": 0, "unreadable": 0, "errors": []}
     print(f"scenario {world.scenario.name}: orders {', '.join(d.name for d in world.orders)}", file=out)
     print(help_text(world, reader), file=out)
     print(env.text(), file=out)

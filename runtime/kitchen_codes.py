@@ -7,7 +7,6 @@ docs/benchmarks/paracook.md lists this table and a test keeps the two equal.
 """
 from __future__ import annotations
 
-from chronoplan.compiler.codes import Scope, codes_in
+from chronoplan.compiler.codes import Scope, category_table
 
-KCODES: dict[str, tuple[str, str]] = {
-    c: (v.category.value, v.title) for c, v in codes_in(Scope.READING, Scope.KITCHEN).items()}
+KCODES: dict[str, tuple[str, str]] = category_table(Scope.READING, Scope.KITCHEN)

@@ -62,7 +62,7 @@ class KitchenEnv:
         self.actions: dict = {a: [] for a in self.world.agents}
         self.batches = 0
         self.extra_errors: list = []
-        self._bounds = None
+        self._bounds: Optional[dict] = None
         return self.observation()
 
     # ------------------------------------------------------------------ stepping
@@ -79,7 +79,7 @@ class KitchenEnv:
         """Run one batch ``{agent: [action dicts]}``; unknown agents and malformed batches are errors."""
         sim = self.sim
         before = len(sim.errors)
-        extra = []
+        extra: list = []
         if not isinstance(batch, dict):
             extra.append(PlanError("E010", f"a batch is an object {{agent: [actions]}}, got {type(batch).__name__}",
                                    "send {\"agent1\": [{\"action\": \"MoveTo\", \"target\": [x, y]}]}", None,

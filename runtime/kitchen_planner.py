@@ -22,7 +22,7 @@ class _Planner:
         self.w = world
         self.sim = KitchenSim(world)
         self.st = self.sim.st
-        self.out = {a: [] for a in world.agents}
+        self.out: dict[str, list] = {a: [] for a in world.agents}
         self.plan_end = {a: 0 for a in world.agents}
         self.on = world.roles["placement"]
         self.inside = world.roles["containment"]
@@ -163,7 +163,8 @@ class _Planner:
         raise PlanningError(f"no stove with a {ctype}")
 
     def dish(self, agent: str, dish) -> None:
-        cooked, plain = [], []
+        cooked: list = []
+        plain: list = []
         for kind, _attr, value, count in dish.items:
             for _ in range(count):
                 (cooked if value == "cooked" else plain).append((kind, value))

@@ -171,7 +171,7 @@ def _deviation(sim, runs: dict, meant: dict) -> Optional[str]:
 
 def retime(world, steps: list, classical: bool) -> tuple:
     """(plan {agent: [ParaCook actions]}, None) or (partial plan, why it failed)."""
-    out = {a: [] for a in world.agents}
+    out: dict[str, list] = {a: [] for a in world.agents}
     free = {a: Fraction(0) for a in world.agents}
     placed: list = []                              # (MappedStep, simulator end)
     meant: dict = {}                               # (agent, index in its list) -> the operator the planner chose
@@ -235,7 +235,7 @@ def _run_variants(planner: str, runs: list, timeout: float, workdir: Path, run_w
         try:
             pending = {pool.submit(one, i) for i in range(len(runs))}
             while pending:
-                left = None if until is None else max(0.0, until - time.perf_counter())
+                left: Optional[float] = None if until is None else max(0.0, until - time.perf_counter())
                 done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i, out = fut.result()

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from chronoplan.compiler.codes import CATEGORY, Category, Scope, codes_in
+from chronoplan.compiler.codes import CATEGORY, Category, Scope, category_table
 
-CODES: dict[str, tuple[str, str]] = {
-    c: (v.category.value, v.title) for c, v in codes_in(Scope.READING, Scope.GRADING, Scope.STEPS).items()}
+CODES: dict[str, tuple[str, str]] = category_table(Scope.READING, Scope.GRADING, Scope.STEPS)
 
 
 def json_number(x: Any) -> Any:

@@ -403,6 +403,13 @@ def test_hostile_plans_never_raise(pin):
         json.dumps(rep.to_json(), allow_nan=False)
 
 
+def test_a_negative_time_names_its_entry_not_an_agent(pin):
+    compat, _ = pin
+    plan = '{"schedule": [{"task": "Tart", "step": 0, "start": 0}, {"task": "Tart", "step": 1, "start": -5}]}'
+    err = compat.grade("Tart_only", plan).errors[0].to_json()
+    assert (err["code"], err["index"], err["agent"]) == ("E010", 1, None)
+
+
 def test_a_million_actions(pin):
     compat, _ = pin
     t0 = time.process_time()

@@ -105,7 +105,7 @@ def _from_chunks(chunks: Sequence[Chunk], model: Model) -> tuple[list[Action], O
     for c in chunks:
         if c.start < 0 or (c.duration is not None and c.duration < 0):
             return [], PlanError("E010", f"entry {c.index}: a negative time cannot be written in the "
-                                 "original evaluator's Step(...) text", "use times of 0 or more", None, c.index)
+                                 "original evaluator's Step(...) text", "use times of 0 or more", c.index)
         steps = model.steps_of(c.task)
         if c.duration is None:        # the 3-field form: the step's whole time (0 when there is no such step)
             dur: Num = steps[c.step].time if steps is not None and 0 <= c.step < len(steps) else 0
