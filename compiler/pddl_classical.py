@@ -18,7 +18,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.compiler.pddl_common import ActionInfo, PddlExport, header, step_spans, time_scale, warning
 from chronoplan.compiler.pddl_names import NameMap, slug, value_code
-from chronoplan.compiler.pddl_write import Action, Domain, Lit, Predicate, Problem
+from chronoplan.compiler.pddl_write import Domain, Lit, PddlAction, Predicate, Problem
 
 
 def export_classical(problem: ProcedureProblem, project: Optional[ir.Project] = None) -> PddlExport:  # noqa: C901
@@ -84,7 +84,7 @@ def export_classical(problem: ProcedureProblem, project: Optional[ir.Project] = 
                 eff.append(prop(u.resource, k, v))
                 eff += [prop(u.resource, k, w, False) for w in values[(u.resource, k)] if w != v]
         name = n.name(("step", s.key), "step", s.task, s.index)
-        actions.append(Action(name, (), tuple(pre), tuple(eff), scale.to_pddl(s.duration),
+        actions.append(PddlAction(name, (), tuple(pre), tuple(eff), scale.to_pddl(s.duration),
                               f'{where}: "{s.text}" ({s.duration} {unit})'))
         info[name] = ActionInfo("step", s.key)
     if p.limit is not None:

@@ -37,7 +37,7 @@ from chronoplan.compiler.kitchen_physics import Physics, Shape, conjuncts, liter
 from chronoplan.compiler.kitchen_problem import KitchenError, KitchenProblem
 from chronoplan.compiler.pddl_common import ExportError, PddlExport, TimeScale, error, unroll_limit, warning
 from chronoplan.compiler.pddl_names import NameMap, value_code
-from chronoplan.compiler.pddl_write import Action, Domain, DurativeAction, Lit, Predicate, Problem
+from chronoplan.compiler.pddl_write import Domain, DurativeAction, Lit, PddlAction, Predicate, Problem
 
 TICK = 10                      # PDDL ticks per scenario time unit (an interaction lasts one tick)
 MAX_MOVE_FACTS = 200_000       # (dist-K from to) facts; beyond that the export refuses (huge maps)
@@ -395,7 +395,7 @@ class _Export:
     def predicates(self) -> list:
         used: dict = {}
         for a in self.actions:
-            lits = (a.pre + a.eff) if isinstance(a, Action) else \
+            lits = (a.pre + a.eff) if isinstance(a, PddlAction) else \
                 (a.cond_start + a.cond_all + a.cond_end + a.eff_start + a.eff_end)
             for lit in lits:
                 used.setdefault(lit.pred, len(lit.args))
@@ -486,7 +486,7 @@ class _Export:
         if self.classical:
             eff = [lit.negate() for lit in consumed] + list(produced)
             pre += list(consumed) + list(released) + list(during)
-            self.actions.append(Action(name, params, tuple(pre), tuple(_net(eff)), cost=duration, comment=comment))
+            self.actions.append(PddlAction(name, params, tuple(pre), tuple(_net(eff)), cost=duration, comment=comment))
             return
         lock = [_lit("idle", "?a")]
         self.actions.append(DurativeAction(
@@ -628,7 +628,7 @@ class _Export:
         self.info[name] = KitchenAction(None, what)
         params = tuple((v, self.ptype(t)) for v, t in params)
         if self.classical:
-            self.actions.append(Action(name, params, pre + keep + end_cond, tuple(_net(list(eff_start + eff_end))),
+            self.actions.append(PddlAction(name, params, pre + keep + end_cond, tuple(_net(list(eff_start + eff_end))),
                                        cost=Fraction(0), comment=comment))
             return
         self.actions.append(DurativeAction(name, params, self.ticks(duration), False, cond_start=pre + keep,

@@ -52,7 +52,7 @@ class DurativeAction:
 
 
 @dataclass(frozen=True)
-class Action:
+class PddlAction:
     name: str
     params: tuple[tuple[str, str], ...]
     pre: tuple[Lit, ...] = ()
@@ -123,7 +123,7 @@ def _durative(a: DurativeAction) -> list:
     return out
 
 
-def _action(a: Action) -> list:
+def _action(a: PddlAction) -> list:
     out = _comment(a.comment, "  ")
     out.append(f"  (:action {a.name}")
     out.append(f"   :parameters ({_params(a.params)})")

@@ -1,7 +1,7 @@
 """Interactive kitchen environment for closed-loop agents (ParaCook's MultiStepReAct protocol).
 
 Input: a compiled ``kitchen_world.World``; then batches ``{agent: [ParaCook action, ...]}``.  Output:
-``reset() -> observation``; ``step(batch) -> Feedback`` (the observation after the batch, the errors it
+``reset() -> observation``; ``step(batch) -> KitchenFeedback`` (the observation after the batch, the errors it
 caused, the time, done/success); ``metrics()``; ``plan()`` -- the equivalent ParaCook plan (with the idle
 gaps between batches written as Wait actions), which the batch validator grades identically.
 
@@ -33,7 +33,7 @@ def jnum(x: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class Feedback:
+class KitchenFeedback:
     observation: dict
     errors: tuple = ()
     time: Any = 0
@@ -75,7 +75,7 @@ class KitchenEnv:
             return True
         return self.max_errors is not None and len(sim.errors) >= self.max_errors
 
-    def step(self, batch: dict) -> Feedback:
+    def step(self, batch: dict) -> KitchenFeedback:
         """Run one batch ``{agent: [action dicts]}``; unknown agents and malformed batches are errors."""
         sim = self.sim
         before = len(sim.errors)
@@ -116,18 +116,18 @@ class KitchenEnv:
             sim.t = self.max_time
         return self._feedback(before, extra)
 
-    def wait(self, duration) -> Feedback:
+    def wait(self, duration) -> KitchenFeedback:
         """Let the world run for ``duration`` without new actions (cooking, plates coming back)."""
         before = len(self.sim.errors)
         self.sim.run(until=self.sim.t + duration)
         return self._feedback(before, [])
 
-    def _feedback(self, before: int, extra: list) -> Feedback:
+    def _feedback(self, before: int, extra: list) -> KitchenFeedback:
         sim = self.sim
         self.extra_errors += extra
         errors = tuple(extra) + tuple(sim.errors[before:])
         done = self.done
-        return Feedback(self.observation(), errors, sim.t, done, len(sim.served) == len(self.world.orders))
+        return KitchenFeedback(self.observation(), errors, sim.t, done, len(sim.served) == len(self.world.orders))
 
     # ------------------------------------------------------------------ views
     def observation(self) -> dict:

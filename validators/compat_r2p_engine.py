@@ -220,7 +220,7 @@ class _Object:
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class OAction:
     """One parsed action: start and duration in seconds (floats from text), step, recipe, written position."""
 
     start: Num
@@ -233,7 +233,7 @@ class Action:
 @dataclass(frozen=True)
 class Failure:
     check: Check
-    action: Optional[Action]
+    action: Optional[OAction]
     order: int                                  # the original's action number (position in start order)
     detail: str                                 # our words, with the numbers of the case
     words: tuple[str, ...] = ()                 # names the original's message shows (for error_type)
@@ -286,7 +286,7 @@ class _Run:
         self.sum_time: Num = 0
 
     # -------------------------------------------------------------------------------- checks
-    def _fail(self, check: Check, a: Action, i: int, detail: str, words: tuple = (), *stamps: Num) -> Failure:
+    def _fail(self, check: Check, a: OAction, i: int, detail: str, words: tuple = (), *stamps: Num) -> Failure:
         if any(not isfinite(t) for t in stamps):
             # the original formats these times into its message; int(inf) raises, which it reports as an
             # unexpected error instead of the check's message
@@ -309,7 +309,7 @@ class _Run:
             return s1 < start < e1
         return max(s1, start) < min(e1, end)
 
-    def check(self, a: Action, i: int) -> Optional[Failure]:
+    def check(self, a: OAction, i: int) -> Optional[Failure]:
         steps = self.model.steps_of(a.recipe)
         if steps is None:
             return self._fail(Check.UNKNOWN_RECIPE, a, i, f"step {a.step} of {a.recipe}: {a.recipe} is not one of "
@@ -347,7 +347,7 @@ class _Run:
                                       f"it is {_show(have)}", (a.recipe, use.obj, key, _show(need), _show(have)), g)
         return self._goal_check(a, i, spec, name)
 
-    def _goal_check(self, a: Action, i: int, spec: OStep, name: str) -> Optional[Failure]:
+    def _goal_check(self, a: OAction, i: int, spec: OStep, name: str) -> Optional[Failure]:
         states = self.steps[a.recipe]
         me = states[a.step]
         g, t = a.start, a.time
@@ -381,7 +381,7 @@ class _Run:
         return None
 
     # -------------------------------------------------------------------------------- execution
-    def execute(self, a: Action) -> None:
+    def execute(self, a: OAction) -> None:
         spec = self.model.steps_of(a.recipe)[a.step]   # type: ignore[index]  # checked: a known recipe
         me = self.steps[a.recipe][a.step]
         g, t = a.start, a.time
@@ -448,7 +448,7 @@ def _secs(x: Num) -> str:
     return f"{int(x)} s" if float(x).is_integer() else f"{float(x):g} s"
 
 
-def run(model: Model, actions: Sequence[Action]) -> Outcome:
+def run(model: Model, actions: Sequence[OAction]) -> Outcome:
     """Execute ``actions`` (in the original's order) until the first failure."""
     state = _Run(model)
     for i, a in enumerate(actions):

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from chronoplan.validators.compat_r2p_engine import Action, Check, Model, Num
+from chronoplan.validators.compat_r2p_engine import Check, Model, Num, OAction
 
 THINK_END = "</think>"
 # The original's substitutions are r"(\d+) min" etc.  A match can only start where a run of digits starts
@@ -41,7 +41,7 @@ _LENIENT = re.compile(r"step\s*\(", re.I)           # what chronoplan's own read
 
 @dataclass(frozen=True)
 class Parsed:
-    actions: tuple[Action, ...] = ()        # the original's order
+    actions: tuple[OAction, ...] = ()        # the original's order
     entries: int = 0                        # entries read
     skipped: int = 0                        # Step(-like entries (any case, any spacing) not read
     failure: Optional[Check] = None         # PARSE or NO_ACTIONS
@@ -86,7 +86,7 @@ def read_text(text: str, model: Model) -> Parsed:
     body = normalise(text)
     names: dict = {}
     times: dict = {}                      # each distinct time text is converted once
-    actions: list[Action] = []
+    actions: list[OAction] = []
 
     def seconds(field: str) -> float:
         t = times.get(field)
@@ -97,18 +97,18 @@ def read_text(text: str, model: Model) -> Parsed:
     try:
         for pos, m in enumerate(_FULL.finditer(body)):
             step, recipe, dur, start = m.groups("")
-            actions.append(Action(seconds(start), int(step), names.setdefault(recipe, recipe), seconds(dur), pos))
+            actions.append(OAction(seconds(start), int(step), names.setdefault(recipe, recipe), seconds(dur), pos))
         if not actions:
             for pos, m in enumerate(_SHORT.finditer(body)):
                 step_text, recipe_text, start = m.groups("")
                 recipe, number = names.setdefault(recipe_text, recipe_text), int(step_text)
-                actions.append(Action(seconds(start), number, recipe, _whole_time(model, recipe, number), pos))
+                actions.append(OAction(seconds(start), number, recipe, _whole_time(model, recipe, number), pos))
     except ValueError as exc:             # int() of a step number over the interpreter's digit limit
         return Parsed((), 0, 0, Check.PARSE, f"parsing the plan raised {type(exc).__name__}: {str(exc)[:120]}")
     return ordered(actions, like)
 
 
-def ordered(actions: list[Action], like: int = 0) -> Parsed:
+def ordered(actions: list[OAction], like: int = 0) -> Parsed:
     """Actions in written order -> ``Parsed`` with the original's stable sort by start."""
     n = len(actions)
     if not n:
@@ -118,5 +118,5 @@ def ordered(actions: list[Action], like: int = 0) -> Parsed:
     return Parsed(tuple(actions), n, max(0, like - n))
 
 
-def _start(a: Action) -> Num:
+def _start(a: OAction) -> Num:
     return a.start

@@ -26,7 +26,7 @@ from typing import Any, Optional
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators import compat_r2p_engine as engine
-from chronoplan.validators.compat_r2p_engine import Action, Check, Model, NotRepresentable, Num
+from chronoplan.validators.compat_r2p_engine import Check, Model, NotRepresentable, Num, OAction
 from chronoplan.validators.compat_r2p_read import Parsed, ordered, read_text
 from chronoplan.validators.compat_r2p_speed import complete_speed
 from chronoplan.validators.plan_text import MAX_TEXT, PLAN_KEYS, REPLY_KEYS, decode
@@ -98,7 +98,7 @@ def _seconds(x: Fraction, unit: int) -> Num:
     return int(s) if s.denominator == 1 else float(s)
 
 
-def _from_chunks(chunks: Sequence[Chunk], model: Model) -> tuple[list[Action], Optional[PlanError]]:
+def _from_chunks(chunks: Sequence[Chunk], model: Model) -> tuple[list[OAction], Optional[PlanError]]:
     """chronoplan's timed actions (scenario unit) -> the original's actions (seconds, written order); the
     original's text cannot hold a negative time, so one is refused."""
     out = []
@@ -111,7 +111,7 @@ def _from_chunks(chunks: Sequence[Chunk], model: Model) -> tuple[list[Action], O
             dur: Num = steps[c.step].time if steps is not None and 0 <= c.step < len(steps) else 0
         else:
             dur = _seconds(c.duration, model.unit_seconds)
-        out.append(Action(_seconds(c.start, model.unit_seconds), c.step, c.task, dur, c.index))
+        out.append(OAction(_seconds(c.start, model.unit_seconds), c.step, c.task, dur, c.index))
     return out, None
 
 

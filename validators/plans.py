@@ -2,7 +2,7 @@
 
 Input: a plan as text (JSON, JSON Lines, Recipe2Plan ``Step(3, Cobbler, 00:01:00, 00:02:00), ...``) or as
 a decoded JSON value, the scenario's time unit and optionally a forced format.  Output: ``ReadPlan`` with
-``PlanAction`` values (times exact, in the scenario's unit), the syntax/schema errors found (each with its
+``Chunk`` values (times exact, in the scenario's unit), the syntax/schema errors found (each with its
 JSON path) and, for formats graded elsewhere (paracook, tools, planningarena), the decoded value.
 Never raises on bad input.  Formats: ``schedule`` ({"schedule": [{"task","step","start","duration"?,
 "agent"?}]} or a bare list of such objects), ``recipe2plan`` (the text form, or plan.json's
@@ -53,13 +53,12 @@ _VALIDATORS = {id(s): Draft202012Validator(s) for s in (_OBJECT_SCHEMA, _LIST_SC
 
 
 # One timed action is the simulator's Chunk: (index, task, step, start, duration=None, agent=None).
-PlanAction = Chunk
 
 
 @dataclass(frozen=True)
 class ReadPlan:
     format: Optional[str]
-    actions: tuple[PlanAction, ...] = ()
+    actions: tuple[Chunk, ...] = ()
     errors: tuple[PlanError, ...] = ()
     scenario: Optional[str] = None          # top-level "scenario" key
     data: Any = None                        # the decoded value (for formats graded elsewhere)
@@ -232,7 +231,7 @@ def _read_schedule(value: Any, unit: ir.TimeUnit) -> ReadPlan:
             if isinstance(task, str) and num is not None:
                 skipped.append((task, num))
             continue
-        actions.append(PlanAction(i, task, num, start, dur, agent))
+        actions.append(Chunk(i, task, num, start, dur, agent))
     return ReadPlan("schedule", tuple(actions), tuple(errors), scenario, value, tuple(skipped))
 
 
@@ -260,7 +259,7 @@ def _read_r2p_list(value: list, unit: ir.TimeUnit) -> ReadPlan:
                                     "write the step index as an integer", i))
         if start is None or (len(e) == 4 and dur is None) or step is None:
             continue
-        actions.append(PlanAction(i, e[1], step, start * scale, None if dur is None else dur * scale))
+        actions.append(Chunk(i, e[1], step, start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, value)
 
 
@@ -382,7 +381,7 @@ def read_fields(text: str, fields: list, unit: ir.TimeUnit) -> Optional[ReadPlan
         d = times.get(dur, _MISSING)
         if d is _MISSING:
             d = times[dur] = Fraction(clock_seconds(dur), unit.seconds)
-        actions.append(PlanAction(i, task, step, t, d))
+        actions.append(Chunk(i, task, step, t, d))
     return ReadPlan("recipe2plan", tuple(actions), (), None, text)
 
 
@@ -438,7 +437,7 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
         if start > MAX_NUMBER or (dur is not None and dur > MAX_NUMBER):
             errors.append(PlanError("E011", f"entry {i}: time out of range", "use a plausible time", i))
             continue
-        actions.append(PlanAction(i, task, step, start * scale, None if dur is None else dur * scale))
+        actions.append(Chunk(i, task, step, start * scale, None if dur is None else dur * scale))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, text)
 
 

@@ -4,7 +4,7 @@ Input: a one-agent ``ProcedureProblem`` whose unit has seconds; then, per call, 
 timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)`` (step, recipe, duration, start; also the 3-argument
 form and "10 min" durations, read by ``validators.plans``; LLM chatter around them is ignored),
 ``wait`` / ``wait 5 min`` / ``wait until 00:20:00``, or ``finish`` ("Action: Finish").  Output:
-``env.reset() -> observation``, ``env.step(text) -> (observation, Feedback)`` where ``Feedback`` has one
+``env.reset() -> observation``, ``env.step(text) -> (observation, ReactFeedback)`` where ``ReactFeedback`` has one
 ``ActionFeedback`` per action tried (accepted, or refused with an E-code, our category, the paper's
 Table 14 label and a hint); ``env.critique(plan_text) -> validators.report.Report`` (critic mode: the
 whole plan at once); ``env.metrics()``; ``env.plan_text()`` (the accepted actions as Step(...) text).
@@ -78,7 +78,7 @@ class ActionFeedback:
 
 
 @dataclass(frozen=True)
-class Feedback(BaseFeedback):
+class ReactFeedback(BaseFeedback):
     """The answer to one call; ``code``/``category``/``label``/``hint`` are those of its first refusal."""
 
     label: str = ""
@@ -124,7 +124,7 @@ class ReactEnv:
         self.success = False
         self.end_reason = ""
         self.end_violations: tuple[Violation, ...] = ()
-        self.log: list[tuple[str, Feedback]] = []
+        self.log: list[tuple[str, ReactFeedback]] = []
         return self.observation()
 
     def _t(self, x: Optional[Fraction]) -> str:
@@ -208,10 +208,10 @@ class ReactEnv:
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ acting
-    def step(self, command: Any) -> tuple[str, Feedback]:
+    def step(self, command: Any) -> tuple[str, ReactFeedback]:
         t0 = self.time
         if self.done:
-            return self.observation(), Feedback(False, "The episode is over.", t0, done=True, success=self.success)
+            return self.observation(), ReactFeedback(False, "The episode is over.", t0, done=True, success=self.success)
         text = str(command) if command is not None else ""
         self.commands += 1
         results: list[ActionFeedback] = []
@@ -250,7 +250,7 @@ class ReactEnv:
         message = " ".join(r.message for r in results)
         if self.done:
             message += " All steps are done." if self.success else f" The episode is over: {self.end_reason}"
-        fb = Feedback(refused is None, message, t0, refused.code if refused else None,
+        fb = ReactFeedback(refused is None, message, t0, refused.code if refused else None,
                       refused.category if refused else None, refused.hint if refused else "", self.done,
                       self.success, refused.label if refused else "", fatal, tuple(results))
         self.log.append((text, fb))
