@@ -15,11 +15,11 @@ import networkx as nx
 import sympy
 
 from chronoplan.compiler import ast as A
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 from chronoplan.compiler.check_expr import Scope, convert, literal_value
 from chronoplan.compiler.diagnostics import Diagnostic, Severity
 
-BUILTIN_TYPES = ("agent", "object", "number", "bool", "station", "item", "cell")
+BUILTIN_TYPES = builtins.TYPES
 DECL_KINDS = {
     A.ConstDecl: "constant", A.TypeDecl: "type", A.ObjectDecl: "object", A.AttrDecl: "attribute",
     A.RelationDecl: "relation", A.ResourceDecl: "resource", A.ActionDecl: "action", A.ProcessDecl: "process",

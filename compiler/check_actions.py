@@ -11,7 +11,7 @@ import dataclasses
 import sympy
 
 from chronoplan.compiler import ast as A
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 from chronoplan.compiler.check_expr import convert, literal_value
 
 
@@ -220,10 +220,6 @@ def _formula(ctx, f, ptypes):
     return None
 
 
-BUILTIN_RELATIONS = {"adjacent": 2, "at": 2, "walkable": 1, "reachable": 2, "accepts": 2}
-BUILTIN_EFFECTS = {"deliver": 1, "destroy": 1}
-
-
 def _bind(ctx, var, typ, ptypes):
     """ptypes extended by a quantified variable (exists, forall, count); None after an error."""
     if typ.name not in ctx.types:
@@ -239,11 +235,11 @@ def _bind(ctx, var, typ, ptypes):
 
 
 def _atom(ctx, rel: A.Ident, args, ptypes, span):
-    r = ctx.out("relations").get(rel.name)
-    arity = len(r.params) if r else BUILTIN_RELATIONS.get(rel.name)
-    if arity is None:
+    r = ctx.out("relations").get(rel.name) or builtins.RELATIONS.get(rel.name)   # a declared one hides a built-in
+    if r is None:
         ctx.error("C101", f"undefined relation '{rel.name}'", rel.span)
         return None
+    arity = len(r.params)
     if len(args) != arity:
         ctx.error("C104", f"relation '{rel.name}' takes {arity} argument{'s' * (arity != 1)}, got {len(args)}",
                   span)
@@ -280,7 +276,7 @@ def _effect(ctx, e, ptypes):
         if not _check_value(ctx, attr, value, e.value.span):
             return None
         return ir.Assign(target, value)
-    if isinstance(e, A.EFact) and e.rel.name in BUILTIN_EFFECTS and e.rel.name not in ctx.out("relations"):
+    if isinstance(e, A.EFact) and e.rel.name in builtins.EFFECTS and e.rel.name not in ctx.out("relations"):
         return _builtin_effect(ctx, e, ptypes)
     if isinstance(e, A.EForall):
         inner = _bind(ctx, e.var, e.type, ptypes)
@@ -307,11 +303,12 @@ def _effect(ctx, e, ptypes):
 
 def _builtin_effect(ctx, e, ptypes):
     name = e.rel.name
+    decl = builtins.EFFECTS[name]
     if not e.positive:
         ctx.error("C105", f"'{name}' is a built-in effect; it cannot be negated", e.span)
         return None
-    if len(e.args) != BUILTIN_EFFECTS[name]:
-        ctx.error("C104", f"{name}() takes {BUILTIN_EFFECTS[name]} argument, got {len(e.args)}", e.span)
+    if len(e.args) != decl.arity:
+        ctx.error("C104", f"{name}() takes {decl.arity} argument, got {len(e.args)}", e.span)
         return None
     args = []
     for a in e.args:

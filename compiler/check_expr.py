@@ -13,11 +13,9 @@ from typing import Optional
 import sympy
 
 from chronoplan.compiler import ast as A
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 from chronoplan.compiler.diagnostics import Diagnostic, Severity
 
-BUILTINS = {"dist": 2, "ceil": 1, "floor": 1, "maximum": None, "minimum": None}
-DIST = sympy.Function("dist")
 MAX_EXPR_DEPTH = 200
 
 
@@ -144,15 +142,17 @@ def _sum_chain(node, scope, report, depth):
 
 def _call(node: A.Call, scope: Scope, report, depth):
     f = node.func.name
-    if f not in BUILTINS:
-        report(_err("C101", f"unknown function '{f}' (built-ins: {', '.join(BUILTINS)})", node.func.span))
+    fn = builtins.FUNCTIONS.get(f)
+    if fn is None:
+        report(_err("C101", f"unknown function '{f}' (built-ins: {', '.join(builtins.FUNCTIONS)})",
+                    node.func.span))
         return None, None
-    arity = BUILTINS[f]
+    arity = fn.arity
     if arity is not None and len(node.args) != arity:
         report(_err("C104", f"{f}() takes {arity} argument{'s' if arity != 1 else ''}, got {len(node.args)}",
                     node.span))
         return None, None
-    if f == "dist":
+    if fn is builtins.DIST:
         syms = []
         for a in node.args:
             if not isinstance(a, A.Name) or a.ident.name not in scope.params:
@@ -160,7 +160,7 @@ def _call(node: A.Call, scope: Scope, report, depth):
                             getattr(a, "span", node.span)))
                 return None, None
             syms.append(sympy.Symbol(a.ident.name))
-        return DIST(*syms), ir.Dim.NUMBER
+        return sympy.Function(fn.name)(*syms), fn.result
     args = [convert(a, scope, report, depth + 1) for a in node.args]
     if any(e is None for e, _ in args) or not args:
         if not args:
@@ -170,13 +170,13 @@ def _call(node: A.Call, scope: Scope, report, depth):
     if len(dims) > 1:
         report(_err("C106", f"unit mismatch in {f}(): mixes times and numbers", node.span))
         return None, None
-    dim = dims.pop()
+    dim = fn.result or dims.pop()
     exprs = [e for e, _ in args]
-    if f == "ceil":
+    if fn is builtins.CEIL:
         return sympy.ceiling(exprs[0]), dim
-    if f == "floor":
+    if fn is builtins.FLOOR:
         return sympy.floor(exprs[0]), dim
-    return (sympy.Max(*exprs) if f == "maximum" else sympy.Min(*exprs)), dim
+    return (sympy.Max(*exprs) if fn is builtins.MAXIMUM else sympy.Min(*exprs)), dim
 
 
 def literal_value(lit: A.Literal):

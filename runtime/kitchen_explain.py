@@ -10,7 +10,7 @@ station kind E253, otherwise E254); ``match_dish`` (multiset of kind@state, exac
 """
 from __future__ import annotations
 
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 from chronoplan.runtime.kitchen_logic import explain, show_formula
 
 PRIORITY = {"E252": 0, "E255": 1, "E257": 2, "E254": 3, "E251": 4, "E250": 5, "E253": 6}
@@ -61,11 +61,11 @@ def describe_object(world, st, o) -> str:
 
 def _classify(world, st, conj, env) -> str:
     if isinstance(conj, ir.Atom):
-        if conj.relation == "adjacent":
+        if conj.relation == builtins.ADJACENT.name:
             return "E251"
-        if conj.relation in ("walkable", "reachable", "at"):
+        if conj.relation in (builtins.WALKABLE.name, builtins.REACHABLE.name, builtins.AT.name):
             return "E250"
-        if conj.relation == "accepts":
+        if conj.relation == builtins.ACCEPTS.name:
             return "E257"
         rel = world.roles.get("holding")
         if conj.relation == rel and conj.args:
@@ -77,18 +77,18 @@ def _classify(world, st, conj, env) -> str:
 
 def _fail_text(world, st, op, conj, env) -> str:
     text = show_formula(conj, env)
-    if isinstance(conj, ir.Atom) and conj.relation == "adjacent" and len(conj.args) == 2:
+    if isinstance(conj, ir.Atom) and conj.relation == builtins.ADJACENT.name and len(conj.args) == 2:
         a, s = env.get(conj.args[0]), env.get(conj.args[1])
         where = st.pos.get(a)
         if where is not None and s in world.grid.station_cell:
             spots = ", ".join(_cell(c) for c in world.grid.adjacent_cells(s))
             return f"{a} at {_cell(where)} is not next to {s} at {_cell(world.grid.station_cell[s])} " \
                    f"(stand on {spots})"
-    if isinstance(conj, ir.Atom) and conj.relation == "walkable" and conj.args:
+    if isinstance(conj, ir.Atom) and conj.relation == builtins.WALKABLE.name and conj.args:
         c = env.get(conj.args[0])
         if isinstance(c, tuple):
             return f"{_cell(c)} is {world.grid.what_is(c)}, not a floor tile"
-    if isinstance(conj, ir.Atom) and conj.relation == "reachable" and len(conj.args) == 2:
+    if isinstance(conj, ir.Atom) and conj.relation == builtins.REACHABLE.name and len(conj.args) == 2:
         a, c = env.get(conj.args[0]), env.get(conj.args[1])
         return f"no floor path leads from {_val(st.pos.get(a, a))} to {_val(c)}"
     return f"{text} is false"

@@ -10,7 +10,7 @@ variable names to objects, cells or numbers:
 - ``explain``: the declared-order search used for error messages (the deepest conjunct reached);
 - ``effects``: a list of effects -> ``apply(st, env, t, hooks)``;
 - ``expression``: a sympy expression (constants substituted) -> number (int or Fraction, exact).
-Built-in relations: adjacent, at, walkable, reachable, accepts; built-in effects: deliver, destroy.
+Built-in relations and effects are those of ``compiler/builtins.py`` (``BUILTIN_TESTS``: one test per relation).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 import sympy
 
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 from chronoplan.runtime.kitchen_state import Rel, State
 
 try:                                             # C types for the hot closures when compiled (setup.py)
@@ -29,7 +29,7 @@ try:                                             # C types for the hot closures 
 except ImportError:                              # pragma: no cover - plain Python without Cython installed
     from chronoplan.runtime import cython_shim as cython
 
-BUILTIN_ATOMS = ("adjacent", "at", "walkable", "reachable", "accepts")
+BUILTIN_ATOMS = tuple(builtins.RELATIONS)     # the built-in relations, declared in compiler/builtins.py
 MAX_ENUMERATION = 10_000
 
 
@@ -264,33 +264,53 @@ class Compiler:
         raise CompileFailure(f"cannot execute formula {f!r}")
 
     def _builtin(self, name: str, gets: list, args=(), vars=None) -> Callable:
+        """A built-in relation's test (``builtins.RELATIONS``), through its entry in ``BUILTIN_TESTS``."""
+        make = BUILTIN_TESTS.get(name)
+        f = make(self, gets, args, vars or {}) if make is not None else None
+        if f is None:
+            raise CompileFailure(f"built-in relation {name} with {len(gets)} arguments")
+        return f
+
+    def _adjacent(self, gets: list, args, vars: dict) -> Optional[Callable]:
         s = self.s
-        if name == "adjacent" and len(args) == 2 and all(a in (vars or {}) for a in args) and \
+        if len(args) == 2 and all(a in vars for a in args) and \
                 "agent" in s.ancestors.get(vars[args[0]], ()) and "station" in s.ancestors.get(vars[args[1]], ()):
             a, b = args
             adjsets = s.grid._adjset
             adj = lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())   # noqa: E731
             adj.adjacent = (a, b, adjsets)          # lets _chain_first inline the test
             return adj
-        if name == "adjacent" and len(gets) == 2:
+        if len(gets) == 2:
             g0, g1 = gets
             return lambda st, env: s.adjacent(st, g0(st, env), g1(st, env))
-        if name == "at" and len(gets) == 2:
+        return None
+
+    def _at(self, gets: list, args, vars: dict) -> Optional[Callable]:
+        s = self.s
+        if len(gets) == 2:
             g0, g1 = gets
 
             def at(st, env):
                 a, c = g0(st, env), g1(st, env)
                 return st.pos.get(a) == c if isinstance(c, tuple) else s.adjacent(st, a, c)
             return at
-        if name == "walkable" and len(gets) == 1 and len(args) == 1 and args[0] in (vars or {}):
+        return None
+
+    def _walkable(self, gets: list, args, vars: dict) -> Optional[Callable]:
+        s = self.s
+        if len(gets) == 1 and len(args) == 1 and args[0] in vars:
             a0, floor = args[0], s.grid.floor          # Grid.walkable, inlined
             return lambda st, env: env[a0] in floor
-        if name == "walkable" and len(gets) == 1:
+        if len(gets) == 1:
             g0 = gets[0]
             return lambda st, env: s.grid.walkable(g0(st, env))
-        if name == "reachable" and len(gets) == 2:
+        return None
+
+    def _reachable(self, gets: list, args, vars: dict) -> Optional[Callable]:
+        s = self.s
+        if len(gets) == 2:
             g0, g1 = gets
-            if len(args) == 2 and all(a in (vars or {}) for a in args) and vars[args[1]] == "cell" and \
+            if len(args) == 2 and all(a in vars for a in args) and vars[args[1]] == "cell" and \
                     "agent" in s.ancestors.get(vars[args[0]], ()):
                 a, b = args
                 gdist, maps = s.grid.dist, s.grid.bfs_maps()
@@ -302,10 +322,13 @@ class Compiler:
                     return (env[b] in d) if d is not None else gdist(src, env[b]) is not None
                 return reachable
             return lambda st, env: s.distance(st, g0(st, env), g1(st, env)) is not None
-        if name == "accepts" and len(gets) == 2:
+        return None
+
+    def _accepts(self, gets: list, args, vars: dict) -> Optional[Callable]:
+        if len(gets) == 2:
             g0, g1 = gets
-            return _accepts(s, g0, g1)
-        raise CompileFailure(f"built-in relation {name} with {len(gets)} arguments")
+            return _accepts(self.s, g0, g1)
+        return None
 
     def term(self, t: ir.Term, vars: dict, other: Optional[ir.Term] = None) -> Callable:
         if t.kind == "var":
@@ -469,6 +492,17 @@ class Compiler:
     def expression(self, expr, vars: dict, aggregates: dict) -> Callable:
         """A sympy expression (constants already substituted) -> f(st, env) -> exact number."""
         return _expr(self, sympy.sympify(expr), vars, aggregates)
+
+
+# the runtime's test of each built-in relation of ``builtins.RELATIONS`` (tests/test_builtins.py keeps the two
+# equal): (compiler, argument getters, argument names, variable types) -> closure, or None for a form it lacks
+BUILTIN_TESTS: dict[str, Callable] = {
+    builtins.ADJACENT.name: Compiler._adjacent,
+    builtins.AT.name: Compiler._at,
+    builtins.WALKABLE.name: Compiler._walkable,
+    builtins.REACHABLE.name: Compiler._reachable,
+    builtins.ACCEPTS.name: Compiler._accepts,
+}
 
 
 def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C901

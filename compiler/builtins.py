@@ -1,0 +1,90 @@
+"""The language's built-ins, declared once: types, expression functions, relations and effects.
+
+Input: nothing (a table).  Output: frozen declarations, in the order the documentation and the messages list
+them -- ``TYPES`` (the built-in type names), ``FUNCTIONS`` (``dist``, ``ceil``, ``floor``, ``maximum``,
+``minimum``: arity, argument kinds, result dimension), ``RELATIONS`` (``adjacent``, ``at``, ``walkable``,
+``reachable``, ``accepts``: parameter types) and ``EFFECTS`` (``deliver``, ``destroy``).  The checker
+(``check.py``, ``check_expr.py``, ``check_actions.py``) reads names, arities and types here; the kitchen runtime
+(``runtime/kitchen_logic.py``) and the kitchen exports recognise built-ins through this table, never through a
+list of their own.  A relation declared in a domain with a built-in's name hides the built-in.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Optional
+
+from chronoplan.compiler import ir
+
+# the root, then the built-in types a domain builds on (``cell`` is a grid position ``[x, y]``)
+TYPES = ("agent", "object", "number", "bool", "station", "item", "cell")
+
+
+class ArgKind(enum.Enum):
+    """What an argument of a built-in function must be."""
+
+    PARAM = "parameter"         # a parameter of the action or process (an agent, a station or a cell)
+    EXPR = "expression"         # any expression; all arguments of one call share a dimension
+
+
+@dataclass(frozen=True)
+class Function:
+    """A built-in expression function.  ``arity`` None: one or more arguments, each of ``args[0]``'s kind.
+    ``result`` None: the dimension of the arguments (a time stays a time)."""
+
+    name: str
+    arity: Optional[int]
+    args: tuple[ArgKind, ...]
+    result: Optional[ir.Dim]
+    doc: str
+
+    def kind(self, i: int) -> ArgKind:
+        return self.args[min(i, len(self.args) - 1)]
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A built-in relation, tested (and for ``at`` also set) by the runtime instead of held as facts.
+    ``params`` are the argument types (``object``: anything with a position: an agent, a station or a cell)."""
+
+    name: str
+    params: tuple[str, ...]
+    doc: str
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A built-in effect (``ir.BuiltinEffect``)."""
+
+    name: str
+    params: tuple[str, ...]
+    doc: str
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+DIST = Function("dist", 2, (ArgKind.PARAM, ArgKind.PARAM), ir.Dim.NUMBER,
+                "grid walking distance between an agent and a station or cell (``ir.Dist``)")
+CEIL = Function("ceil", 1, (ArgKind.EXPR,), None, "the smallest whole number not below the argument")
+FLOOR = Function("floor", 1, (ArgKind.EXPR,), None, "the largest whole number not above the argument")
+MAXIMUM = Function("maximum", None, (ArgKind.EXPR,), None, "the largest argument")
+MINIMUM = Function("minimum", None, (ArgKind.EXPR,), None, "the smallest argument")
+FUNCTIONS: dict[str, Function] = {f.name: f for f in (DIST, CEIL, FLOOR, MAXIMUM, MINIMUM)}
+
+ADJACENT = Relation("adjacent", ("object", "object"), "the two stand on 4-neighbouring cells of the map")
+AT = Relation("at", ("agent", "object"), "the agent is on the cell, or next to the station; as an effect, "
+                                         "moves the agent to the cell")
+WALKABLE = Relation("walkable", ("cell",), "a floor cell of the map")
+REACHABLE = Relation("reachable", ("agent", "object"), "a floor path leads from the agent to the cell")
+ACCEPTS = Relation("accepts", ("object", "object"), "the container takes the object in its current state")
+RELATIONS: dict[str, Relation] = {r.name: r for r in (ADJACENT, AT, WALKABLE, REACHABLE, ACCEPTS)}
+
+DELIVER = Effect("deliver", ("object",), "serve the container against the scenario's current order")
+DESTROY = Effect("destroy", ("object",), "remove the object and every fact about it")
+EFFECTS: dict[str, Effect] = {e.name: e for e in (DELIVER, DESTROY)}

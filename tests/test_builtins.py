@@ -1,0 +1,53 @@
+"""Built-ins are declared once (compiler/builtins.py, issue #12 item 5): the checker and the kitchen runtime
+read that table, so a built-in cannot be known to one and unknown to the other."""
+from __future__ import annotations
+
+import pytest
+
+from chronoplan.compiler import builtins
+from chronoplan.compiler.driver import compile_text
+from chronoplan.runtime import kitchen_logic
+
+
+def test_runtime_implements_exactly_the_declared_relations():
+    assert set(kitchen_logic.BUILTIN_TESTS) == set(builtins.RELATIONS)
+    assert kitchen_logic.BUILTIN_ATOMS == tuple(builtins.RELATIONS)
+
+
+def test_declarations_are_consistent():
+    for f in builtins.FUNCTIONS.values():
+        assert f.args and (f.arity is None or len(f.args) == f.arity)
+    for r in builtins.RELATIONS.values():
+        assert r.arity == len(r.params) and all(t in builtins.TYPES for t in r.params)
+    for e in builtins.EFFECTS.values():
+        assert all(t in builtins.TYPES for t in e.params)
+
+
+HEAD = """
+type ingredient < item
+relation on(item, station)
+"""
+
+
+@pytest.mark.parametrize("name", list(builtins.RELATIONS))
+def test_checker_knows_each_builtin_relation_arity(name):
+    arity = builtins.RELATIONS[name].arity
+    args = ", ".join(["a"] * (arity + 1))
+    src = HEAD + f"action x(a: agent) {{ when start: {name}({args}) }}\n"
+    _, diags, _ = compile_text(src)
+    assert [d.code for d in diags if d.severity.value == "error"] == ["C104"]
+    assert f"relation '{name}' takes {arity} argument" in diags[0].message
+
+
+def test_builtin_relation_argument_types_are_checked():
+    src = HEAD + "action x(a: agent, i: ingredient) { when start: walkable(i) }\n"
+    _, diags, _ = compile_text(src)
+    assert [(d.code, d.message) for d in diags if d.severity.value == "error"] == \
+        [("C105", "argument 1 of 'walkable' must be a cell, 'i' is a ingredient")]
+
+
+def test_unknown_function_lists_the_declared_builtins():
+    src = "const X = foo(1)\n"
+    _, diags, _ = compile_text(src)
+    assert diags[0].code == "C101"
+    assert "(built-ins: dist, ceil, floor, maximum, minimum)" in diags[0].message
