@@ -7,7 +7,7 @@ the number of lanes, and returns its (width, height) in pixels: title on top, th
 and the notes below the axes (they never cover a bar), then for kitchens the map with each agent's walk.
 ``ascii_map`` is text (walls '#', floor '.', one letter per station kind, agents as digits 1-9 in scenario
 order, a legend of stations and what lies on them).  matplotlib is optional and imported only to draw
-(``RenderUnavailable`` when it is missing).  The command is ``chronoplan render`` (validators.cli_render).
+(``RenderUnavailable`` when it is missing).  The command is ``chronoplan render`` (chronoplan.commands.render).
 """
 from __future__ import annotations
 

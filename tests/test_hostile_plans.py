@@ -269,7 +269,7 @@ def test_a_crash_while_grading_one_plan_is_an_E090_report_and_exit_3(tmp_path, c
 
 
 def test_a_crashing_command_exits_3_with_a_message(capsys, monkeypatch):
-    import chronoplan.compiler.cli_list as cli_list
+    import chronoplan.commands.listing as cli_list
 
     def boom(args):
         raise RuntimeError("simulated bug")

@@ -1,4 +1,4 @@
-"""``chronoplan play`` on grid kitchens (runtime/cli_play_kitchen.py): scripted episodes from stdin (no tty),
+"""``chronoplan play`` on grid kitchens (commands/play_kitchen.py): scripted episodes from stdin (no tty),
 the line formats, errors, world waiting, the JSON summary and its agreement with the batch validator."""
 import io
 import json
@@ -9,8 +9,8 @@ import pytest
 from kitchen_util import KITCHEN, ROOT, kitchen
 
 from chronoplan.cli import main
+from chronoplan.commands.play_kitchen import LineError, LineReader
 from chronoplan.runtime import kitchen_planner
-from chronoplan.runtime.cli_play_kitchen import LineError, LineReader
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.paracook_grade import grade_grid_plan
 

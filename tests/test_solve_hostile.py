@@ -265,7 +265,7 @@ def test_solve_replaces_an_existing_output_atomically(tmp_path):
 
 
 def test_write_atomic_keeps_the_old_file_when_interrupted(tmp_path, monkeypatch):
-    from chronoplan.compiler import cli_output
+    from chronoplan.commands import output as cli_output
     target = tmp_path / "plan.json"
     target.write_text("old", encoding="utf-8")
 

@@ -21,15 +21,15 @@ from chronoplan.compiler.diagnostics import interrupt_in
 INTERNAL_ERROR_EXIT = 3
 
 COMMANDS = {
-    "check": ("chronoplan.compiler.cli_check", "check files and print diagnostics"),
-    "list": ("chronoplan.compiler.cli_list", "list the scenarios of a file or directory"),
-    "schema": ("chronoplan.validators.cli_schema", "print the JSON Schema of valid plans for a scenario"),
-    "validate": ("chronoplan.validators.cli_validate", "validate plans against a scenario"),
-    "render": ("chronoplan.validators.cli_render", "draw a graded plan: Gantt chart, kitchen map (PNG, SVG, HTML)"),
-    "solve": ("chronoplan.runtime.cli_solve", "compute a reference plan with a solver or planner"),
-    "import": ("chronoplan.compiler.cli_import", "convert benchmark data into chronoplan files"),
-    "play": ("chronoplan.runtime.cli_play", "interactive text environment"),
-    "pddl": ("chronoplan.compiler.cli_pddl", "write PDDL domain and problem files"),
+    "check": ("chronoplan.commands.check", "check files and print diagnostics"),
+    "list": ("chronoplan.commands.listing", "list the scenarios of a file or directory"),
+    "schema": ("chronoplan.commands.schema", "print the JSON Schema of valid plans for a scenario"),
+    "validate": ("chronoplan.commands.validate", "validate plans against a scenario"),
+    "render": ("chronoplan.commands.render", "draw a graded plan: Gantt chart, kitchen map (PNG, SVG, HTML)"),
+    "solve": ("chronoplan.commands.solve", "compute a reference plan with a solver or planner"),
+    "import": ("chronoplan.commands.importer", "convert benchmark data into chronoplan files"),
+    "play": ("chronoplan.commands.play", "interactive text environment"),
+    "pddl": ("chronoplan.commands.pddl", "write PDDL domain and problem files"),
 }
 
 

@@ -11,7 +11,7 @@ Exit status: 0 a valid plan was produced, 1 no plan (unsolvable, timeout, error)
 an input, a directory, too long or in a missing directory: checked before solving), unknown planner, or
 a planner whose optional dependency is missing; 130/143 after SIGINT/SIGTERM (``chronoplan.cli``), with
 every planner process killed and every temporary directory removed (``runtime.planners``).  The plan is
-written atomically (``compiler.cli_output.write_atomic``).
+written atomically (``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _load_planner(name: str):
 
 
 def run(args) -> int:  # noqa: C901
-    from chronoplan.compiler.cli_common import load_project
+    from chronoplan.commands.common import load_project
     if args.planner not in PLANNERS:
         return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")
     why = timeout_problem(args.timeout)
@@ -101,7 +101,7 @@ def run(args) -> int:  # noqa: C901
     if not 1 <= args.workers <= MAX_WORKERS:
         return _error(f"--workers must be between 1 and {MAX_WORKERS}")
     if args.output is not None:
-        from chronoplan.compiler.cli_output import input_files, output_problem
+        from chronoplan.commands.output import input_files, output_problem
         why = output_problem(args.output, input_files([args.file]))
         if why is not None:
             return _error(f"-o: {why}")
@@ -141,7 +141,7 @@ def run(args) -> int:  # noqa: C901
         report = grade(project, scenario, plan, name=args.output or "<solution>")
         valid = bool(report.valid)
         if args.output:
-            from chronoplan.compiler.cli_output import write_atomic
+            from chronoplan.commands.output import write_atomic
             try:
                 write_atomic(args.output, json.dumps(plan, indent=1) + "\n")
             except OSError as exc:

@@ -5,7 +5,7 @@ Input: a .chrono file or directory and a step-level scenario.  Output: ``DIR/dom
 action costs); the export's diagnostics (P001...: constructs the target cannot express and the lowering
 used) on stderr.  Exit status: 0 written (warnings allowed), 2 usage or compile error, or a scenario the
 export does not support, or an -o that is not a directory, is too long, or would overwrite an input
-(checked before exporting).  Files are written atomically (``compiler.cli_output.write_atomic``).
+(checked before exporting).  Files are written atomically (``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ def configure(p) -> None:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.cli_common import load_project, pick_scenario
-    from chronoplan.compiler.cli_output import input_files, output_problem
+    from chronoplan.commands.common import load_project, pick_scenario
+    from chronoplan.commands.output import input_files, output_problem
     from chronoplan.compiler.pddl_common import ExportError, error
     from chronoplan.validators.families import family_of
     inputs = input_files([args.file])
@@ -66,8 +66,8 @@ def run(args) -> int:
 
 
 def _write(export, out: Path) -> tuple:
-    """DIR/domain.pddl and DIR/problem.pddl, each written atomically (``compiler.cli_output``)."""
-    from chronoplan.compiler.cli_output import write_atomic
+    """DIR/domain.pddl and DIR/problem.pddl, each written atomically (``commands.output``)."""
+    from chronoplan.commands.output import write_atomic
     out.mkdir(parents=True, exist_ok=True)
     dom, prob = out / "domain.pddl", out / "problem.pddl"
     texts = (export.domain_text(), export.problem_text())      # both built before either is written

@@ -21,7 +21,7 @@ def configure(p) -> None:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.cli_common import load_project
+    from chronoplan.commands.common import load_project
     from chronoplan.validators.schema import SchemaUnavailable, schema_for
 
     project = load_project(args.paths)

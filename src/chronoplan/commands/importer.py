@@ -4,7 +4,7 @@ Input: a format name (see ``compiler.importers.FORMATS``), source files, an outp
 file, depending on the format).  Output: the files written, one line each on stdout.
 Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback), or
 an output path that would overwrite a source, is too long, or is a file where a directory is meant (checked
-before converting).  Each file is written atomically (``compiler.cli_output.write_atomic``).
+before converting).  Each file is written atomically (``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
     """Write ``{name: text}`` under directory ``out`` (kind "dir") or as the single file ``out``, each file
     atomically; refuses (ImportFormatError, nothing written) a target that is one of ``inputs``, too long,
     or in the way of a directory."""
-    from chronoplan.compiler.cli_output import output_problem, write_atomic
+    from chronoplan.commands.output import output_problem, write_atomic
     written = []
     why = output_problem(out, inputs, directory=kind == "dir", create_parents=True)
     if why is not None:
@@ -62,7 +62,7 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
 
 
 def run(args) -> int:
-    from chronoplan.compiler.cli_output import output_problem
+    from chronoplan.commands.output import output_problem
     fmt = FORMATS.get(args.format)
     if fmt is None:
         return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")

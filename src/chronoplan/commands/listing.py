@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from chronoplan.compiler.cli_common import load_project
+from chronoplan.commands.common import load_project
 
 
 def configure(p) -> None:

@@ -48,7 +48,7 @@ def run(args) -> int:
         why = ("is a directory: render takes one plan file" if plan_path.is_dir() else
                "not a regular file" if plan_path.exists() else "no such file")
         return _error(f"cannot read plan {args.plan}: {why}")
-    from chronoplan.compiler.cli_common import load_project
+    from chronoplan.commands.common import load_project
     project = load_project([args.file])
     if project is None:
         return 2

@@ -8,7 +8,7 @@ Protocol ``recipe2plan`` (``validators.react_env``): timed actions ``Step(3, Cob
 plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
-Grid kitchens (orders on a map) are played by ``runtime.cli_play_kitchen`` (ParaCook action batches).
+Grid kitchens (orders on a map) are played by ``commands.play_kitchen`` (ParaCook action batches).
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def play(env, lines, out) -> int:
 def run(args) -> int:
     import json
 
-    from chronoplan.compiler.cli_common import load_project
+    from chronoplan.commands.common import load_project
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     from chronoplan.runtime.env import Env
     from chronoplan.runtime.timefmt import clock
@@ -104,7 +104,7 @@ def run(args) -> int:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     if kitchen:
-        from chronoplan.runtime.cli_play_kitchen import run_kitchen
+        from chronoplan.commands.play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)
     assert problem is not None, "a step-level scenario has its procedure problem"
     env: Any

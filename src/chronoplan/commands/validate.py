@@ -114,7 +114,7 @@ def _references(project, paths, scenario, raw_text: bool = False) -> tuple[dict,
 
 
 def run(args) -> int:  # noqa: C901
-    from chronoplan.compiler.cli_common import load_project
+    from chronoplan.commands.common import load_project
     from chronoplan.validators.grade import Grader, validate_many
     from chronoplan.validators.report import INTERNAL_ERROR
 
