@@ -158,24 +158,24 @@ def _whole_chunks(chunks: list):
 def _as_fractions(res: SimResult, problem: ProcedureProblem) -> SimResult:
     """A whole-number replay's result with Fraction times and the original problem.  Its runs and violations
     were made by this replay and are referenced nowhere else: their int times are replaced in place (frozen
-    records, hence ``object.__setattr__``), cheaper than building copies."""
-    made: dict = {}                 # int -> Fraction: a plan repeats its times and lengths
-
-    def F(x: int) -> Fraction:
-        f = made.get(x)
-        if f is None:
-            f = made[x] = Fraction(x)
-        return f
-
+    records, hence ``object.__setattr__``), cheaper than building copies.  One Fraction per distinct time."""
+    made: dict = {}
+    get = made.get
     put = object.__setattr__
     for r in res.runs:
-        put(r, "start", F(r.start))
-        put(r, "duration", F(r.duration))
-        put(r, "busy", F(r.busy))
+        for name in ("start", "duration", "busy"):
+            x = getattr(r, name)
+            f = get(x)
+            if f is None:
+                f = made[x] = Fraction(x)
+            put(r, name, f)
     for v in res.violations:
         if v.time is not None:
-            put(v, "time", F(v.time))
-    out = SimResult(problem, res.violations, res.runs, {k: F(t) for k, t in res.done.items()},
-                    res.first_violation_seq, res.stopped_early)
+            put(v, "time", Fraction(v.time))
+    done = {}
+    for k, x in res.done.items():
+        f = get(x)
+        done[k] = f if f is not None else Fraction(x)
+    out = SimResult(problem, res.violations, res.runs, done, res.first_violation_seq, res.stopped_early)
     put(out, "_completing_map", res._completing)
     return out

@@ -77,7 +77,8 @@ class SimResult:
     @property
     def clean_done(self) -> dict:
         seqs = {r.index for r in self.clean_runs}
-        return {k: t for k, t in self.done.items() if self._completing.get(k) in seqs}
+        completing = self._completing
+        return {k: t for k, t in self.done.items() if completing.get(k) in seqs}
 
     @property
     def _completing(self) -> dict:
