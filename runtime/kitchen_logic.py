@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import sympy
 
@@ -31,6 +32,7 @@ except ImportError:                              # pragma: no cover - plain Pyth
 
 BUILTIN_ATOMS = tuple(builtins.RELATIONS)     # the built-in relations, declared in compiler/builtins.py
 MAX_ENUMERATION = 10_000
+_EMPTY: dict = {}
 
 
 class CompileFailure(ValueError):
@@ -201,7 +203,7 @@ class Compiler:
         self.logged: Optional[frozenset] = None        # the change names effects log (None: all; State.logged)
 
     # tests ---------------------------------------------------------------------------
-    def test(self, f, vars: dict) -> Callable:  # noqa: C901
+    def test(self, f, vars: dict) -> Callable:
         s = self.s
         if isinstance(f, ir.Const_):
             v = f.value
@@ -224,13 +226,7 @@ class Compiler:
             inner = self.test(f.arg, vars)
             return lambda st, env: not inner(st, env)
         if isinstance(f, ir.And):
-            parts = [self.test(a, vars) for a in f.args]
-            if len(parts) == 1:
-                return parts[0]
-            if len(parts) == 2:                      # the usual sizes without a generator
-                p0, p1 = parts
-                return lambda st, env: bool(p0(st, env) and p1(st, env))
-            return lambda st, env: all(p(st, env) for p in parts)
+            return _conjunction([self.test(a, vars) for a in f.args])
         if isinstance(f, ir.Or):
             parts = [self.test(a, vars) for a in f.args]
             if len(parts) == 2:
@@ -241,24 +237,9 @@ class Compiler:
             inner = dict(vars)
             inner[f.var] = f.type
             solver = Solver(self, conjuncts(f.formula), frozenset(vars), inner)
-            steps = solver._all_steps
-            spec = getattr(steps[0][1], "spec", None) if len(steps) == 1 else None
-            if spec is not None:                     # exists(x: T where R(x, bound)): one index bucket
-                name, kpos, kvar, upos, _, utyp = spec
-                empty: dict = {}
-
-                def exists1(st, env):
-                    bucket = st.rels[name].idx[kpos].get(env[kvar])
-                    if not bucket:
-                        return False
-                    if utyp is None:
-                        return True
-                    members = st.members.get(utyp, empty)
-                    for tup in bucket:
-                        if tup[upos] in members:
-                            return True
-                    return False
-                return exists1
+            steps = solver.steps
+            if len(steps) == 1 and isinstance(steps[0], Lookup):     # exists(x: T where R(x, bound))
+                return _exists_lookup(steps[0])
             first = solver.first
             return lambda st, env: first(st, env) is not None
         raise CompileFailure(f"cannot execute formula {f!r}")
@@ -277,9 +258,7 @@ class Compiler:
                 "agent" in s.ancestors.get(vars[args[0]], ()) and "station" in s.ancestors.get(vars[args[1]], ()):
             a, b = args
             adjsets = s.grid._adjset
-            adj = lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())   # noqa: E731
-            adj.adjacent = (a, b, adjsets)          # lets _chain_first inline the test
-            return adj
+            return lambda st, env: st.pos.get(env[a]) in adjsets.get(env[b], ())
         if len(gets) == 2:
             g0, g1 = gets
             return lambda st, env: s.adjacent(st, g0(st, env), g1(st, env))
@@ -328,6 +307,18 @@ class Compiler:
         if len(gets) == 2:
             g0, g1 = gets
             return _accepts(self.s, g0, g1)
+        return None
+
+    def adjacency(self, f, vars: dict) -> Optional[Adjacent]:
+        """``f`` as data when it is the built-in adjacent(agent variable, station variable), else None (the
+        first-match evaluator of a join inlines this test)."""
+        s = self.s
+        if not isinstance(f, ir.Atom) or f.relation != "adjacent" or f.relation in s.relations or len(f.args) != 2:
+            return None
+        a, b = f.args
+        if a in vars and b in vars and "agent" in s.ancestors.get(vars[a], ()) and \
+                "station" in s.ancestors.get(vars[b], ()):
+            return Adjacent(a, b, s.grid._adjset)
         return None
 
     def term(self, t: ir.Term, vars: dict, other: Optional[ir.Term] = None) -> Callable:
@@ -577,10 +568,10 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
             inner[agg.var] = agg.type
             solver = Solver(c, conjuncts(agg.formula), frozenset(vars), inner)
             var = agg.var
-            steps = solver._all_steps
-            spec = getattr(steps[0][1], "spec", None) if steps else None
-            if spec is not None and spec[4] == var and all(k == "test" for k, _ in steps[1:]):
-                return _count_bucket(spec, [g for _, g in steps[1:]])
+            steps = solver.steps
+            if steps and isinstance(steps[0], Lookup) and steps[0].var == var and \
+                    all(isinstance(s, Test) for s in steps[1:]):
+                return _count_lookup(steps[0], [s.fn for s in steps[1:]])
             return lambda st, env: len({x[var] for x in solver.all(st, env)})
         if fname.startswith("attr_"):
             attr = fname[5:]
@@ -589,34 +580,77 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
     raise CompileFailure(f"cannot evaluate expression {e}")
 
 
-def _count_bucket(spec: tuple, tests: list) -> Callable:
-    """count(x: T where R(x, bound) and tests): one scan of the index bucket of the bound value, testing each
-    candidate in one reused binding (what ``len({x[var] for x in solver.all(st, env)})`` counts)."""
-    name, kpos, kvar, upos, uvar, utyp = spec
-    empty: dict = {}
-
-    @cython.locals(st=State)
-    def count(st, env):
-        bucket = st.rels[name].idx[kpos].get(env[kvar])
-        if not bucket:
-            return 0
-        members = st.members.get(utyp, empty) if utyp is not None else None
-        e2 = env.copy()
-        seen = set()
-        for tup in bucket:
-            v = tup[upos]
-            if members is None or v in members:
-                e2[uvar] = v
-                for g in tests:
-                    if not g(st, e2):
-                        break
-                else:
-                    seen.add(v)
-        return len(seen)
-    return count
-
-
 # ------------------------------------------------------------------------------ matching
+# A conjunction with unbound variables is planned once into steps, each a small frozen record: a test of
+# bound variables, an index lookup R(bound, free), a scan of any other relation atom, or an enumeration of a
+# type.  Each kind of step has one evaluator for the first binding (``_first_from``) and one for all of them
+# (``_bindings``); the index bucket of a lookup is read in one place (``bucket_values``).
+class Adjacent(NamedTuple):
+    """adjacent(agent, station) as data: the variables and the grid's cells next to each station."""
+
+    agent: str
+    station: str
+    cells: dict                                   # station -> its adjacent floor cells (Grid._adjset)
+
+
+@dataclass(frozen=True)
+class Test:
+    """A conjunct whose variables are all bound: ``fn(st, env) -> bool`` (``adjacent``: the same test as data,
+    when it is adjacent(agent, station), so that the first-match evaluator can inline it)."""
+
+    fn: Callable
+    adjacent: Optional[Adjacent] = None
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """R(bound, free) on a binary relation: the facts of ``relation`` whose position ``key_pos`` holds the
+    value of ``key_var`` (one index bucket) bind ``var`` to their position ``pos``, if of type ``type``
+    (None: any)."""
+
+    relation: str
+    key_pos: int
+    key_var: str
+    pos: int
+    var: str
+    type: Optional[str]
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Any other relation atom with unbound variables: ``gen(st, env) -> [extended env, ...]``."""
+
+    gen: Callable
+
+
+@dataclass(frozen=True)
+class Enumerate:
+    """A variable no relation binds: every object of its type (at most ``MAX_ENUMERATION``, creation order)."""
+
+    var: str
+    type: str
+
+
+_NO_VALUES: list = []
+
+
+def bucket_values(st, relation, key_pos, key, pos, typ) -> list:
+    """The values at ``pos`` of the facts of ``relation`` holding ``key`` at ``key_pos`` (the relation's index
+    bucket of ``key``), those of objects of type ``typ`` only unless it is None: the one scan of an index
+    bucket (typed in kitchen_logic.pxd).  Do not modify the result."""
+    bucket = st.rels[relation].idx[key_pos].get(key)
+    if not bucket:
+        return _NO_VALUES
+    if typ is None:
+        return [tup[pos] for tup in bucket]
+    members = st.members.get(typ, _EMPTY)
+    return [tup[pos] for tup in bucket if tup[pos] in members]
+
+
+def _objects(st, typ: str) -> list:
+    return list(st.members.get(typ, _EMPTY))[:MAX_ENUMERATION]
+
+
 class Solver:
     """Bindings of the unbound variables of a conjunction (first one, or all), via the relation indexes."""
 
@@ -625,37 +659,38 @@ class Solver:
         self.parts = parts
         self.vars = vars
         self.bound = bound
-        steps = self._plan(parts, set(bound), vars)
-        self.first = _chain_first(steps)
-        self._all_steps = steps
+        self.steps = self._plan(parts, set(bound), vars)
+        self.first = _first_from(self.steps, 0)
 
     def all(self, st, env) -> list:
         out: list = []
-        _collect(self._all_steps, 0, st, env, out)
+        _collect(self.steps, 0, st, env, out)
         return out
 
     def _plan(self, parts, bound: set, vars: dict) -> list:
+        """The conjuncts as steps: tests as soon as their variables are bound, else a relation atom binding
+        some (an index lookup when it can), else an enumeration of a free variable's type."""
         c = self.c
         remaining = list(parts)
-        steps = []
+        steps: list = []
         while remaining:
             pick = next((p for p in remaining if free_vars(p, vars) <= bound), None)
             if pick is not None:
-                steps.append(("test", c.test(pick, vars)))
+                steps.append(Test(c.test(pick, vars), c.adjacency(pick, vars)))
                 remaining.remove(pick)
                 continue
             pick = next((p for p in remaining if isinstance(p, ir.Atom) and p.relation in c.s.relations), None)
             if pick is not None:
-                steps.append(("gen", _atom_gen(pick, vars, bound)))
+                steps.append(_atom_step(pick, vars, bound))
                 bound |= {a for a in pick.args if a in vars}
                 remaining.remove(pick)
                 continue
             var = sorted(free_vars(remaining[0], vars) - bound)[0]
-            steps.append(("gen", _type_gen(var, vars[var])))
+            steps.append(_enumerate(var, vars[var]))
             bound.add(var)
         for var in vars:                     # parameters no condition mentions: any object of their type
             if var not in bound:
-                steps.append(("gen", _type_gen(var, vars[var])))
+                steps.append(_enumerate(var, vars[var]))
                 bound.add(var)
         return steps
 
@@ -666,7 +701,15 @@ def _type_ok(typ: str):
     return typ
 
 
-def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
+def _enumerate(var: str, typ: str) -> Enumerate:
+    if typ in ("cell", "number", "bool"):
+        raise CompileFailure(f"variable {var}: {typ} cannot be enumerated; bind it with a relation")
+    return Enumerate(var, typ)
+
+
+def _atom_step(atom: ir.Atom, vars: dict, bound: set):
+    """A relation atom with unbound variables: a ``Lookup`` for R(bound variable, free variable), else a
+    ``Scan`` of the facts (through the index of its first known argument, if any)."""
     name = atom.relation
     args = atom.args
     known = [(i, a) for i, a in enumerate(args) if a not in vars or a in bound]
@@ -674,226 +717,220 @@ def _atom_gen(atom: ir.Atom, vars: dict, bound: set) -> Callable:
     key = known[0] if known else None
     rest = known[1:]
     if len(args) == 2 and key is not None and key[1] in vars and not rest and len(unknown) == 1:
-        kpos, kvar = key                          # the common case: R(bound, free) or R(free, bound)
-        upos, uvar, utyp = unknown[0]
-        empty: dict = {}
-
-        @cython.locals(st=State)
-        def gen2(st, env):
-            bucket = st.rels[name].idx[kpos].get(env[kvar], empty)
-            if not bucket:
-                return ()
-            members = st.members.get(utyp, empty) if utyp is not None else None
-            out = []
-            for tup in bucket:
-                v = tup[upos]
-                if members is None or v in members:
-                    e2 = env.copy()
-                    e2[uvar] = v
-                    out.append(e2)
-            return out
-        gen2.spec = (name, kpos, kvar, upos, uvar, utyp)     # lets _chain_first inline the lookup
-        return gen2
+        (kpos, kvar), (upos, uvar, utyp) = key, unknown[0]
+        return Lookup(name, kpos, kvar, upos, uvar, utyp)
 
     def gen(st, env):
         rel = st.rels[name]
         if key is None:
             tuples = rel.facts
         else:
-            i, a = key
-            tuples = rel.by(i, env[a] if a in vars else a)
+            tuples = rel.by(key[0], env[key[1]] if key[1] in vars else key[1])
         out = []
         for tup in tuples:
-            ok = True
-            for i, a in rest:
-                if tup[i] != (env[a] if a in vars else a):
-                    ok = False
-                    break
-            if not ok:
+            if any(tup[i] != (env[a] if a in vars else a) for i, a in rest):
                 continue
             e2 = dict(env)
             for i, a, typ in unknown:
                 v = tup[i]
                 if a in e2 and e2[a] != v or (typ is not None and not st.isa(v, typ)):
-                    ok = False
                     break
                 e2[a] = v
-            if ok:
+            else:
                 out.append(e2)
         return out
-    return gen
+    return Scan(gen)
 
 
-def _type_gen(var: str, typ: str) -> Callable:
-    if typ in ("cell", "number", "bool"):
-        raise CompileFailure(f"variable {var}: {typ} cannot be enumerated; bind it with a relation")
+# first binding ---------------------------------------------------------------------------
+def _first_from(steps: list, i: int) -> Callable:
+    """``first(st, env)``: the first binding that steps[i:] extend ``env`` to, or None.  Up to two tests
+    before an index lookup are folded into its evaluator."""
+    if i == len(steps):
+        return _same
+    step = steps[i]
+    if isinstance(step, Test):
+        j = i
+        while j < len(steps) and isinstance(steps[j], Test):
+            j += 1
+        tests = steps[i:j]
+        if j < len(steps) and len(tests) <= 2 and isinstance(steps[j], Lookup):
+            return _lookup_first(steps, j, tests)
+        return _tests_first([t.fn for t in tests], _first_from(steps, j) if j < len(steps) else None)
+    if isinstance(step, Lookup):
+        return _lookup_first(steps, i, [])
+    nxt = _first_from(steps, i + 1) if i + 1 < len(steps) else None
+    if isinstance(step, Enumerate):
+        return _enumerate_first(step, nxt)
+    return _scan_first(step, nxt)
 
-    def gen(st, env):
-        out = []
-        for o in list(st.members.get(typ, {}))[:MAX_ENUMERATION]:
-            e2 = dict(env)
-            e2[var] = o
-            out.append(e2)
-        return out
-    gen.enumerates = (var, typ)                 # lets _chain_first take the first object without the list
-    return gen
+
+def _same(st, env):
+    return env
 
 
-def _chain_first(steps: list) -> Callable:  # noqa: C901
-    def make_lookup(i, pre):
-        """steps[i] is an index lookup R(bound, free): up to two tests before it (``pre``) and, when at most
-        two tests follow it, those tests, all in one closure; else the rest of the chain is called."""
-        name, kpos, kvar, upos, uvar, utyp = steps[i][1].spec
-        rest = steps[i + 1:]
-        nxt = None
-        posts: list = []
-        if len(rest) <= 2 and all(k == "test" for k, _ in rest):
-            posts = [g for _, g in rest]
-        else:
-            nxt = make(i + 1)
-        q1 = pre[0] if pre else None
-        q2 = pre[1] if len(pre) > 1 else None
-        p1 = posts[0] if posts else None
-        p2 = posts[1] if len(posts) > 1 else None
-        empty: dict = {}
+def _conjunction(fns: list) -> Callable:
+    """The tests ``fns`` (at least one) as one test."""
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:                            # the usual size, without a generator
+        f1, f2 = fns
+        return lambda st, env: bool(f1(st, env) and f2(st, env))
+    return lambda st, env: all(f(st, env) for f in fns)
 
-        adj = getattr(q1, "adjacent", None) if q2 is None else None
-        if adj is not None:                      # adjacent(agent, station), the usual first test: inlined
-            adj_a, adj_b, adjsets = adj
-            q1 = None
 
-        @cython.locals(st=State, env=dict, e2=dict, bucket=dict, members=dict, tup=tuple)
-        def fused(st, env):
-            if adj is not None:
-                if st.pos.get(env[adj_a]) not in adjsets.get(env[adj_b], ()):
-                    return None
-            elif q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
+def _tests_first(fns: list, nxt) -> Callable:
+    """Consecutive tests, then the rest of the chain (``nxt``; None: the binding itself is the answer)."""
+    f1, f2 = (fns[0], fns[1]) if len(fns) == 2 else (_conjunction(fns), None)
+    if nxt is None:
+        if f2 is None:
+            return lambda st, env: env if f1(st, env) else None
+        return lambda st, env: env if f1(st, env) and f2(st, env) else None
+    if f2 is None:
+        return lambda st, env: nxt(st, env) if f1(st, env) else None
+    return lambda st, env: nxt(st, env) if f1(st, env) and f2(st, env) else None
+
+
+def _lookup_first(steps: list, i: int, pre: list) -> Callable:
+    """steps[i] is a ``Lookup``: the tests ``pre`` (at most two; an adjacency test inlined), the lookup, then
+    the tests after it when there are at most two and nothing else follows, else the rest of the chain."""
+    lk = steps[i]
+    name, kpos, kvar, upos, uvar, utyp = lk.relation, lk.key_pos, lk.key_var, lk.pos, lk.var, lk.type
+    rest = steps[i + 1:]
+    nxt = None
+    posts: list = []
+    if len(rest) <= 2 and all(isinstance(s, Test) for s in rest):
+        posts = [s.fn for s in rest]
+    else:
+        nxt = _first_from(steps, i + 1)
+    p1 = posts[0] if posts else None
+    p2 = posts[1] if len(posts) > 1 else None
+    adj = pre[0].adjacent if len(pre) == 1 else None
+    adj_agent, adj_station, adj_cells = adj if adj is not None else (None, None, _EMPTY)
+    q1 = pre[0].fn if pre and adj is None else None
+    q2 = pre[1].fn if len(pre) > 1 else None
+
+    @cython.locals(st=State, env=dict, e2=dict)
+    def first(st, env):
+        if adj is not None:
+            if st.pos.get(env[adj_agent]) not in adj_cells.get(env[adj_station], ()):
                 return None
-            bucket = st.rels[name].idx[kpos].get(env[kvar])
-            if not bucket:
-                return None
-            members = st.members.get(utyp, empty) if utyp is not None else None
-            for tup in bucket:
-                v = tup[upos]
-                if members is None or v in members:
-                    e2 = env.copy()
-                    e2[uvar] = v
-                    if nxt is not None:
-                        r = nxt(st, e2)
-                        if r is not None:
-                            return r
-                    elif p1 is None or (p1(st, e2) and (p2 is None or p2(st, e2))):
-                        return e2
+        elif q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
             return None
-        return fused
-
-    def make(i):  # noqa: C901
-        if i == len(steps):
-            return lambda st, env: env
-        kind, f = steps[i]
-        if kind == "test":
-            j = i
-            while j < len(steps) and steps[j][0] == "test":
-                j += 1
-            tests = [g for _, g in steps[i:j]]        # consecutive tests: one closure call for the run
-            if j == len(steps):
-                if len(tests) == 1:
-                    return lambda st, env: env if f(st, env) else None
-                if len(tests) == 2:
-                    f2 = tests[1]
-                    return lambda st, env: env if f(st, env) and f2(st, env) else None
-                return lambda st, env: env if all(g(st, env) for g in tests) else None
-            if len(tests) <= 2 and getattr(steps[j][1], "spec", None) is not None:
-                return make_lookup(j, tests)         # tests, then an index lookup: one closure
-            nxt = make(j)
-            if len(tests) == 1:
-                return lambda st, env: nxt(st, env) if f(st, env) else None
-            if len(tests) == 2:
-                f2 = tests[1]
-                return lambda st, env: nxt(st, env) if f(st, env) and f2(st, env) else None
-            return lambda st, env: nxt(st, env) if all(g(st, env) for g in tests) else None
-        spec = getattr(f, "spec", None)
-        if spec is not None and len(steps) - i - 1 <= 2 and all(k == "test" for k, _ in steps[i + 1:]):
-            return make_lookup(i, [])
-        if spec is not None:                     # R(bound, free): iterate the index bucket in place
-            name, kpos, kvar, upos, uvar, utyp = spec
-            empty: dict = {}
-            if i + 1 == len(steps):
-                @cython.locals(st=State)
-                def last_lookup(st, env):
-                    bucket = st.rels[name].idx[kpos].get(env[kvar])
-                    if not bucket:
-                        return None
-                    members = st.members.get(utyp, empty) if utyp is not None else None
-                    for tup in bucket:
-                        v = tup[upos]
-                        if members is None or v in members:
-                            e2 = env.copy()
-                            e2[uvar] = v
-                            return e2
-                    return None
-                return last_lookup
-            nxt = make(i + 1)
-
-            @cython.locals(st=State)
-            def lookup(st, env):
-                bucket = st.rels[name].idx[kpos].get(env[kvar])
-                if not bucket:
-                    return None
-                members = st.members.get(utyp, empty) if utyp is not None else None
-                for tup in bucket:
-                    v = tup[upos]
-                    if members is None or v in members:
-                        e2 = env.copy()
-                        e2[uvar] = v
-                        r = nxt(st, e2)
-                        if r is not None:
-                            return r
-                return None
-            return lookup
-        if i + 1 == len(steps):
-            enum = getattr(f, "enumerates", None)
-            if enum is not None:                 # any object of a type: the first one (creation order)
-                evar, etyp = enum
-                empty2: dict = {}
-
-                @cython.locals(st=State)
-                def last_object(st, env):
-                    for o in st.members.get(etyp, empty2):
-                        e2 = dict(env)
-                        e2[evar] = o
-                        return e2
-                    return None
-                return last_object
-
-            def last(st, env):                   # the final generator: its first binding is the answer
-                for e2 in f(st, env):
-                    return e2
-                return None
-            return last
-        nxt = make(i + 1)
-
-        def run(st, env):
-            for e2 in f(st, env):
+        for v in bucket_values(st, name, kpos, env[kvar], upos, utyp):
+            e2 = env.copy()
+            e2[uvar] = v
+            if nxt is not None:
                 r = nxt(st, e2)
                 if r is not None:
                     return r
+            elif p1 is None or (p1(st, e2) and (p2 is None or p2(st, e2))):
+                return e2
+        return None
+    return first
+
+
+def _enumerate_first(step: Enumerate, nxt) -> Callable:
+    var, typ = step.var, step.type
+    if nxt is None:
+        @cython.locals(st=State)
+        def first_object(st, env):               # the last step: its first object (creation order) is the answer
+            for o in st.members.get(typ, _EMPTY):
+                e2 = dict(env)
+                e2[var] = o
+                return e2
             return None
-        return run
-    return make(0)
+        return first_object
+
+    def first(st, env):
+        for o in _objects(st, typ):
+            e2 = dict(env)
+            e2[var] = o
+            r = nxt(st, e2)
+            if r is not None:
+                return r
+        return None
+    return first
+
+
+def _scan_first(step: Scan, nxt) -> Callable:
+    gen = step.gen
+
+    def first(st, env):
+        for e2 in gen(st, env):
+            r = e2 if nxt is None else nxt(st, e2)
+            if r is not None:
+                return r
+        return None
+    return first
+
+
+# all bindings ----------------------------------------------------------------------------
+def _bindings(step, st, env: dict) -> list:
+    """Every extension of ``env`` by one binding step (``Lookup``, ``Scan`` or ``Enumerate``)."""
+    if isinstance(step, Lookup):
+        var = step.var
+        out = []
+        for v in bucket_values(st, step.relation, step.key_pos, env[step.key_var], step.pos, step.type):
+            e2 = env.copy()
+            e2[var] = v
+            out.append(e2)
+        return out
+    if isinstance(step, Enumerate):
+        out = []
+        for o in _objects(st, step.type):
+            e2 = dict(env)
+            e2[step.var] = o
+            out.append(e2)
+        return out
+    return step.gen(st, env)
 
 
 def _collect(steps, i, st, env, out) -> None:
     if i == len(steps):
         out.append(env)
         return
-    kind, f = steps[i]
-    if kind == "test":
-        if f(st, env):
+    step = steps[i]
+    if isinstance(step, Test):
+        if step.fn(st, env):
             _collect(steps, i + 1, st, env, out)
         return
-    for e2 in f(st, env):
+    for e2 in _bindings(step, st, env):
         _collect(steps, i + 1, st, e2, out)
+
+
+# the two aggregates of one lookup ----------------------------------------------------------
+def _exists_lookup(lk: Lookup) -> Callable:
+    """exists(x: T where R(x, bound)): whether the index bucket holds an object of type T."""
+    name, kpos, kvar, upos, utyp = lk.relation, lk.key_pos, lk.key_var, lk.pos, lk.type
+
+    @cython.locals(st=State)
+    def exists(st, env):
+        return len(bucket_values(st, name, kpos, env[kvar], upos, utyp)) > 0
+    return exists
+
+
+def _count_lookup(lk: Lookup, tests: list) -> Callable:
+    """count(x: T where R(x, bound) and tests): the distinct values of the index bucket passing the tests,
+    each tried in one reused binding (what ``len({x[var] for x in solver.all(st, env)})`` counts)."""
+    name, kpos, kvar, upos, uvar, utyp = lk.relation, lk.key_pos, lk.key_var, lk.pos, lk.var, lk.type
+
+    @cython.locals(st=State)
+    def count(st, env):
+        values = bucket_values(st, name, kpos, env[kvar], upos, utyp)
+        if not values:
+            return 0
+        e2 = env.copy()
+        seen = set()
+        for v in values:
+            e2[uvar] = v
+            for g in tests:
+                if not g(st, e2):
+                    break
+            else:
+                seen.add(v)
+        return len(seen)
+    return count
 
 
 # ------------------------------------------------------------------------------ explanations
@@ -912,11 +949,11 @@ def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, O
         if not unbound:
             return c.test(p, vars)(st, e) and go(i + 1, e)
         if isinstance(p, ir.Atom) and p.relation in c.s.relations:
-            cands = _atom_gen(p, vars, set(e))(st, e)
+            cands = _bindings(_atom_step(p, vars, set(e)), st, e)
         else:
             cands = [e]
             for v in unbound:
-                cands = [x for e1 in cands for x in _type_gen(v, vars[v])(st, e1)][:MAX_ENUMERATION]
+                cands = [x for e1 in cands for x in _bindings(_enumerate(v, vars[v]), st, e1)][:MAX_ENUMERATION]
             cands = [x for x in cands if c.test(p, vars)(st, x)]
         return any(go(i + 1, e2) for e2 in cands)
     try:
