@@ -30,7 +30,7 @@ cdef class KitchenSim:
     cpdef _end(self, str agent, t)
     @cython.locals(st=State, touched=list, watchers=dict, objs=set)
     cpdef _settle(self, t)
-    @cython.locals(otype=dict, rels=dict, table=dict, tup=tuple, keys=list, members=dict, seen=set)
+    @cython.locals(st=State, otype=dict, table=dict, tup=tuple, keys=list, seen=set)
     cpdef _update_fast(self, dict fast, list touched, t)
     @cython.locals(st=State, env=dict, otype=dict)
     cpdef _reeval(self, proc, tuple key, t)

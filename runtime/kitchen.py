@@ -31,14 +31,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from heapq import heappop, heappush
+from heapq import heappop
 from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.events import END, START, EventQueue
 from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
-from chronoplan.runtime.kitchen_logic import num
+from chronoplan.runtime.kitchen_logic import bucket_values, num
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.runtime.violations import PlanError
 
@@ -220,8 +220,8 @@ class KitchenSim:
         """The event loop: each event, the process updates it causes (``_settle``), then the starts it makes
         due (``_next``: an agent's next action starts at once when it would be the next event anyway, else
         it is queued).  Stops at ``until``, past ``limit`` (E650) or when ``agent`` (if given) is idle."""
-        heap = self.q._heap                          # EventQueue's heap, popped and pushed here directly
-        counter = self.q.counter
+        q = self.q
+        heap = q._heap                               # EventQueue's heap, peeked and popped here directly
         st = self.st
         idle = self.idle
         rank, cursor = self.w.rank, self.cursor
@@ -267,7 +267,7 @@ class KitchenSim:
                     if st.touched:
                         self._settle(t)
                 else:
-                    heappush(heap, (t, START, r, i, next(counter), who))    # EventQueue.push, inlined
+                    q.push(t, START, who, r, i)
 
     def _next(self, agent: str, t) -> None:
         c = self.cursor[agent] = self.cursor[agent] + 1
@@ -488,22 +488,15 @@ class KitchenSim:
             self.runs[agent].append(_new_run(Run, (agent, i, surface.name, op.name, t, t, distance)))
             self._next(agent, t)
             return
-        if not op.res_holds:
-            r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, ())
-            if op.all_test is not None:
-                self.watchers[agent] = r
-                r.objs = frozenset([v for v in env.values() if isinstance(v, (str, tuple))])   # what changes touch
-            q = self.q                               # EventQueue.push, inlined
-            heappush(q._heap, (end, END, self.w.rank[agent], i, next(q.counter), ("end", agent)))
-            return
-        holds = tuple([env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None]) \
-            if op.res_holds else ()
-        for obj in holds:
-            self.holders.setdefault(obj, []).append((agent, i, end))
+        holds = ()
+        if op.res_holds:                             # the held resources with a capacity
+            holds = tuple([env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None])
+            for obj in holds:
+                self.holders.setdefault(obj, []).append((agent, i, end))
         r = self.running[agent] = _Running(op, env, i, surface.name, t, end, distance, holds)
         if op.all_test is not None:
             self.watchers[agent] = r
-            r.objs = frozenset([v for v in env.values() if isinstance(v, (str, tuple))])
+            r.objs = frozenset([v for v in env.values() if isinstance(v, (str, tuple))])   # what changes touch
         self.q.push(end, END, ("end", agent), self.w.rank[agent], i)
 
     # ------------------------------------------------------------------ completions and events
@@ -617,10 +610,9 @@ class KitchenSim:
         """Process instances a change may affect, through the compiled triggers of all processes at once
         (``World.fast_for``: per change name and the types of the changed objects, the triggers that apply,
         in declared order)."""
-        otype = self.st.otype
-        rels = self.st.rels
+        st = self.st
+        otype = st.otype
         fast_for = self.w.fast_for
-        empty = _EMPTY
         keys = []
         for name, tup in touched:
             table = fast.get(name)
@@ -634,16 +626,14 @@ class KitchenSim:
             acts = table.get(types)
             if acts is None:
                 acts = fast_for(name, types)
-            for proc, pos, link, ptype in acts:
+            for proc, pos, link, ptype in acts:         # FastTrigger
                 x = tup[0] if pos is None else tup[pos]
                 if link is None:
                     keys.append((proc, (x,)))
-                else:
-                    members = self.st.members.get(ptype, empty)
-                    for other in rels[link[0]].idx[link[1]].get(x, empty):
-                        y = other[link[2]]
-                        if y in members:
-                            keys.append((proc, (y,)))
+                else:                                   # the objects of the parameter's type linked to x
+                    rel, vpos, ppos = link
+                    for y in bucket_values(st, rel, vpos, x, ppos, ptype):
+                        keys.append((proc, (y,)))
         if not keys:
             return
         if len(keys) == 1:
@@ -655,43 +645,49 @@ class KitchenSim:
                 seen.add((proc.name, key))
                 self._reeval(proc, key, t)
 
-    def _update_proc(self, proc, touched, t) -> None:  # noqa: C901
+    def _update_proc(self, proc, touched, t) -> None:
+        """Re-evaluate the instances of ``proc`` the changes ``touched`` may affect (found through the process's
+        compiled triggers, else by searching the changed objects' neighbourhood), in a stable order."""
+        keys = self._triggered_keys(proc, touched) if proc.triggers is not None else \
+            self._neighbour_keys(proc, touched)
+        for key in (sorted(keys, key=str) if len(keys) > 1 else keys):
+            if None not in key:
+                self._reeval(proc, key, t)
+
+    def _triggered_keys(self, proc, touched: list) -> set:
+        """The parameter values the triggers name (the changed object itself, or the objects linked to it), the
+        destroyed objects, and the running instances holding any of them: their bindings of ``proc``."""
         st = self.st
-        if proc.triggers is not None:
-            found = set()
-            rels = st.rels
-            members = st.members
-            for name, tup in touched:
-                for pos, link, j, vtype in proc.triggers.get(name, ()):
-                    x = tup[0] if pos is None else tup[pos]
-                    if link is None:
-                        found.add((j, x))
-                    elif vtype is None or x in members.get(vtype, ()):
-                        for other in rels[link[0]].by(link[1], x):
-                            found.add((j, other[link[2]]))
-                if name == "destroy":
-                    found.update((j, tup[0]) for j in range(len(proc.params)))
-            keys = set()
-            for j, x in found:
-                if st.isa(x, proc.types[j]) or (name == "destroy" and not isinstance(x, tuple)):
-                    if len(proc.params) == 1:
-                        keys.add((x,))
-                    else:
-                        for e in proc.binders[j].all(st, {proc.params[j]: x}):
-                            keys.add(tuple(e.get(p) for p in proc.params))
-            if any(n == "destroy" for n, _ in touched):
-                gone = {tup[0] for n, tup in touched if n == "destroy"}
-                keys.update(key for (pn, key) in self.instances if pn == proc.name and gone.intersection(key))
-            for (pn, key) in self.instances:         # running instances the change may have stopped
-                if pn == proc.name and any(key[j] == x for j, x in found):
-                    keys.add(key)
-            for key in (sorted(keys, key=str) if len(keys) > 1 else keys):
-                if None not in key:
-                    self._reeval(proc, key, t)
-            return
+        rels, members = st.rels, st.members
+        gone = {tup[0] for name, tup in touched if name == "destroy"}
+        found = set()                              # (parameter position, value)
+        for name, tup in touched:
+            for trigger in proc.triggers.get(name, ()):
+                x = tup[0] if trigger.pos is None else tup[trigger.pos]
+                link = trigger.link
+                if link is None:
+                    found.add((trigger.param, x))
+                elif trigger.var_type is None or x in members.get(trigger.var_type, ()):
+                    for other in rels[link.relation].by(link.var_pos, x):
+                        found.add((trigger.param, other[link.param_pos]))
+        for x in gone:
+            found.update((j, x) for j in range(len(proc.params)))
+        keys = set()
+        for j, x in found:
+            if x in gone or st.isa(x, proc.types[j]):
+                keys.update(self._bindings_with(proc, j, x))
+        for pn, key in self.instances:            # running instances a change may have stopped
+            if pn == proc.name and (not gone.isdisjoint(key) or any(key[j] == x for j, x in found)):
+                keys.add(key)
+        return keys
+
+    def _neighbour_keys(self, proc, touched: list) -> set:
+        """The objects within ``proc.depth`` links (through its dependencies) of the changed ones, and the
+        running instances holding any of them: their bindings of ``proc``."""
+        st = self.st
         objs = set()
-        for n, tup in touched:
-            if n in proc.deps or n == "destroy":
+        for name, tup in touched:
+            if name in proc.deps or name == "destroy":
                 objs.update(x for x in tup if isinstance(x, str))
         frontier = set(objs)
         for _ in range(proc.depth):
@@ -702,21 +698,20 @@ class KitchenSim:
             objs |= nxt
             frontier = nxt
         keys = set()
-        single = len(proc.params) == 1
         for j, typ in enumerate(proc.types):
             for o in objs:
                 if st.isa(o, typ):
-                    if single:
-                        keys.add((o,))
-                    else:
-                        for e in proc.binders[j].all(st, {proc.params[j]: o}):
-                            keys.add(tuple(e.get(p) for p in proc.params))
-        for (name, key) in list(self.instances):
-            if name == proc.name and objs.intersection(key):
+                    keys.update(self._bindings_with(proc, j, o))
+        for pn, key in self.instances:
+            if pn == proc.name and objs.intersection(key):
                 keys.add(key)
-        for key in sorted(keys, key=str):
-            if None not in key:
-                self._reeval(proc, key, t)
+        return keys
+
+    def _bindings_with(self, proc, j: int, x) -> list:
+        """The bindings (keys) of ``proc``'s parameters with parameter ``j`` equal to ``x``."""
+        if len(proc.params) == 1:
+            return [(x,)]
+        return [tuple(e.get(p) for p in proc.params) for e in proc.binders[j].all(self.st, {proc.params[j]: x})]
 
     def _reeval(self, proc, key, t) -> None:
         if self.compat is not None and self.compat.code_clock:

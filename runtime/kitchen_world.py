@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from sympy.core.function import AppliedUndef
 
@@ -38,7 +38,7 @@ try:                                             # C types for the hot closures 
 except ImportError:                              # pragma: no cover - plain Python without Cython installed
     from chronoplan.runtime import cython_shim as cython
 
-__all__ = ["World", "Op", "Proc", "Dish", "CompileFailure", "compile_world"]
+__all__ = ["World", "Op", "Proc", "Dish", "Link", "Trigger", "FastTrigger", "CompileFailure", "compile_world"]
 
 _NAMES: dict = {}                              # parameter-name tuples, interned (the simulator compares identity)
 
@@ -94,8 +94,38 @@ class Proc:
     deps: frozenset
     depth: int
     binders: list                              # per parameter position: Solver over the scope, that param bound
-    triggers: Optional[dict] = None            # change name -> [(pos, link, j)]; None: search the neighbourhood
+    triggers: Optional[dict] = None            # change name -> [Trigger]; None: search the neighbourhood
     cond_in_scope: Optional[Callable] = None   # ``cond`` where ``scope`` holds (its conjuncts left out)
+
+
+class Link(NamedTuple):
+    """A quantified variable joined to a process parameter by a fact of ``relation``: the variable at
+    ``var_pos``, the parameter at ``param_pos``."""
+
+    relation: str
+    var_pos: int
+    param_pos: int
+
+
+class Trigger(NamedTuple):
+    """A change (of a relation or an attribute) that can affect a process's parameter ``param``: the changed
+    object (at ``pos`` of the fact; None: the attribute's object) is the parameter's value (``link`` None) or a
+    quantified variable of type ``var_type`` (None: unknown) joined to it by ``link``."""
+
+    pos: Optional[int]
+    link: Optional[Link]
+    param: int
+    var_type: Optional[str]
+
+
+class FastTrigger(NamedTuple):
+    """A trigger of a one-parameter process as the simulator reads it (``World.fast_for``): the process, the
+    changed object's position, the link, and the parameter's type."""
+
+    proc: Proc
+    pos: Optional[int]
+    link: Optional[Link]
+    param_type: str
 
 
 @dataclass(frozen=True)
@@ -152,12 +182,13 @@ class World:
         self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
             frozenset(["destroy"])
         self.fast_triggers = None                  # change name -> {types of the changed objects: triggers}
-        self._fast_entries: dict = {}              # change name -> [(proc, pos, link, param type, var type)]
+        self._fast_entries: dict = {}              # change name -> [(FastTrigger, var type)]
         if all(pr.triggers is not None and len(pr.params) == 1 for pr in self.procs):
             for pr in self.procs:
-                for name, entries in pr.triggers.items():
-                    for pos, link, j, vtype in entries:
-                        self._fast_entries.setdefault(name, []).append((pr, pos, link, pr.types[j], vtype))
+                for name, triggers in pr.triggers.items():
+                    for tr in triggers:
+                        fast = FastTrigger(pr, tr.pos, tr.link, pr.types[tr.param])
+                        self._fast_entries.setdefault(name, []).append((fast, tr.var_type))
             self.fast_triggers = {name: {} for name in self._fast_entries}
         self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
         self.limit = None
@@ -393,16 +424,16 @@ class World:
 
     # ------------------------------------------------------------------ processes
     def fast_for(self, name: str, types: tuple) -> tuple:
-        """The process triggers a change of ``name`` on objects of ``types`` (None: not an object) fires, in
-        declared order: (proc, position of the changed object or None, link, param type); a direct trigger
-        (link None) applies when the object is of the parameter's type, a linked one when it is of the
-        quantified variable's type (or that type is unknown).  Cached in ``fast_triggers``."""
+        """The process triggers (``FastTrigger``) a change of ``name`` on objects of ``types`` (None: not an
+        object) fires, in declared order; a direct trigger (link None) applies when the object is of the
+        parameter's type, a linked one when it is of the quantified variable's type (or that type is unknown).
+        Cached in ``fast_triggers``."""
         out = []
-        for proc, pos, link, ptype, vtype in self._fast_entries[name]:
-            typ = types[0] if pos is None else types[pos]
+        for fast, vtype in self._fast_entries[name]:
+            typ = types[0] if fast.pos is None else types[fast.pos]
             chain = self.ancestors.get(typ, (typ, "object")) if typ is not None else ()
-            if (ptype in chain) if link is None else (vtype is None or vtype in chain):
-                out.append((proc, pos, link, ptype))
+            if (fast.param_type in chain) if fast.link is None else (vtype is None or vtype in chain):
+                out.append(fast)
         out = tuple(out)
         self.fast_triggers[name][types] = out
         return out
@@ -567,9 +598,9 @@ BUILTINS = BUILTIN_ATOMS
 
 
 def _triggers(formulas, params: list, relations: set):  # noqa: C901
-    """Which parameter values a change can affect: {relation or attribute: [(pos, link, j, vtype)]} where a
-    changed fact's (or attribute's, pos None) object at ``pos`` is parameter j (link None) or is a quantified
-    variable of type vtype joined to parameter j by ``link = (relation, var position, param position)``.
+    """Which parameter values a change can affect: {relation or attribute: [Trigger]} where a changed fact's
+    (or attribute's, pos None) object at ``pos`` is parameter j (link None) or is a quantified variable of
+    type vtype joined to parameter j by a ``Link``.
     None when the formulas nest quantifiers or use a quantified variable without such a join (the simulator
     then searches neighbours)."""
     out: dict = {}
@@ -583,7 +614,7 @@ def _triggers(formulas, params: list, relations: set):  # noqa: C901
             if isinstance(a, ir.Atom) and a.relation in relations and var in a.args:
                 for k, x in enumerate(a.args):
                     if x in pindex:
-                        found.append((a.relation, a.args.index(var), k, pindex[x]))
+                        found.append((Link(a.relation, a.args.index(var), k), pindex[x]))
         return found
 
     def visit(parts, qvar):  # noqa: C901
@@ -613,10 +644,10 @@ def _triggers(formulas, params: list, relations: set):  # noqa: C901
                     names = [(t.name, None, t.arg) for t in (f.left, f.right) if t.kind == "attr"]
                 for name, pos, x in names:
                     if x in pindex:
-                        out.setdefault(name, []).append((pos, None, pindex[x], None))
+                        out.setdefault(name, []).append(Trigger(pos, None, pindex[x], None))
                     elif x == qvar:
-                        for rel, vpos, ppos, j in links_of(parts, qvar):
-                            out.setdefault(name, []).append((pos, (rel, vpos, ppos), j, qtypes.get(qvar)))
+                        for link, j in links_of(parts, qvar):
+                            out.setdefault(name, []).append(Trigger(pos, link, j, qtypes.get(qvar)))
         return True
 
     for f in formulas:
