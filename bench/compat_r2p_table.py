@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import r2p_mutants as M  # noqa: E402
 import r2pdata  # noqa: E402
 
-from chronoplan.validators.compat_recipe2plan import grade_plan, model_for  # noqa: E402
+from chronoplan.validators.compat.recipe2plan import grade_plan, model_for  # noqa: E402
 from chronoplan.validators.replay import validate_plan  # noqa: E402
 
 

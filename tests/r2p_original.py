@@ -7,7 +7,7 @@ Output: ``evaluate(...) -> Result`` (ok, check, message, progress, end_step, exe
 Kept close to the structure of WilliamZR/Recipe2Plan ``evaluation/`` (evaluator.py ``parse_actions`` and
 ``evaluate_execution``; environment.py ``execute_step`` and ``_check_constraint``; goal.py ``check_constraint``
 and ``act``; physical_objects.py ``ObjectTracker``), including its quadratic scans over stored intervals, so
-that it is an independent oracle for ``validators/compat_recipe2plan.py``, which is written differently
+that it is an independent oracle for ``validators/compat/recipe2plan.py``, which is written differently
 (incremental structures).  ``check`` names the failing check with a short word instead of the original's
 message text.
 """

@@ -27,9 +27,9 @@ from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
 from chronoplan.validators.paracook_read import read_cook_plan
 
-try:                                     # the CLI's registry (validators/compat.py); a stand-in when absent
+try:                                     # the CLI's registry (validators/compat/__init__.py); a stand-in when absent
     from chronoplan.validators.compat import Compat
-except ImportError:                      # pragma: no cover - only before validators/compat.py exists
+except ImportError:                      # pragma: no cover - only before validators/compat/__init__.py exists
     Compat = enum.Enum("Compat", ["RECIPE2PLAN", "PARACOOK", "TIMEARENA"])
 
 PC = Compat.PARACOOK

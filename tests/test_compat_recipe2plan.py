@@ -20,9 +20,9 @@ import r2pdata
 
 from chronoplan.cli import main
 from chronoplan.compiler.driver import compile_text
-from chronoplan.validators import compat_r2p_read as R
 from chronoplan.validators.compat import Compat, CompatError, parse_compat
-from chronoplan.validators.compat_recipe2plan import grade_plan, model_for
+from chronoplan.validators.compat import r2p_read as R
+from chronoplan.validators.compat.recipe2plan import grade_plan, model_for
 from chronoplan.validators.grade import Grader, validate_many
 
 # the original's checks (r2p_original's names) -> our codes

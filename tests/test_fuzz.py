@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import chronoplan
 from chronoplan.validators.grade import Grader, validate_many
 from chronoplan.validators.report import Report
-from chronoplan.validators.tools_export import reference_plan, reference_plan_arena
+from chronoplan.validators.tools.export import reference_plan, reference_plan_arena
 
 LONG = int(os.environ.get("CHRONOPLAN_FUZZ_EXAMPLES", "0") or 0)
 _COMMON = dict(deadline=None, database=None, print_blob=True,

@@ -15,8 +15,8 @@ from chronoplan.cli import main
 from chronoplan.compiler.numparse import Problem, exact, exact_int, parse_decimal, parse_int, plain_json
 from chronoplan.validators.grade import Grader, validate_many
 from chronoplan.validators.plan_text import decode
-from chronoplan.validators.tools_literal import LiteralError, parse_call
-from chronoplan.validators.tools_read import read_tool_plan
+from chronoplan.validators.tools.literal import LiteralError, parse_call
+from chronoplan.validators.tools.read import read_tool_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = ROOT / "domains" / "recipes"
@@ -417,7 +417,7 @@ def test_failing_kitchen_interacts_keep_only_the_listed_errors():
 
 
 def test_total_steps_nan_through_the_cli_is_reported(tmp_path, capsys):
-    from chronoplan.validators.tools_export import reference_plan_arena
+    from chronoplan.validators.tools.export import reference_plan_arena
     tools = ROOT / "domains" / "tools"
     scen = "calendar_meeting_chain"
     arena = json.dumps(reference_plan_arena(chronoplan.load(tools).scenario(scen)))
@@ -482,7 +482,7 @@ def test_python_ints_too_long_to_print_are_reported_not_crashes(project):
     an E090 internal error); found by tests/test_fuzz.py's long run."""
     from kitchen_util import generated
 
-    from chronoplan.validators.tools_export import reference_plan
+    from chronoplan.validators.tools.export import reference_plan
     huge = 10 ** 5000
     for plan in (huge, {"schedule": huge}, {"schedule": [{"task": huge, "step": huge, "start": huge}]},
                  [[huge, "Roast-Chicken", huge, huge]], {huge: 1}, {"schedule": [{"task": "Roast-Chicken", "step": 0,

@@ -14,7 +14,7 @@ from chronoplan.runtime.chart import Fill, pack_lanes, tick_marks
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.validators.render_charts import picture
-from chronoplan.validators.tools_export import reference_plan
+from chronoplan.validators.tools.export import reference_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "domains" / "recipes"

@@ -36,7 +36,7 @@ from chronoplan.validators.strict_schema import (
     strict_schema_for,
     violations,
 )
-from chronoplan.validators.tools_export import reference_plan
+from chronoplan.validators.tools.export import reference_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ROOT / "domains"
@@ -437,7 +437,8 @@ def test_cli_strict_flag(capsys):
 
 
 def test_docs_list_the_moved_constraints():
-    from chronoplan.validators import paracook_schema, tools_schema
+    from chronoplan.validators import paracook_schema
+    from chronoplan.validators.tools import schema as tools_schema
     text = " ".join(DOCS.read_text().split())
     for moved in tools_schema.STRICT_MOVED + paracook_schema.STRICT_MOVED:
         assert moved.split(" (")[0] in text, moved

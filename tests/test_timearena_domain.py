@@ -383,7 +383,7 @@ def test_cpsat_reaches_the_oracle_and_its_schedules_replay(project, cat):
 
 
 def test_validate_cli_accepts_an_optimal_plan_and_refuses_the_repository_household4(tmp_path, project):
-    pytest.importorskip("chronoplan.validators.cli_validate")
+    pytest.importorskip("chronoplan.commands.validate")
     from chronoplan.cli import main
     sol = solve(procedure_problem(project, project.scenarios["household4"]))
     good = {"scenario": "household4", "schedule": [{"task": t, "step": s, "start": v}

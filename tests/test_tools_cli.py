@@ -7,7 +7,7 @@ import pytest
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.validators.tools_export import reference_plan, reference_plan_arena
+from chronoplan.validators.tools.export import reference_plan, reference_plan_arena
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "domains" / "tools"
 

@@ -1,4 +1,4 @@
-"""Relative-date resolution (validators/tools_dates.py): fixed cases and invariants over whole years."""
+"""Relative-date resolution (validators/tools/dates.py): fixed cases and invariants over whole years."""
 import calendar
 import datetime as dt
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chronoplan.validators.tools_dates import add_months, find_date_phrases, parse_iso_date, resolve_date
+from chronoplan.validators.tools.dates import add_months, find_date_phrases, parse_iso_date, resolve_date
 
 D = dt.date
 WED = D(2025, 3, 12)          # the DESIGN sketch's reference date (a Wednesday)

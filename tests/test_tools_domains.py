@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.validators.tools_dates import find_date_phrases, parse_iso_date
-from chronoplan.validators.tools_export import reference_plan, reference_plan_arena
-from chronoplan.validators.tools_grade import grade_tool_plan, offered_tools, scenario_today
-from chronoplan.validators.tools_refs import Ref
-from chronoplan.validators.tools_structure import STRUCTURES, classify
-from chronoplan.validators.tools_values import ANY, ref_value
+from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
+from chronoplan.validators.tools.export import reference_plan, reference_plan_arena
+from chronoplan.validators.tools.grade import grade_tool_plan, offered_tools, scenario_today
+from chronoplan.validators.tools.refs import Ref
+from chronoplan.validators.tools.structure import STRUCTURES, classify
+from chronoplan.validators.tools.values import ANY, ref_value
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "domains" / "tools"
 

@@ -1,4 +1,4 @@
-"""Rule-based grading of tool plans (validators/tools_grade.py): one plan per error code, metrics, hostile input."""
+"""Rule-based grading of tool plans (validators/tools/grade.py): one plan per error code, metrics, hostile input."""
 import copy
 import json
 import os
@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import chronoplan
 from chronoplan.validators.report import CATEGORIES, Report
-from chronoplan.validators.tools_export import reference_plan, reference_plan_arena
-from chronoplan.validators.tools_grade import grade_tool_plan
+from chronoplan.validators.tools.export import reference_plan, reference_plan_arena
+from chronoplan.validators.tools.grade import grade_tool_plan
 
 TEXT = '''
 domain tooltest

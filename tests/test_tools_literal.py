@@ -1,4 +1,4 @@
-"""The safe Python-literal call parser (validators/tools_literal.py) and reference forms (tools_refs.py)."""
+"""The safe Python-literal call parser (validators/tools/literal.py) and reference forms (validators/tools/refs.py)."""
 import ast
 import builtins
 import inspect
@@ -6,9 +6,11 @@ from fractions import Fraction
 
 import pytest
 
-from chronoplan.validators import tools_literal, tools_read, tools_refs
-from chronoplan.validators.tools_literal import Call, LiteralError, parse_call, parse_literal
-from chronoplan.validators.tools_refs import Ref, as_ref, find_refs, refs_in
+from chronoplan.validators.tools import literal as tools_literal
+from chronoplan.validators.tools import read as tools_read
+from chronoplan.validators.tools import refs as tools_refs
+from chronoplan.validators.tools.literal import Call, LiteralError, parse_call, parse_literal
+from chronoplan.validators.tools.refs import Ref, as_ref, find_refs, refs_in
 
 
 @pytest.fixture(autouse=True)

@@ -1,11 +1,11 @@
-"""Tool-plan readers (validators/tools_read.py): both formats, their variants and hostile input."""
+"""Tool-plan readers (validators/tools/read.py): both formats, their variants and hostile input."""
 import json
 from fractions import Fraction
 
 import pytest
 
-from chronoplan.validators.tools_read import MAX_STEPS, detect_format, read_tool_plan
-from chronoplan.validators.tools_refs import Ref
+from chronoplan.validators.tools.read import MAX_STEPS, detect_format, read_tool_plan
+from chronoplan.validators.tools.refs import Ref
 
 
 def codes(plan):

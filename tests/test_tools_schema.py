@@ -1,4 +1,4 @@
-"""JSON Schemas of tool plans (validators/tools_schema.py): contract shape, reference plans, agreement with the
+"""JSON Schemas of tool plans (validators/tools/schema.py): contract shape, reference plans, agreement with the
 grader."""
 import copy
 import json
@@ -8,9 +8,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import chronoplan
-from chronoplan.validators.tools_export import reference_plan
-from chronoplan.validators.tools_grade import grade_tool_plan, offered_tools
-from chronoplan.validators.tools_schema import tool_plan_schema
+from chronoplan.validators.tools.export import reference_plan
+from chronoplan.validators.tools.grade import grade_tool_plan, offered_tools
+from chronoplan.validators.tools.schema import tool_plan_schema
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "domains" / "tools"
 STEP_LOCAL = ("T1", "T2", "T602")        # problems a per-step schema can see (names, parameters, formats)

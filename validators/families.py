@@ -80,8 +80,8 @@ FAMILIES: dict[ScenarioKind, Family] = {
     ScenarioKind.TOOLS: Family(
         ScenarioKind.TOOLS, "tool-use", ("tools", "planningarena"),
         Ref("chronoplan.validators.grade:grade_tools"),
-        Ref("chronoplan.validators.tools_schema:tool_plan_schema"),
-        Ref("chronoplan.validators.tools_schema:strict_tool_plan_schema"),
+        Ref("chronoplan.validators.tools.schema:tool_plan_schema"),
+        Ref("chronoplan.validators.tools.schema:strict_tool_plan_schema"),
         None, (), (),
         ("success",),
         {"PDDL export": "the scenario's reference calls are its reference plan (docs/tools.md); grade tool "

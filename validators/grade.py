@@ -6,7 +6,7 @@ in-memory ``(name, value)`` pairs) and options.  Output: one ``report.Report`` p
 grader: ``grade_procedures`` (replayed by ``validators.replay``), ``grade_grid`` (the kitchen grader) and
 ``grade_tools`` (the tool grader), below.
 ``compat`` (``validators.compat.Compat``) grades like a benchmark's original evaluator instead: Recipe2Plan
-plans by ``validators.compat_recipe2plan`` (reading text replies as written: ``raw_text`` sources), grid
+plans by ``validators.compat.recipe2plan`` (reading text replies as written: ``raw_text`` sources), grid
 kitchens with ``compat=`` passed to the kitchen grader; a scenario of another family is an ``E012``.
 Scenario matching (no ``--scenario``): the only scenario, else the plan's top-level "scenario" key, else
 the plan file's stem.
@@ -188,7 +188,7 @@ class Grader:
     def model(self, scenario: str):
         """The scenario as the original Recipe2Plan evaluator holds it (or why it cannot)."""
         if scenario not in self._models:
-            from chronoplan.validators.compat_recipe2plan import model_for
+            from chronoplan.validators.compat.recipe2plan import model_for
             self._models[scenario] = model_for(self.problem(scenario))
         return self._models[scenario]
 
@@ -247,7 +247,7 @@ class Grader:
         except InstantiationError as exc:
             return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
                                 f"instantiated: {exc}", "fix the scenario")
-        from chronoplan.validators.compat_recipe2plan import grade_plan
+        from chronoplan.validators.compat.recipe2plan import grade_plan
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
 
 
@@ -274,7 +274,7 @@ def grade_grid(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str],
 def grade_tools(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
                 reference: Any) -> Report:
     """A tool plan against a tool-use scenario."""
-    from chronoplan.validators.tools_grade import grade_tool_plan
+    from chronoplan.validators.tools.grade import grade_tool_plan
     return grade_tool_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first)
 
 

@@ -116,7 +116,7 @@ def _kitchen(project, scen, value, report: Report) -> Chart:
 
 # ------------------------------------------------------------------------------------------ tool plans
 def _tools(scen, value, report: Report, fmt) -> Chart:
-    from chronoplan.validators.tools_read import read_tool_plan
+    from chronoplan.validators.tools.read import read_tool_plan
     plan = read_tool_plan(Native(value) if value is not None else "", fmt)
     steps = plan.steps if value is not None else ()
     preds = dependencies(steps)

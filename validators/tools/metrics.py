@@ -1,7 +1,7 @@
 """PlanningArena-style metrics of a graded tool plan.
 
 Input: the read ``ToolPlan``, the ``ir.Scenario``, per-step grading state (tool, codes, matched reference
-step), the errors and the reference bookkeeping of ``tools_grade``.  Output: a metrics dict (exact
+step), the errors and the reference bookkeeping of ``tools.grade``.  Output: a metrics dict (exact
 ``Fraction`` values; the report renders them as JSON numbers):
 
 * ``SER`` = sum over reference steps of c_i * q_i / number of reference steps (w_i = 1; c_i = 1 when a

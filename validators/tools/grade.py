@@ -21,12 +21,12 @@ from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.validators.report import PlanError, Report
-from chronoplan.validators.tools_dates import find_date_phrases, parse_iso_date
-from chronoplan.validators.tools_metrics import compute_metrics
-from chronoplan.validators.tools_read import ToolPlan, read_tool_plan
-from chronoplan.validators.tools_refs import Ref
-from chronoplan.validators.tools_structure import ancestors, closure, reaches
-from chronoplan.validators.tools_values import ANY, DATE_KINDS, check_value, ref_value, same_value
+from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
+from chronoplan.validators.tools.metrics import compute_metrics
+from chronoplan.validators.tools.read import ToolPlan, read_tool_plan
+from chronoplan.validators.tools.refs import Ref
+from chronoplan.validators.tools.structure import ancestors, closure, reaches
+from chronoplan.validators.tools.values import ANY, DATE_KINDS, check_value, ref_value, same_value
 
 
 def label(st) -> str:

@@ -1,6 +1,6 @@
 """Typed checks and comparisons of tool-call argument values.
 
-Input: a normalised plan value (see ``tools_read.normalize_value``), an ``ir.ParamType`` and, for
+Input: a normalised plan value (see ``tools.read.normalize_value``), an ``ir.ParamType`` and, for
 comparisons, a reference ``ir.Value``.  Output: problems as ``(code, message, hint)`` tuples
 (``check_value``) or booleans (``same_value``).  Formats: ``date`` = YYYY-MM-DD (a real date), ``time`` =
 H:MM or HH:MM[:SS] (24 h), ``datetime`` = date + ``T`` or space + time [+ ``Z`` or ``+HH:MM``], ``iata`` =
@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.validators.tools_dates import parse_iso_date, resolve_date
-from chronoplan.validators.tools_refs import Ref, find_refs
+from chronoplan.validators.tools.dates import parse_iso_date, resolve_date
+from chronoplan.validators.tools.refs import Ref, find_refs
 
 _TIME = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9]))?")
 _DATETIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)"

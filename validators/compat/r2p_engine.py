@@ -5,7 +5,7 @@ whole seconds, one cook, capacity-1 objects) and the parsed actions, already in 
 (stable-sorted by start).  Output: ``Outcome``: how many actions were executed, the first failing check
 (``Check``, which names our error code and the category the original's result_summarizer files it under),
 the original's progress (completed steps plus their prerequisites) and the sums behind its efficiency
-(``compat_r2p_speed``).
+(``compat.r2p_speed``).
 
 The rules (WilliamZR/Recipe2Plan ``evaluation/environment.py``, ``goal.py``, ``physical_objects.py``),
 checked in this order for each action, the first failure ending the evaluation:

@@ -1,6 +1,6 @@
 """The original Recipe2Plan evaluator's efficiency (``evaluate_complete_speed``), re-stated.
 
-Input: the scenario's ``compat_r2p_engine.Model``, the ``Outcome`` of a plan and the reference plan's entries
+Input: the scenario's ``compat.r2p_engine.Model``, the ``Outcome`` of a plan and the reference plan's entries
 (step, recipe, duration, start; seconds, listed order).  Output: ``Speed``: the plan's E, the reference's
 E_ref and the original's complete speed min(E / E_ref, 5 E), with 0 wherever the original's computation
 raises (its bare ``except``): no reference, an empty truncated reference, an unknown recipe or step in it,
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from chronoplan.validators.compat_r2p_engine import Model, Num, Outcome
+from chronoplan.validators.compat.r2p_engine import Model, Num, Outcome
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 Input: a step-level ``ProcedureProblem`` of Recipe2Plan's shape (one cook, capacity-1 objects, maximum
 lags, whole seconds), one plan and optionally a reference plan.  A plan is a model's reply (text, bytes, a
 log record ``{"response": ...}``, or ``{"plan": "<text>"}``), read by the original's pattern
-(``compat_r2p_read``); or a JSON timed plan (schedule, plan.json lists), read by chronoplan's readers since
+(``compat.r2p_read``); or a JSON timed plan (schedule, plan.json lists), read by chronoplan's readers since
 the original reads no JSON, then executed by the original's rules like its parsed text.
 Output: a ``report.Report``: at most one error (the original stops at the first failing check; our code,
 a message saying it is the original's rule) or, when every action ran but a recipe is unfinished, one
@@ -25,10 +25,10 @@ from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.simtypes import Chunk
-from chronoplan.validators import compat_r2p_engine as engine
-from chronoplan.validators.compat_r2p_engine import Check, Model, NotRepresentable, Num, OAction
-from chronoplan.validators.compat_r2p_read import Parsed, ordered, read_text
-from chronoplan.validators.compat_r2p_speed import complete_speed
+from chronoplan.validators.compat import r2p_engine as engine
+from chronoplan.validators.compat.r2p_engine import Check, Model, NotRepresentable, Num, OAction
+from chronoplan.validators.compat.r2p_read import Parsed, ordered, read_text
+from chronoplan.validators.compat.r2p_speed import complete_speed
 from chronoplan.validators.plan_text import MAX_TEXT, PLAN_KEYS, REPLY_KEYS, decode
 from chronoplan.validators.plans import TIMED_FORMATS, read_plan
 from chronoplan.validators.report import PlanError, Report

@@ -23,9 +23,9 @@ from typing import Any
 from chronoplan.compiler import ir
 from chronoplan.compiler.numparse import Problem, parse_int
 from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, one_of_values, with_description
-from chronoplan.validators.tools_grade import offered_tools, scenario_today
-from chronoplan.validators.tools_read import MAX_STEPS, value_to_json
-from chronoplan.validators.tools_values import ref_value
+from chronoplan.validators.tools.grade import offered_tools, scenario_today
+from chronoplan.validators.tools.read import MAX_STEPS, value_to_json
+from chronoplan.validators.tools.values import ref_value
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 REF_PATTERN = (r"\$\{\s*([Ss]tep[_ ]?)?[0-9]+(\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)?\s*\}"

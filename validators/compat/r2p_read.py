@@ -1,6 +1,6 @@
 """Plans as the original Recipe2Plan evaluator reads them (``--compat recipe2plan``).
 
-Input: a model's reply text and the scenario's ``compat_r2p_engine.Model``; or the timed actions that
+Input: a model's reply text and the scenario's ``compat.r2p_engine.Model``; or the timed actions that
 chronoplan's own readers found in a JSON plan (the original reads only text).  Output: ``Parsed``: the
 actions in the original's order (stable-sorted by start), how many entries it read and how many
 ``Step(``-like entries its pattern skipped, or the parse failure.  Never raises on bad input.
@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from chronoplan.validators.compat_r2p_engine import Check, Model, Num, OAction
+from chronoplan.validators.compat.r2p_engine import Check, Model, Num, OAction
 
 THINK_END = "</think>"
 # The original's substitutions are r"(\d+) min" etc.  A match can only start where a run of digits starts

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.validators.tools_grade import scenario_today
-from chronoplan.validators.tools_read import value_to_json, value_to_literal
-from chronoplan.validators.tools_values import ANY, ref_value
+from chronoplan.validators.tools.grade import scenario_today
+from chronoplan.validators.tools.read import value_to_json, value_to_literal
+from chronoplan.validators.tools.values import ANY, ref_value
 
 EXAMPLES = {"str": "any text", "int": 1, "number": 1, "bool": True, "time": "09:00", "datetime": "2025-01-01T09:00",
             "iata": "AAA", "email": "user@example.com", "list": (), "any": "any text"}

@@ -9,9 +9,9 @@ DESIGN format: ``{"steps": [{"id": 1, "tool": "x", "args": {...}, "after": [..]}
 accepted too).  PlanningArena format: ``{"GlobalThought": ..., "OrderSteps": {"TotalSteps": n,
 "StepDetail": ...}}`` where StepDetail is a list, one step object, or an object keyed by step number, and
 each step's ``Action`` is a Python-literal call string ``Tool({'key': 'value'})`` parsed by
-``tools_literal`` (never evaluated); a top-level list of such objects (one step each, as in the paper's
+``tools.literal`` (never evaluated); a top-level list of such objects (one step each, as in the paper's
 listings) is merged.  Argument values are normalised: JSON floats become exact ``Fraction`` values,
-strings that are exactly one step reference become ``tools_refs.Ref``.
+strings that are exactly one step reference become ``tools.refs.Ref``.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from typing import Any, Optional
 from chronoplan.compiler.numparse import Problem, exact_int, parse_int
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError
-from chronoplan.validators.tools_literal import LiteralError, parse_call
-from chronoplan.validators.tools_refs import Ref, as_ref, refs_in
+from chronoplan.validators.tools.literal import LiteralError, parse_call
+from chronoplan.validators.tools.refs import Ref, as_ref, refs_in
 
 MAX_STEPS = 5_000
 MAX_ID = 10 ** 9 - 1            # step ids and StepDetail keys

@@ -9,7 +9,7 @@ another family).
 
 Modes:
 - ``recipe2plan``: the original Recipe2Plan evaluator (WilliamZR/Recipe2Plan ``evaluation/``), quirks
-  included, on step-level scenarios (``validators.compat_recipe2plan``).
+  included, on step-level scenarios (``validators.compat.recipe2plan``).
 - ``paracook``: the original ParaCook simulator's rules, on grid kitchens (passed to
   ``validators.paracook_grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
 - ``timearena``: refused.  The differences from TimeArena's original implementation
