@@ -7,6 +7,7 @@ type errors (C105), unit mismatches (C106) and values outside an attribute's dom
 from __future__ import annotations
 
 import dataclasses
+from typing import Optional
 
 import sympy
 
@@ -130,8 +131,10 @@ def _action(ctx, d: A.ActionDecl):  # noqa: C901
         elif item.kind == "condition":
             when, f = item.args
             cond = _formula(ctx, f, ptypes)
-            ok &= cond is not None
-            conditions.append(ir.Condition(ir.When(when), cond))
+            if cond is None:
+                ok = False
+            else:
+                conditions.append(ir.Condition(ir.When(when), cond))
         elif item.kind == "effect":
             when, effs = item.args
             if when == "all":
@@ -140,14 +143,28 @@ def _action(ctx, d: A.ActionDecl):  # noqa: C901
                 continue
             for e in effs:
                 eff = _effect(ctx, e, ptypes)
-                ok &= eff is not None
-                effects.append(ir.TimedEffect(ir.When(when), eff))
+                if eff is None:
+                    ok = False
+                else:
+                    effects.append(ir.TimedEffect(ir.When(when), eff))
     if duration is None:
         duration = sympy.Integer(0)          # an action without a duration is instantaneous
     if not ok:
         return None
     return ir.Action(d.name.name, params, duration, occupancy, occupy_for, tuple(agents), tuple(holds),
                      interruptible, tuple(conditions), tuple(effects), d.span, tuple(aggregates))
+
+
+def _formulas(items: list[Optional[ir.Formula]]) -> Optional[tuple[ir.Formula, ...]]:
+    """The formulas, when none is None (the checker reported why), else None."""
+    out = tuple(x for x in items if x is not None)
+    return out if len(out) == len(items) else None
+
+
+def _effects(items: list[Optional[ir.Effect]]) -> Optional[tuple[ir.Effect, ...]]:
+    """The effects, when none is None (the checker reported why), else None."""
+    out = tuple(x for x in items if x is not None)
+    return out if len(out) == len(items) else None
 
 
 def _term(ctx, t, ptypes):
@@ -188,16 +205,18 @@ def _check_value(ctx, attr: ir.Attribute, term: ir.Term, span):
     return True
 
 
-def _formula(ctx, f, ptypes):
+def _formula(ctx, f, ptypes) -> Optional[ir.Formula]:
     if isinstance(f, A.FBool):
         if f.op == "true":
             return ir.Const_(True)
         if f.op == "false":
             return ir.Const_(False)
-        args = [_formula(ctx, a, ptypes) for a in f.args]
-        if any(a is None for a in args):
+        args = _formulas([_formula(ctx, a, ptypes) for a in f.args])
+        if args is None:
             return None
-        return {"and": ir.And, "or": ir.Or}[f.op](tuple(args)) if f.op != "not" else ir.Not(args[0])
+        if f.op == "not":
+            return ir.Not(args[0])
+        return ir.And(args) if f.op == "and" else ir.Or(args)
     if isinstance(f, A.FAtom):
         return _atom(ctx, f.rel, f.args, ptypes, f.span)
     if isinstance(f, A.FExists):
@@ -234,7 +253,7 @@ def _bind(ctx, var, typ, ptypes):
     return inner
 
 
-def _atom(ctx, rel: A.Ident, args, ptypes, span):
+def _atom(ctx, rel: A.Ident, args, ptypes, span) -> Optional[ir.Atom]:
     r = ctx.out("relations").get(rel.name) or builtins.RELATIONS.get(rel.name)   # a declared one hides a built-in
     if r is None:
         ctx.error("C101", f"undefined relation '{rel.name}'", rel.span)
@@ -267,7 +286,7 @@ def _atom(ctx, rel: A.Ident, args, ptypes, span):
     return ir.Atom(rel.name, tuple(names), span)
 
 
-def _effect(ctx, e, ptypes):
+def _effect(ctx, e, ptypes) -> Optional[ir.Effect]:
     if isinstance(e, A.EAssign):
         target, attr = _term(ctx, A.TAttr(e.obj, e.attr, e.span), ptypes)
         value, _ = _term(ctx, e.value, ptypes)
@@ -283,10 +302,10 @@ def _effect(ctx, e, ptypes):
         if inner is None:
             return None
         body = _formula(ctx, e.formula, inner)
-        effs = [_effect(ctx, x, inner) for x in e.effects]
-        if body is None or any(x is None for x in effs):
+        effs = _effects([_effect(ctx, x, inner) for x in e.effects])
+        if body is None or effs is None:
             return None
-        return ir.Forall(e.var.name, e.type.name, body, tuple(effs))
+        return ir.Forall(e.var.name, e.type.name, body, effs)
     if isinstance(e, A.EFact):
         atom = _atom(ctx, e.rel, e.args, ptypes, e.span)
         if atom is None:
@@ -294,14 +313,14 @@ def _effect(ctx, e, ptypes):
         return ir.AddFact(atom) if e.positive else ir.DelFact(atom)
     if isinstance(e, A.EDelayed):
         delay, _ = convert(e.delay, ctx.scope(ptypes), ctx.report)
-        inner = [_effect(ctx, x, ptypes) for x in e.effects]
-        if delay is None or any(x is None for x in inner):
+        inner = _effects([_effect(ctx, x, ptypes) for x in e.effects])
+        if delay is None or inner is None:
             return None
-        return ir.Delayed(delay, tuple(inner))
+        return ir.Delayed(delay, inner)
     return None
 
 
-def _builtin_effect(ctx, e, ptypes):
+def _builtin_effect(ctx, e, ptypes) -> Optional[ir.BuiltinEffect]:
     name = e.rel.name
     decl = builtins.EFFECTS[name]
     if not e.positive:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import sympy
 
@@ -151,7 +151,8 @@ class Exists:
     formula: Formula
 
 
-Formula = Any  # Atom | Compare | Not | And | Or | Const_ | Exists
+# a condition: what ``check_actions`` builds and the runtime, the exports and the metrics read
+Formula = Union[Atom, Compare, Not, And, Or, Const_, Exists]
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,8 @@ class Aggregate:
     formula: Formula
 
 
-Effect = Any  # Assign | AddFact | DelFact | Delayed | Forall | BuiltinEffect
+# an effect of an action or process (``Delayed`` and ``Forall`` nest effects)
+Effect = Union[Assign, AddFact, DelFact, Delayed, Forall, BuiltinEffect]
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -12,6 +12,7 @@ that fits none of the shapes (the kitchen export reports it as P010).  Used by `
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Optional
 
@@ -23,7 +24,7 @@ KINDS = ("move", "wait", "take", "dispense", "pick", "put", "add", "scoop", "tra
          "discard")
 
 
-def conjuncts(f) -> list:
+def conjuncts(f: Optional[ir.Formula]) -> list[ir.Formula]:
     """The conjuncts of a formula (nested ``and`` flattened, ``true`` left out)."""
     if f is None:
         return []
@@ -167,7 +168,7 @@ def _is_station(p: ir.Project, typ: str) -> bool:
     return False
 
 
-def _destroys(effects) -> bool:
+def _destroys(effects: Iterable[ir.Effect]) -> bool:
     for e in effects:
         if isinstance(e, ir.BuiltinEffect) and e.name == "destroy":
             return True
