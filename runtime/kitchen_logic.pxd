@@ -3,5 +3,5 @@ cimport cython
 from chronoplan.runtime.kitchen_state cimport Rel, State
 
 
-@cython.locals(bucket=dict, members=dict, tup=tuple)
+@cython.locals(bucket=dict, members=dict, tup=tuple, out=list)
 cpdef list bucket_values(State st, str relation, Py_ssize_t key_pos, key, Py_ssize_t pos, typ)

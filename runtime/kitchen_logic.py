@@ -631,20 +631,19 @@ class Enumerate:
     type: str
 
 
-_NO_VALUES: list = []
-
-
 def bucket_values(st, relation, key_pos, key, pos, typ) -> list:
     """The values at ``pos`` of the facts of ``relation`` holding ``key`` at ``key_pos`` (the relation's index
     bucket of ``key``), those of objects of type ``typ`` only unless it is None: the one scan of an index
-    bucket (typed in kitchen_logic.pxd).  Do not modify the result."""
+    bucket (typed in kitchen_logic.pxd)."""
+    out = []
     bucket = st.rels[relation].idx[key_pos].get(key)
-    if not bucket:
-        return _NO_VALUES
-    if typ is None:
-        return [tup[pos] for tup in bucket]
-    members = st.members.get(typ, _EMPTY)
-    return [tup[pos] for tup in bucket if tup[pos] in members]
+    if bucket:
+        members = st.members.get(typ, _EMPTY) if typ is not None else None
+        for tup in bucket:
+            v = tup[pos]
+            if members is None or v in members:
+                out.append(v)
+    return out
 
 
 def _objects(st, typ: str) -> list:
