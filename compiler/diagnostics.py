@@ -38,6 +38,16 @@ class Diagnostic:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    def to_json(self) -> dict:
+        """The diagnostic as ``--format json`` prints it: code, severity, file, line, column (1-based; None
+        without a location), end_line, end_column, message, notes."""
+        sp = self.span
+        return {"code": self.code, "severity": self.severity.value, "file": sp.file if sp else None,
+                "line": sp.line if sp else None, "column": sp.col if sp else None,
+                "end_line": (sp.end_line or None) if sp else None,
+                "end_column": (sp.end_col or None) if sp else None, "message": self.message,
+                "notes": list(self.notes)}
+
 
 # code -> title of the compile diagnostics: a view of the registry (chronoplan.compiler.codes)
 CODES: dict[str, str] = {c: v.title for c, v in codes_in(Scope.COMPILE).items()}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sys
 
-from chronoplan.compiler.diagnostics import MAX_SHOWN, Diagnostic, plural, render_lines
+from chronoplan.compiler.diagnostics import MAX_SHOWN, plural, render_lines
 
 KIND_LABELS = {"procedures": "procedure", "tools": "tool-use", "grid": "kitchen"}
 
@@ -57,14 +57,6 @@ def summary(project) -> str:
     return "\n".join(lines)
 
 
-def diagnostic_json(d: Diagnostic) -> dict:
-    sp = d.span
-    return {"code": d.code, "severity": d.severity.value, "file": sp.file if sp else None,
-            "line": sp.line if sp else None, "column": sp.col if sp else None,
-            "end_line": (sp.end_line or None) if sp else None, "end_column": (sp.end_col or None) if sp else None,
-            "message": d.message, "notes": list(d.notes)}
-
-
 def run(args) -> int:
     from chronoplan.compiler.driver import compile_paths, expand
     _, missing = expand(args.paths)
@@ -72,7 +64,7 @@ def run(args) -> int:
     if missing:                      # a usage error (exit 2), not a compile error
         if as_json:
             print(json.dumps({"ok": False, "files": 0, "errors": len(missing), "warnings": 0,
-                              "diagnostics": [diagnostic_json(d) for d in missing]}))
+                              "diagnostics": [d.to_json() for d in missing]}))
         else:
             for text in render_lines(missing, {}):
                 print(text, file=sys.stderr)
@@ -85,7 +77,7 @@ def run(args) -> int:
     status = 1 if errors or project is None else 0
     if as_json:
         out = {"ok": status == 0, "files": files, "errors": len(errors), "warnings": len(warnings),
-               "diagnostics": [diagnostic_json(d) for d in shown[:MAX_SHOWN]]}
+               "diagnostics": [d.to_json() for d in shown[:MAX_SHOWN]]}
         if len(shown) > MAX_SHOWN:
             out["omitted"] = len(shown) - MAX_SHOWN
         if args.summary and project is not None:

@@ -1,15 +1,18 @@
-"""``chronoplan import FORMAT SOURCE... -o OUT``: convert benchmark data into chronoplan files.
+"""``chronoplan import FORMAT SOURCE... -o OUT [--format text|json]``: convert benchmark data into .chrono files.
 
 Input: a format name (see ``compiler.importers.FORMATS``), source files, an output path (a directory or a
-file, depending on the format).  Output: the files written, one line each on stdout.
+file, depending on the format).  Output: the files written, one line each on stdout (``--format json``: one
+object ``{"ok", "format", "files", "error"}``, also on failure).
 Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback), or
 an output path that would overwrite a source, is too long, or is a file where a directory is meant (checked
 before converting).  Each file is written atomically (``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Optional
 
 from chronoplan.compiler.importers import FORMATS, ImportFormatError, load_format
 
@@ -22,11 +25,8 @@ def configure(p) -> None:
                    help="output directory or file (as the format requires)")
     p.add_argument("--orders", metavar="DISH,...", help="paracook: the dishes to serve, in order "
                    "(names with or without category/)")
-
-
-def _error(msg: str) -> int:
-    print(f"chronoplan import: error: {msg}", file=sys.stderr)
-    return 2
+    p.add_argument("--format", choices=("text", "json"), default="text", dest="report",
+                   help="json: one summary object on stdout {ok, format, files, error}")
 
 
 def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
@@ -62,24 +62,35 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
 
 
 def run(args) -> int:
+    status, written, error = _convert(args)
+    if error is not None:
+        print(f"chronoplan import: error: {error}", file=sys.stderr)
+    if getattr(args, "report", "text") == "json":
+        print(json.dumps({"ok": status == 0, "format": args.format, "files": [str(p) for p in written],
+                          "error": error}))
+    else:
+        for path in written:
+            print(f"wrote {path}")
+    return status
+
+
+def _convert(args) -> tuple[int, list[Path], Optional[str]]:
+    """Convert and write: (exit status, files written, the error message or None)."""
     from chronoplan.commands.output import output_problem
     fmt = FORMATS.get(args.format)
     if fmt is None:
-        return _error(f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})")
+        return 2, [], f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})"
     try:
         options = {"orders": args.orders} if getattr(args, "orders", None) is not None else {}
         if options and fmt.name != "paracook":
-            return _error("--orders is only used by the paracook format")
+            return 2, [], "--orders is only used by the paracook format"
         sources = [Path(s) for s in args.sources]
         why = output_problem(args.output, sources, directory=fmt.output == "dir", create_parents=True)
         if why is not None:                      # before converting: a clear error, nothing overwritten
-            return _error(f"-o: {why}")
+            return 2, [], f"-o: {why}"
         files = load_format(fmt.name).convert(sources, **options)
-        written = write_output(files, Path(args.output), fmt.output, sources)
+        return 0, write_output(files, Path(args.output), fmt.output, sources), None
     except ImportFormatError as exc:
-        return _error(str(exc))
+        return 2, [], str(exc)
     except OSError as exc:
-        return _error(f"cannot write {exc.filename or args.output}: {exc.strerror or exc}")
-    for path in written:
-        print(f"wrote {path}")
-    return 0
+        return 2, [], f"cannot write {exc.filename or args.output}: {exc.strerror or exc}"

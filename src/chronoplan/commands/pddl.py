@@ -1,16 +1,20 @@
-"""``chronoplan pddl FILE [--scenario S] -o DIR [--classical]``: write domain.pddl and problem.pddl.
+"""``chronoplan pddl FILE [--scenario S] -o DIR [--classical] [--format text|json]``: write the PDDL files.
 
 Input: a .chrono file or directory and a step-level scenario.  Output: ``DIR/domain.pddl`` and
 ``DIR/problem.pddl`` (PDDL 2.1 temporal, or with ``--classical`` the sequential STRIPS approximation with
 action costs); the export's diagnostics (P001...: constructs the target cannot express and the lowering
 used) on stderr.  Exit status: 0 written (warnings allowed), 2 usage or compile error, or a scenario the
 export does not support, or an -o that is not a directory, is too long, or would overwrite an input
-(checked before exporting).  Files are written atomically (``commands.output.write_atomic``).
+(checked before exporting).  ``--format json``: one object on stdout, ``{"ok", "scenario", "classical",
+"files", "error", "diagnostics": [{code, severity, file, line, column, ...}]}``, also when the export is
+refused.  Files are written atomically (``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Optional
 
 from chronoplan.compiler.diagnostics import render
 
@@ -21,10 +25,30 @@ def configure(p) -> None:
     p.add_argument("-o", "--output", metavar="DIR", required=True, help="directory for domain.pddl and problem.pddl")
     p.add_argument("--classical", action="store_true",
                    help="write the sequential STRIPS approximation (action costs = durations)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: one summary object on stdout {ok, scenario, classical, files, error, diagnostics}")
 
 
 def run(args) -> int:
-    from chronoplan.commands.common import load_project, pick_scenario
+    status, summary = _export(args)
+    if args.format == "json":
+        print(json.dumps(summary))
+    elif status == 0:
+        print(f"wrote {summary['files'][0]} and {summary['files'][1]}")
+    return status
+
+
+def _failed(message: Optional[str], diagnostics=(), scenario: Optional[str] = None) -> tuple[int, dict]:
+    """Exit status 2 and the JSON summary of a refused export; ``message`` is printed on stderr."""
+    if message is not None:
+        print(f"chronoplan pddl: error: {message}", file=sys.stderr)
+    return 2, {"ok": False, "scenario": scenario, "files": [], "error": message or (
+        diagnostics[0].message if diagnostics else None), "diagnostics": [d.to_json() for d in diagnostics]}
+
+
+def _export(args) -> tuple[int, dict]:
+    """Export the scenario: (exit status, JSON summary); messages and diagnostics go to stderr."""
+    from chronoplan.commands.common import load_project
     from chronoplan.commands.output import input_files, output_problem
     from chronoplan.compiler.pddl_common import ExportError, error
     from chronoplan.validators.families import family_of
@@ -33,36 +57,34 @@ def run(args) -> int:
         output_problem(Path(args.output) / "domain.pddl", inputs, create_parents=True) or \
         output_problem(Path(args.output) / "problem.pddl", inputs, create_parents=True)
     if why is not None:
-        print(f"chronoplan pddl: error: -o: {why}", file=sys.stderr)
-        return 2
+        return _failed(f"-o: {why}")
     project = load_project([args.file])
     if project is None:
-        print(f"chronoplan pddl: error: {args.file} does not compile", file=sys.stderr)
-        return 2
-    scen = pick_scenario(project, args.scenario, "chronoplan pddl")
-    if scen is None:
-        return 2
+        return _failed(f"{args.file} does not compile")
+    try:
+        scen = project.scenario(args.scenario)
+    except KeyError as exc:                         # none of that name, or several and no --scenario
+        return _failed(str(exc.args[0] if exc.args else exc), (), args.scenario)
     fam = family_of(scen)
     if fam.pddl is None:
-        print(render(error("P010", f"scenario {scen.name}: {fam.lacks('PDDL export')}", scen.span), {}),
-              file=sys.stderr)
-        return 2
+        refused = error("P010", f"scenario {scen.name}: {fam.lacks('PDDL export')}", scen.span)
+        print(render(refused, {}), file=sys.stderr)
+        return _failed(None, (refused,), scen.name)
     try:
         export = fam.pddl(project, scen.name, classical=args.classical)
     except ExportError as exc:
         for d in exc.diagnostics:
             print(render(d, {}), file=sys.stderr)
-        return 2
+        return _failed(None, tuple(exc.diagnostics), scen.name)
     sources = _sources(project)
     for d in export.diagnostics:
         print(render(d, sources), file=sys.stderr)
     try:
         dom, prob = _write(export, Path(args.output))
     except OSError as exc:
-        print(f"chronoplan pddl: error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {dom} and {prob}")
-    return 0
+        return _failed(f"cannot write {args.output}: {exc.strerror or exc}", tuple(export.diagnostics), scen.name)
+    return 0, {"ok": True, "scenario": scen.name, "classical": bool(args.classical), "files": [str(dom), str(prob)],
+               "error": None, "diagnostics": [d.to_json() for d in export.diagnostics]}
 
 
 def _write(export, out: Path) -> tuple:
