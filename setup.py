@@ -48,6 +48,7 @@ class OptionalBuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
     def run(self) -> None:
+        Path(self.build_lib, "chronoplan", "runtime", "BUILD_FALLBACK").unlink(missing_ok=True)   # a stale one
         if getattr(self, "editable_mode", False) and not _flag("CHRONOPLAN_COMPILE"):
             print("chronoplan: editable install, the kitchen modules stay pure Python "
                   "(set CHRONOPLAN_COMPILE=1 to compile them)", file=sys.stderr)
@@ -93,10 +94,15 @@ class OptionalBuildExt(build_ext):
         except Exception as exc:  # noqa: BLE001
             self._warn(exc, ext.name)
 
-    @staticmethod
-    def _warn(why, name: str = "") -> None:
+    def _warn(self, why, name: str = "") -> None:
+        """Say so now (pip may hide it) and leave a marker in the package, so that the first use of the kitchen
+        engine says so again (``chronoplan.runtime.compiled.note_fallback``)."""
         print(f"WARNING: chronoplan: not compiling {name or 'the kitchen modules'} ({why}); the pure-Python "
               "module is used (slower, same results)", file=sys.stderr)
+        marker = Path(self.build_lib, "chronoplan", "runtime", "BUILD_FALLBACK")
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        with marker.open("a", encoding="utf-8") as f:
+            f.write(f"{name + ': ' if name else ''}{str(why)[:200]}\n")
 
 
 def main() -> None:

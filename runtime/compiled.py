@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 MODULES = {
     "chronoplan.runtime.events": "runtime/events.py",
@@ -70,3 +71,34 @@ def run_pure(repo: Path, args: list, timeout: float) -> subprocess.CompletedProc
         tree = pure_tree(repo, Path(d))
         return subprocess.run([sys.executable, *args], cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)},
                               capture_output=True, text=True, timeout=timeout)
+
+
+FALLBACK_MARKER = "BUILD_FALLBACK"      # written beside this file by setup.py when compiling failed at install
+_noted = False
+
+
+def fallback_reason(folder: Optional[Path] = None) -> Optional[str]:
+    """Why the install could not compile the kitchen modules (the marker setup.py leaves in the installed
+    package), or None: compiled, an editable install, or CHRONOPLAN_PURE_PYTHON=1 (pure Python by choice)."""
+    marker = (folder or Path(__file__).resolve().parent) / FALLBACK_MARKER
+    try:
+        lines = marker.read_text(encoding="utf-8").strip().splitlines() or ["unknown reason"]
+    except OSError:
+        return None
+    return lines[0] + (f"; and {len(lines) - 1} more" if len(lines) > 1 else "")
+
+
+def note_fallback(stream=None, folder: Optional[Path] = None) -> bool:
+    """At the kitchen engine's first use in a process: one line on stderr when the install fell back to pure
+    Python (pip hides the build's warning).  Returns whether it printed."""
+    global _noted
+    if _noted:
+        return False
+    _noted = True
+    why = fallback_reason(folder)
+    if why is None or os.environ.get("CHRONOPLAN_PURE_PYTHON"):
+        return False
+    print(f"chronoplan: note: the kitchen engine runs as pure Python: it was not compiled at install ({why}). "
+          "Results are the same, at about half the speed; reinstall with a C compiler and the Python headers to "
+          "compile it (README, Compiled kitchen engine).", file=stream or sys.stderr)
+    return True

@@ -117,3 +117,23 @@ def test_build_hook_survives_a_module_cython_cannot_compile(tmp_path, capfd):
     cmd.run()                                      # must not raise
     assert not list((tmp_path / "lib").rglob("broken*.so"))
     assert "WARNING: chronoplan: not compiling" in capfd.readouterr().err
+    marker = tmp_path / "lib" / "chronoplan" / "runtime" / C.FALLBACK_MARKER      # installed with the package
+    assert "broken" in marker.read_text() and "broken" in C.fallback_reason(marker.parent)
+    cmd.run()                                      # a rebuild starts without the old marker
+    assert len(marker.read_text().splitlines()) == 1
+
+
+def test_a_failed_compile_is_noted_at_the_first_use_only(tmp_path, monkeypatch, capsys):
+    import io
+    monkeypatch.delenv("CHRONOPLAN_PURE_PYTHON", raising=False)
+    monkeypatch.setattr(C, "_noted", False)
+    assert C.fallback_reason(tmp_path) is None and not C.note_fallback(folder=tmp_path)    # compiled or editable
+    monkeypatch.setattr(C, "_noted", False)
+    (tmp_path / C.FALLBACK_MARKER).write_text("gcc: not found\nother: not found\n")
+    out = io.StringIO()
+    assert C.note_fallback(out, tmp_path) and not C.note_fallback(out, tmp_path)          # once per process
+    assert out.getvalue().count("\n") == 1 and "pure Python" in out.getvalue()
+    assert "(gcc: not found; and 1 more)" in out.getvalue()
+    monkeypatch.setattr(C, "_noted", False)
+    monkeypatch.setenv("CHRONOPLAN_PURE_PYTHON", "1")                                   # by choice: no note
+    assert not C.note_fallback(out, tmp_path)

@@ -16,6 +16,7 @@ import gc
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.runtime.compiled import note_fallback
 from chronoplan.runtime.kitchen import KitchenSim
 from chronoplan.runtime.kitchen_compat import DEFAULT, Bounds, KitchenRules, rules_for
 from chronoplan.runtime.kitchen_metrics import bounds, paracook_bounds, run_metrics
@@ -33,6 +34,7 @@ def world_for(project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is project:
         return hit[1], hit[2]
+    note_fallback()                              # once per process, and only after a failed compile at install
     w = World(project, scenario, rules)
     b = paracook_bounds(w) if rules.bounds is Bounds.PARACOOK_CODE else bounds(w)
     if len(_CACHE) > 256:

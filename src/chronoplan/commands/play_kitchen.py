@@ -248,10 +248,12 @@ def episode(env, lines, out) -> dict:
 
 def run_kitchen(project, scenario: str, args) -> int:
     """``chronoplan play`` on a grid kitchen; ``args``: the play options (``json``, ``max_refusals``)."""
+    from chronoplan.runtime.compiled import note_fallback
     from chronoplan.runtime.kitchen_env import KitchenEnv, error_json
     from chronoplan.runtime.kitchen_world import CompileFailure, World
 
     try:
+        note_fallback()                          # once, only after a failed compile at install
         world = World(project, scenario)
     except CompileFailure as exc:
         print(f"chronoplan play: error: scenario {scenario} cannot be simulated: {exc}", file=sys.stderr)
