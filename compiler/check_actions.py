@@ -55,8 +55,7 @@ def _with_aggregates(ctx, scope, ptypes, params, out: list):
             return None
         symbol = f"count_{len(out) + 1}"
         out.append(ir.Aggregate(symbol, node.var.name, node.type.name, f))
-        args = [sympy.Symbol(p.name) for p in params] or [sympy.Integer(0)]
-        return sympy.Function(symbol)(*args)
+        return ir.Count.of(symbol, tuple(p.name for p in params))
     return dataclasses.replace(scope, aggregate=aggregate)
 
 

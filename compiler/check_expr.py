@@ -19,10 +19,6 @@ from chronoplan.compiler.diagnostics import Diagnostic, Severity
 MAX_EXPR_DEPTH = 200
 
 
-def attr_fn(name: str):
-    return sympy.Function(f"attr_{name}")
-
-
 @dataclass
 class Scope:
     """Names visible in an expression: constants (name -> Dim) and parameters (name -> type)."""
@@ -72,7 +68,7 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
         if node.obj.name not in scope.params:
             report(_err("C101", f"undefined parameter '{node.obj.name}'", node.obj.span))
             return None, None
-        return attr_fn(node.attr.name)(sympy.Symbol(node.obj.name)), ir.Dim.NUMBER
+        return ir.AttrRef.of(node.attr.name, node.obj.name), ir.Dim.NUMBER
     if isinstance(node, A.Neg):
         e, d = convert(node.arg, scope, report, depth + 1)
         return (None, None) if e is None else (-e, d)
@@ -160,7 +156,7 @@ def _call(node: A.Call, scope: Scope, report, depth):
                             getattr(a, "span", node.span)))
                 return None, None
             syms.append(sympy.Symbol(a.ident.name))
-        return sympy.Function(fn.name)(*syms), fn.result
+        return ir.Dist(*syms), fn.result
     args = [convert(a, scope, report, depth + 1) for a in node.args]
     if any(e is None for e, _ in args) or not args:
         if not args:

@@ -2,7 +2,8 @@
 
 Input: built by ``compiler.check`` from the AST.  Output: frozen dataclasses consumed by the runtime,
 validators and backends.  Durations and other quantities are sympy expressions over constant and
-parameter symbols (built from the parse tree, never from text); ``compiler.instantiate`` turns a scenario
+parameter symbols (built from the parse tree, never from text), with the built-ins that are not arithmetic as
+typed nodes (``Dist``, ``AttrRef``, ``Count``); ``compiler.instantiate`` turns a scenario
 into concrete numbers (``fractions.Fraction`` in the scenario's time unit).
 Spans are excluded from equality and hashing.
 """
@@ -14,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Optional, Union
 
 import sympy
+from sympy.core.symbol import Str
 
 from chronoplan.compiler.diagnostics import Span
 
@@ -199,7 +201,7 @@ class BuiltinEffect:
 
 @dataclass(frozen=True)
 class Aggregate:
-    """``count(var: type where formula)``: held in expressions as ``sympy.Function(symbol)(*params)``."""
+    """``count(var: type where formula)``: held in expressions as ``Count.of(symbol, params)``."""
 
     symbol: str
     var: str
@@ -209,6 +211,68 @@ class Aggregate:
 
 # an effect of an action or process (``Delayed`` and ``Forall`` nest effects)
 Effect = Union[Assign, AddFact, DelFact, Delayed, Forall, BuiltinEffect]
+
+
+# ----------------------------------------------------------------------------- built-ins in expressions
+# Expressions stay sympy (the arithmetic); the built-ins that are not arithmetic are typed nodes inside them,
+# which consumers find by type (``expr.atoms(ir.Dist)``, ``isinstance(e, ir.AttrRef)``), never by name.
+class Dist(sympy.Function):
+    """``dist(a, b)`` (``builtins.DIST``): the grid walking distance between parameters ``a`` (an agent) and
+    ``b`` (a station or a cell), evaluated by the kitchen runtime; held as ``Dist(Symbol(a), Symbol(b))``."""
+
+    nargs = 2
+    is_commutative = True
+
+    @property
+    def names(self) -> tuple[str, str]:
+        """The names of the two parameters."""
+        return str(self.args[0]), str(self.args[1])
+
+    def _sympystr(self, printer) -> str:
+        return f"dist({', '.join(self.names)})"
+
+
+class AttrRef(sympy.Function):
+    """``x.attr`` in an expression: numeric attribute ``attr`` of parameter or object ``x``; held as
+    ``AttrRef(Str(attr), Symbol(x))`` (the attribute name is not a free symbol, so substituting constants never
+    touches it).  Build it with ``AttrRef.of(attr, x)``."""
+
+    nargs = 2
+    is_commutative = True
+
+    @classmethod
+    def of(cls, attr: str, obj: str) -> AttrRef:
+        return cls(Str(attr), sympy.Symbol(obj))
+
+    @property
+    def attr(self) -> str:
+        return str(self.args[0])
+
+    @property
+    def obj(self) -> str:
+        return str(self.args[1])
+
+    def _sympystr(self, printer) -> str:
+        return f"{self.obj}.{self.attr}"
+
+
+class Count(sympy.Function):
+    """``count(v: T where F)`` in an expression: the ``Aggregate`` called ``symbol`` (``count_1``, ...) of the
+    enclosing action or process; held as ``Count(Str(symbol), *parameters)`` (the parameters it depends on).
+    Build it with ``Count.of(symbol, parameter names)``."""
+
+    is_commutative = True
+
+    @classmethod
+    def of(cls, symbol: str, params: tuple[str, ...]) -> Count:
+        return cls(Str(symbol), *[sympy.Symbol(p) for p in params])
+
+    @property
+    def symbol(self) -> str:
+        return str(self.args[0])
+
+    def _sympystr(self, printer) -> str:
+        return f"{self.symbol}({', '.join(str(a) for a in self.args[1:])})"
 
 
 # ----------------------------------------------------------------------------- declarations

@@ -16,9 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Optional
 
-from sympy.core.function import AppliedUndef
-
-from chronoplan.compiler import ir
+from chronoplan.compiler import builtins, ir
 
 KINDS = ("move", "wait", "take", "dispense", "pick", "put", "add", "scoop", "transfer", "process", "serve",
          "discard")
@@ -114,7 +112,7 @@ class Physics:
                     not p.new and _is_station(self.p, p.type)]
         station = stations[0] if stations else None
         new = [p for p in a.params if p.new]
-        if "cell" in types.values() and any(f.func.__name__ == "dist" for f in a.duration.atoms(AppliedUndef)):
+        if "cell" in types.values() and a.duration.atoms(ir.Dist):
             return Shape("move", agent)
         if not a.effects:
             return Shape("wait", agent)
@@ -170,7 +168,7 @@ def _is_station(p: ir.Project, typ: str) -> bool:
 
 def _destroys(effects: Iterable[ir.Effect]) -> bool:
     for e in effects:
-        if isinstance(e, ir.BuiltinEffect) and e.name == "destroy":
+        if isinstance(e, ir.BuiltinEffect) and e.name == builtins.DESTROY.name:
             return True
         if isinstance(e, (ir.Forall, ir.Delayed)) and _destroys(e.effects):
             return True

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional
 
-from sympy.core.function import AppliedUndef
-
 from chronoplan.compiler import ir
 from chronoplan.compiler.kitchen_physics import Physics, Shape, conjuncts, literal
 from chronoplan.compiler.kitchen_problem import KitchenError, KitchenProblem
@@ -207,7 +205,8 @@ class _Export:
             if len(pr.params) != 1 or len(fa) != 1:
                 raise self._shape(f"process {pr.name}", pr.span)
             t = self._transition([fa[0].formula], list(fa[0].effects), f"process {pr.name}", pr.span)
-            dur = pr.duration.xreplace({f: 1 for f in pr.duration.atoms(AppliedUndef)})   # count(...) = 1
+            nodes = pr.duration.atoms(ir.Count, ir.AttrRef, ir.Dist)            # count(...), x.attr, dist(...)
+            dur = pr.duration.xreplace({f: 1 for f in nodes})                    # each = 1
             heat = self.phys.heat_of(pr)
             if not heat:
                 raise ExportError([error("P010", f"process {pr.name} does not say on which station its "
@@ -426,7 +425,7 @@ class _Export:
         a, _ = self.phys.first("move")
         if a is None:
             return
-        dists = sorted((f for f in a.duration.atoms(AppliedUndef) if f.func.__name__ == "dist"), key=str)
+        dists = sorted(a.duration.atoms(ir.Dist), key=str)
         by_d: dict = {}
         for c1 in cells:
             for c2 in cells:

@@ -540,30 +540,32 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
         parts = [_expr(c, a, vars, aggregates) for a in e.args]
         f = max if isinstance(e, sympy.Max) else min
         return lambda st, env: f(p(st, env) for p in parts)
-    if isinstance(e, sympy.core.function.AppliedUndef):
-        fname = e.func.__name__
-        if fname == "dist":
-            a, b = [str(x) for x in e.args]
-            ga, gb = _getter(a, vars), _getter(b, vars)
-            s = c.s
-            anc = s.ancestors
-            if a in vars and b in vars and "agent" in anc.get(vars[a], ()) and vars[b] == "cell":
-                gdist, maps = s.grid.dist, s.grid.bfs_maps()
+    if isinstance(e, ir.Dist):
+        a, b = e.names
+        ga, gb = _getter(a, vars), _getter(b, vars)
+        s = c.s
+        anc = s.ancestors
+        if a in vars and b in vars and "agent" in anc.get(vars[a], ()) and vars[b] == "cell":
+            gdist, maps = s.grid.dist, s.grid.bfs_maps()
 
-                @cython.locals(st=State)
-                def dist_agent_cell(st, env):       # the common MoveTo case, without the generic lookups
-                    src = st.pos[env[a]]
-                    m = maps.get(src) if maps is not None else None      # Grid.dist's cached map, read inline
-                    d = m.get(env[b]) if m is not None else gdist(src, env[b])
-                    return math.inf if d is None else d
-                return dist_agent_cell
-
-            def dist(st, env):
-                d = s.distance(st, ga(st, env), gb(st, env))
+            @cython.locals(st=State)
+            def dist_agent_cell(st, env):       # the common MoveTo case, without the generic lookups
+                src = st.pos[env[a]]
+                m = maps.get(src) if maps is not None else None      # Grid.dist's cached map, read inline
+                d = m.get(env[b]) if m is not None else gdist(src, env[b])
                 return math.inf if d is None else d
-            return dist
-        if fname in aggregates:
-            agg = aggregates[fname]
+            return dist_agent_cell
+
+        def dist(st, env):
+            d = s.distance(st, ga(st, env), gb(st, env))
+            return math.inf if d is None else d
+        return dist
+    if isinstance(e, ir.AttrRef):
+        attr, og = e.attr, _getter(e.obj, vars)
+        return lambda st, env: st.get(attr, og(st, env))
+    if isinstance(e, ir.Count):
+        if e.symbol in aggregates:
+            agg = aggregates[e.symbol]
             inner = dict(vars)
             inner[agg.var] = agg.type
             solver = Solver(c, conjuncts(agg.formula), frozenset(vars), inner)
@@ -573,10 +575,6 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
                     all(isinstance(s, Test) for s in steps[1:]):
                 return _count_lookup(steps[0], [s.fn for s in steps[1:]])
             return lambda st, env: len({x[var] for x in solver.all(st, env)})
-        if fname.startswith("attr_"):
-            attr = fname[5:]
-            og = _getter(str(e.args[0]), vars)
-            return lambda st, env: st.get(attr, og(st, env))
     raise CompileFailure(f"cannot evaluate expression {e}")
 
 

@@ -20,7 +20,6 @@ from fractions import Fraction
 from typing import Any, Optional
 
 import sympy
-from sympy.core.function import AppliedUndef
 
 from chronoplan.compiler import ir
 from chronoplan.runtime.kitchen_logic import num
@@ -50,8 +49,8 @@ def _mean_ratio(pairs: list) -> Any:
 # ------------------------------------------------------------------ appendix G bounds
 def _const_duration(world, expr) -> Any:
     e = expr.xreplace(world.consts)
-    e = e.xreplace({f: sympy.Integer(1) for f in e.atoms(AppliedUndef) if f.func.__name__ != "dist"})
-    e = e.xreplace({f: sympy.Integer(0) for f in e.atoms(AppliedUndef)})
+    e = e.xreplace({f: sympy.Integer(1) for f in e.atoms(ir.Count, ir.AttrRef)})    # count(...), x.attr
+    e = e.xreplace({f: sympy.Integer(0) for f in e.atoms(ir.Dist)})
     if e.free_symbols:
         return None
     return num(ir.to_fraction(sympy.nsimplify(e)))

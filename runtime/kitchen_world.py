@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Optional
 
-from sympy.core.function import AppliedUndef
-
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import constant_values, unit_factor
 from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules
@@ -275,7 +273,7 @@ class World:
         dur = a.duration.xreplace(self.consts)
         duration = c.expression(dur, vars, aggs)
         distance = None
-        dists = sorted((f for f in dur.atoms(AppliedUndef) if f.func.__name__ == "dist"), key=str)
+        dists = sorted(dur.atoms(ir.Dist), key=str)
         if dists:
             distance = c.expression(dists[0], vars, aggs)
         starts = [e.effect for e in a.effects if e.when is ir.When.START]

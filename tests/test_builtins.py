@@ -51,3 +51,31 @@ def test_unknown_function_lists_the_declared_builtins():
     _, diags, _ = compile_text(src)
     assert diags[0].code == "C101"
     assert "(built-ins: dist, ceil, floor, maximum, minimum)" in diags[0].message
+
+
+def test_builtins_in_expressions_are_typed_nodes():
+    """dist(a, b), x.attr and count(...) are ir.Dist, ir.AttrRef and ir.Count inside the sympy arithmetic,
+    found by type; no consumer matches a sympy function by its name."""
+    import sympy
+
+    from chronoplan.compiler import ir
+    src = HEAD + """
+attr heat(item): number = 0
+const heat = 7
+action move(a: agent, c: cell) { duration 2 * dist(a, c) + 1 busy a }
+action warm(a: agent, i: item, s: station) {
+  duration i.heat + count(j: item where on(j, s)) busy a
+}
+"""
+    p, diags, _ = compile_text(src)
+    assert not [d for d in diags if d.severity.value == "error"], diags
+    (dist,) = p.actions["move"].duration.atoms(ir.Dist)
+    assert dist.names == ("a", "c") and str(dist) == "dist(a, c)"
+    warm = p.actions["warm"].duration
+    (ref,) = warm.atoms(ir.AttrRef)
+    assert (ref.attr, ref.obj) == ("heat", "i")
+    (count,) = warm.atoms(ir.Count)
+    assert count.symbol == p.actions["warm"].aggregates[0].symbol
+    assert not warm.atoms(sympy.core.function.AppliedUndef)
+    # the attribute's name is not a free symbol: substituting the constant 'heat' leaves x.heat alone
+    assert warm.xreplace({sympy.Symbol("heat"): 7}) == warm

@@ -111,7 +111,7 @@ def test_actions_processes_and_delayed_effects():
     fry = p.processes["fry"]
     assert isinstance(fry.condition, ir.And)
     move = p.actions["move_to"]
-    assert move.duration.has(sympy.Function("dist"))
+    assert move.duration.atoms(ir.Dist)
     assert p.recipes["burger_cheese"].items[1] == ir.Ingredient("meat", "cooked", 1)
     scen = p.scenario("burger_s1_a1_slowcut")
     assert dict(scen.overrides)["CUT"] == 6
