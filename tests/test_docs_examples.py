@@ -17,7 +17,8 @@ Shell examples: each command line is split with ``shlex`` (``#`` comments droppe
 repository root and from a temporary directory (``domains/...`` arguments made absolute there, as above).
 The exit status must be 0 or 1 (1 = a plan found invalid, as documented), never 2 (usage) or 3, and stderr
 never holds a traceback.  Outputs go to a temporary directory: the argument of ``-o``, and any argument
-starting with ``out/`` or ``/tmp/``, is moved under it; ``> FILE`` captures stdout instead of writing FILE.
+starting with ``out/`` or ``/tmp/``, is moved under it; ``> FILE`` captures stdout instead of writing FILE, and
+``< FILE`` (a repository file) is given as stdin.
 Command lines are not run (but still counted) when they
   * hold a placeholder: an all-capitals word (FILE, PLAN, DIR, S, N, F, SEC, OUT, MAP.json, ...), ``...``
     or ``cooking.json`` (Recipe2Plan's data, which a user downloads from that repository);
@@ -152,7 +153,12 @@ def test_python_examples_run(page, where, tmp_path, monkeypatch):
 
 
 def shell_argv(command, tmp, where):
+    """(argv, stdin file or None) of a documented command line."""
     tokens = shlex.split(command, comments=True)
+    stdin = None
+    if "<" in tokens:
+        stdin = ROOT / tokens[tokens.index("<") + 1]
+        tokens = tokens[:tokens.index("<")] + tokens[tokens.index("<") + 2:]
     stdout_to_file = ">" in tokens
     if stdout_to_file:
         tokens = tokens[:tokens.index(">")]
@@ -167,7 +173,7 @@ def shell_argv(command, tmp, where):
         argv[0] = shutil.which("chronoplan", path=str(Path(sys.executable).parent)) or "chronoplan"
     elif argv[0] == "python":
         argv[0] = sys.executable
-    return argv
+    return argv, stdin
 
 
 @pytest.mark.parametrize("where", ["root", "elsewhere"])
@@ -181,8 +187,9 @@ def test_shell_examples_run(page, line, command, where, tmp_path, tmp_path_facto
     out.mkdir(exist_ok=True)
     workdir = tmp_path / "cwd"
     workdir.mkdir()
-    proc = subprocess.run(shell_argv(command, out, where), cwd=ROOT if where == "root" else workdir,
-                          capture_output=True, text=True, timeout=300)
+    argv, stdin = shell_argv(command, out, where)
+    proc = subprocess.run(argv, cwd=ROOT if where == "root" else workdir, capture_output=True, text=True,
+                          timeout=300, input=stdin.read_text(encoding="utf-8") if stdin else None)
     where_line = f"{page}:{line} ({where}): {command}\n{proc.stderr[-2000:]}"
     assert proc.returncode in (0, 1), where_line
     assert "Traceback" not in proc.stderr, where_line
