@@ -29,6 +29,8 @@ FORMATS = {
                           "Recipe2Plan cooking.json -> OUT/{,easy/}{recipes,instances}.chrono"),
     "paracook": Format("paracook", "chronoplan.compiler.importers.paracook", "file",
                        "ParaCook map JSON (with --orders) -> OUT.chrono: physics, map and one scenario"),
+    "pddl": Format("pddl", "chronoplan.compiler.importers.pddl", "file",
+                   "PDDL DOMAIN PROBLEM -> OUT.chrono: one procedure scenario (docs/pddl.md, Importing PDDL)"),
 }
 
 
