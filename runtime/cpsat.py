@@ -27,6 +27,15 @@ multiples of that unit.
   or strictly after the step's last chunk start (a value is written when its setter completes).
 - Prerequisites: start >= end of each prerequisite; lags: min <= start(Y) - end(X) <= max; release,
   deadline, scenario limit; objective: minimise the makespan.
+- ``compat="recipe2plan"`` adds the original Recipe2Plan evaluator's rules (``validators.compat.r2p_engine``)
+  that the paper's rules above do not imply, so that the plan is accepted by both: a maximum lag holds at
+  *every chunk* of the later step Y (a piece of Y may begin a chunk only when its start is within the lag,
+  otherwise it continues the previous piece with no autonomous start at its start; the partner X must
+  then complete before Y starts, which it does in Recipe2Plan's data as X is always a prerequisite of Y -
+  elsewhere the model is restricted, ``exact`` False).  The one-cursor reading at equal starts is
+  satisfied by the schedule's order (autonomous chunks first).  The original's quirks that the paper's
+  rules forbid (0-length chunks and repeats, two uses of the very same object interval) are not used, so
+  optimality is over plans valid under both rule sets.
 """
 from __future__ import annotations
 
@@ -41,6 +50,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
 
 STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
+COMPAT_RULES = ("recipe2plan",)   # ``solve_cpsat(compat=...)``: extra rules the model can add
 MAX_HORIZON = 2 ** 40
 MAX_TIMEOUT = 86400.0          # seconds; ``chronoplan solve --timeout`` accepts MIN_TIMEOUT..MAX_TIMEOUT
 MIN_TIMEOUT = 0.01
@@ -150,8 +160,42 @@ def _uses_count(s: SchedStep) -> dict:
     return out
 
 
+def compat_name(compat) -> Optional[str]:
+    """``compat`` (None, a name or a ``validators.compat.Compat`` member) -> its name, checked against
+    ``COMPAT_RULES`` (ValueError for a mode the model cannot add)."""
+    if compat is None:
+        return None
+    name = str(getattr(compat, "cli_name", compat)).strip().lower()
+    if name not in COMPAT_RULES:
+        raise ValueError(f"the cpsat planner models no compatibility mode {name!r} "
+                         f"(it models: {', '.join(COMPAT_RULES)})")
+    return name
+
+
+def _ancestors(problem: ProcedureProblem) -> dict:
+    """Step key -> the keys of its transitive prerequisites."""
+    by_key = {s.key: s for s in problem.steps}
+    out: dict = {}
+
+    def walk(key) -> set:
+        if key not in out:
+            out[key] = set()
+            acc = set()
+            for p in by_key[key].prerequisites:
+                pk = (key[0], p)
+                if pk in by_key:
+                    acc |= {pk} | walk(pk)
+            out[key] = acc
+        return out[key]
+
+    for s in problem.steps:
+        walk(s.key)
+    return out
+
+
 class _Builder:
-    def __init__(self, cp_model, problem: ProcedureProblem, unit: Fraction, max_pieces: int) -> None:
+    def __init__(self, cp_model, problem: ProcedureProblem, unit: Fraction, max_pieces: int,
+                 compat: Optional[str] = None) -> None:
         self.cp = cp_model
         self.m = cp_model.CpModel()
         self.p = problem
@@ -162,6 +206,7 @@ class _Builder:
         self.vars: dict = {}
         self.gaps: list = []                 # one literal per pair of consecutive pieces: a gap between them
         self.tidy_seconds = 1.0
+        self.compat = compat
 
     def hint_vars(self) -> list:
         out = [self.makespan]
@@ -209,6 +254,8 @@ class _Builder:
                     m.Add(v.start - xv.end <= self.g(lag.max))
             if s.deadline is not None:
                 m.Add(v.end <= self.g(s.deadline))
+        if self.compat == "recipe2plan":
+            self._lags_at_every_chunk()
         self.makespan = m.NewIntVar(0, H, "makespan")
         if self.vars:
             m.AddMaxEquality(self.makespan, [v.end for v in self.vars.values()])
@@ -258,6 +305,42 @@ class _Builder:
             oiv = iv if o == d else m.NewFixedSizeIntervalVar(start, o, f"o[{name}]")
             v.occ = [(None, oiv, o, start)]
         return v
+
+    def _lags_at_every_chunk(self) -> None:
+        """The original Recipe2Plan evaluator checks a maximum lag start - end(X) <= L at every chunk of Y,
+        against the end of X's latest chunk.  X completes before Y starts (a prerequisite; otherwise that is
+        imposed, a restriction), so end(X) is fixed by then; every chunk start of Y must be within L."""
+        m = self.m
+        ancestors = _ancestors(self.p)
+        autos = [v for v in self.vars.values() if v.step.occupancy is ir.Occupancy.START]
+        if len(self.p.agents) > 1 and autos:
+            self.exact = False
+            self.notes.append("--compat: a chunk never continues at an autonomous start of another agent")
+        for v in self.vars.values():
+            s = v.step
+            for lag in s.lags:
+                xv = self.vars.get((s.task, lag.other))
+                if xv is None or lag.max is None:
+                    continue
+                limit = self.g(lag.max)
+                if xv.step.key not in ancestors[s.key]:
+                    m.Add(v.start >= xv.end)
+                    self.exact = False
+                    self.notes.append(f"--compat: step {lag.other} of {s.task} completes before step {s.index} "
+                                      "starts (its time-constraint partner is not a prerequisite)")
+                if v.kind == "stretch":                 # chunks [start, end - 1) and [end - 1, end) if split
+                    split = m.NewBoolVar(f"split[{s.key}]")
+                    m.Add(v.end == v.start + v.d).OnlyEnforceIf(split.Not())
+                    m.Add(v.end - 1 - xv.end <= limit).OnlyEnforceIf(split)
+                    continue
+                for i in range(1, len(v.pieces)):
+                    ps, prev_end = v.pieces[i][0], v.pieces[i - 1][2]
+                    fresh = m.NewBoolVar(f"chunk[{s.key}.{i}]")      # piece i may begin a chunk
+                    m.Add(ps - xv.end <= limit).OnlyEnforceIf(fresh)
+                    m.Add(ps == prev_end).OnlyEnforceIf(fresh.Not())
+                    for a in autos:                 # the schedule splits a chunk where an autonomous step starts
+                        if a is not v:
+                            m.Add(ps != a.start).OnlyEnforceIf(fresh.Not())
 
     def _agents(self) -> None:
         m, agents = self.m, self.p.agents
@@ -503,18 +586,22 @@ def _too_fine(problem: ProcedureProblem, unit: Fraction) -> Optional[str]:
 
 
 def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int = 2, *,
-                max_pieces: int = 32, seed: int = 0, tidy: bool = True, tidy_seconds: float = 1.0) -> Result:
+                max_pieces: int = 32, seed: int = 0, tidy: bool = True, tidy_seconds: float = 1.0,
+                compat=None) -> Result:
     """Minimise the makespan of ``problem``; raise SolverUnavailable when OR-tools is missing.
 
     With ``tidy`` a second phase (at most ``tidy_seconds``, within ``timeout``) keeps the optimum and
-    minimises how often interruptible steps are split."""
+    minimises how often interruptible steps are split.  ``compat`` ("recipe2plan" or
+    ``validators.compat.Compat.RECIPE2PLAN``) adds that original evaluator's rules (module docstring);
+    ValueError for a mode the model does not have."""
+    mode = compat_name(compat)
     cp_model = _cp_model()
     t0 = time.perf_counter()
     unit = grid_unit(problem)
     why = _too_fine(problem, unit)
     if why is not None:
         return Result("error", None, None, (), time.perf_counter() - t0, message=why)
-    b = _Builder(cp_model, problem, unit, max(1, max_pieces))
+    b = _Builder(cp_model, problem, unit, max(1, max_pieces), mode)
     b.tidy_seconds = tidy_seconds
     try:
         b.build()
@@ -555,8 +642,10 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
                   message=f"CP-SAT: {solver.StatusName(code)}", stats=stats)
 
 
-def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, workers: int = 2) -> Result:
-    """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it."""
+def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, workers: int = 2, *,
+                   compat=None) -> Result:
+    """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it
+    (``compat``: as in ``solve_cpsat``)."""
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
     if scen.kind is not ir.ScenarioKind.PROCEDURES:
@@ -567,4 +656,4 @@ def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, wo
         problem = procedure_problem(part, scen)
     except InstantiationError as exc:
         return Result("error", None, None, (), 0.0, message=f"scenario {scenario} cannot be instantiated: {exc}")
-    return solve_cpsat(problem, timeout, workers)
+    return solve_cpsat(problem, timeout, workers, compat=compat)

@@ -1,4 +1,5 @@
-"""``chronoplan solve FILE [--scenario S] [--planner NAME] [--timeout SEC] [-o PLAN] [--format text|json]``.
+"""``chronoplan solve FILE [--scenario S] [--planner NAME] [--timeout SEC] [-o PLAN] [--format text|json]
+[--compat NAME]``.
 
 Input: a .chrono file or directory and a scenario.  Output: a reference plan from the chosen planner,
 replayed through the validator (``validators.grade``); on stdout a summary (text) or one JSON object
@@ -12,6 +13,10 @@ an input, a directory, too long or in a missing directory: checked before solvin
 a planner whose optional dependency is missing; 130/143 after SIGINT/SIGTERM (``chronoplan.cli``), with
 every planner process killed and every temporary directory removed (``runtime.planners``).  The plan is
 written atomically (``commands.output.write_atomic``).
+``--compat recipe2plan`` (cpsat only) adds the original Recipe2Plan evaluator's rules to the model
+(``runtime.cpsat``) and grades the plan with them (``validators.grade.Grader(project, compat)``: ``valid``
+is that verdict); a mode refused, of another family than the scenario's (``commands.validate``'s checks),
+or with another planner is a usage error (exit 2).
 """
 from __future__ import annotations
 
@@ -58,6 +63,30 @@ def configure(p) -> None:
     p.add_argument("--workers", type=int, default=2, help="solver threads (default 2)")
     p.add_argument("-o", "--output", metavar="PLAN", help="write the plan (schedule JSON) to this file")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    p.add_argument("--compat", type=_compat, default=None, metavar="NAME",
+                   help="solve and grade under a benchmark's original evaluator's rules: recipe2plan (cpsat only; "
+                        "docs/benchmarks/recipe2plan.md)")
+
+
+def _compat(text: str):
+    from chronoplan.commands.validate import _compat as parse  # the same names and messages as validate
+    return parse(text)
+
+
+def _compat_problem(project, mode, scenario: str, planner: str) -> Optional[str]:
+    """Why ``--compat`` cannot be used to solve ``scenario`` with ``planner`` (None when it can)."""
+    if mode is None:
+        return None
+    from chronoplan.commands.validate import _compat_problem as family_problem
+    why = family_problem(project, mode, scenario)
+    if why is not None:
+        return why
+    from chronoplan.runtime.cpsat import COMPAT_RULES
+    if planner != "cpsat" or mode.cli_name not in COMPAT_RULES:
+        return (f"--compat {mode.cli_name}: only the cpsat planner models a benchmark's original rules "
+                f"(--compat {', '.join(COMPAT_RULES)}); grade another planner's plan with "
+                f"`chronoplan validate ... --compat {mode.cli_name}`")
+    return None
 
 
 def timeout_problem(x: float) -> Optional[str]:
@@ -118,6 +147,10 @@ def run(args) -> int:  # noqa: C901
     scenario = scen.name
     from chronoplan.validators.families import family_of
     fam = family_of(scen)
+    compat = getattr(args, "compat", None)
+    why = _compat_problem(project, compat, scenario, args.planner)
+    if why is not None:
+        return _error(why)
     if args.planner not in fam.planners:
         what = f"planner {args.planner}" if fam.planners else "planner"
         if args.format == "json":          # the report object of the CLI contract, status "error"
@@ -130,15 +163,20 @@ def run(args) -> int:  # noqa: C901
     except RuntimeError as exc:
         return _error(str(exc))
     from chronoplan.runtime.cpsat import SolverUnavailable
+    extra = {} if compat is None else {"compat": compat}
     try:
-        result = solve(project, scenario, args.timeout, args.workers)
+        result = solve(project, scenario, args.timeout, args.workers, **extra)
     except SolverUnavailable as exc:
         return _error(str(exc))
     plan = result.plan_json(scenario) if result.status in ("optimal", "feasible") else None
     valid, report = None, None
     if plan is not None:
-        from chronoplan.validators.grade import grade
-        report = grade(project, scenario, plan, name=args.output or "<solution>")
+        if compat is None:
+            from chronoplan.validators.grade import grade
+            report = grade(project, scenario, plan, name=args.output or "<solution>")
+        else:
+            from chronoplan.validators.grade import Grader
+            report = Grader(project, compat).grade(scenario, plan, name=args.output or "<solution>")
         valid = bool(report.valid)
         if args.output:
             from chronoplan.commands.output import write_atomic
@@ -151,14 +189,14 @@ def run(args) -> int:  # noqa: C901
     if args.format == "json":
         print(json.dumps(out))
     else:
-        _print_text(scenario, out, result, plan, report)
+        _print_text(scenario, out, result, plan, report, compat)
     if result.message and args.format == "json":
         print(f"chronoplan solve: note: {result.message}", file=sys.stderr)
     return 0 if valid else 1
 
 
-def _print_text(scenario: str, out: dict, result, plan, report) -> None:
-    head = f"{scenario}: {out['status']}"
+def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> None:
+    head = f"{scenario}: {out['status']}" + (f" under --compat {compat.cli_name}" if compat is not None else "")
     if out["makespan"] is not None:
         head += f", makespan {out['makespan']}"
     if out["bound"] is not None:
