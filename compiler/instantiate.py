@@ -113,6 +113,17 @@ class SchedStep:
     def key(self) -> tuple[str, int]:
         return (self.task, self.index)
 
+    def occupation(self, d: Optional[Fraction] = None) -> Fraction:
+        """How long the step's agent is busy from its start, for a chunk of length ``d`` (default: the whole
+        step): all of it (continuous), nothing (autonomous), or its first ``occupy_for`` (occupies).  The one
+        statement of the rule for the engines, the metrics and the PDDL export."""
+        d = self.duration if d is None else d
+        if self.occupancy is ir.Occupancy.CONTINUOUS:
+            return d
+        if self.occupancy is ir.Occupancy.START:
+            return d - d                        # zero of d's type (int in the whole-number replay)
+        return min(self.occupy_for, d)
+
 
 @dataclass(frozen=True)
 class ProcedureProblem:

@@ -23,7 +23,7 @@ from typing import Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.compiler.pddl_common import PddlExport
-from chronoplan.compiler.pddl_temporal import is_split, occupation
+from chronoplan.compiler.pddl_temporal import is_split
 from chronoplan.compiler.pddl_write import num
 
 
@@ -199,7 +199,7 @@ def schedule_sequence(problem: ProcedureProblem, order: list) -> list[TimedEntry
                 sk = last_setter.get((u.resource, k))
                 if sk is not None:
                     t = max(t, placed[sk].start + placed[sk].duration)
-        occ = occupation(s)
+        occ = s.occupation()
         cands = sorted({t} | {x for iv in busy.values() for _, x in iv if x > t}
                        | {x for iv in held.values() for _, x in iv if x > t}
                        | {x for ps in points.values() for x in ps if x > t})
@@ -250,7 +250,7 @@ def retime(problem: ProcedureProblem, entries: Iterable[TimedEntry], grid: Fract
     if len(steps) < len(found):
         return None
     idx = {(e.task, e.step): i for i, e in enumerate(es)}
-    occ = [occupation(s) if s.occupancy is not None else e.duration for s, e in zip(steps, es)]
+    occ = [s.occupation() if s.occupancy is not None else e.duration for s, e in zip(steps, es)]
     dur = [e.duration for e in es]
     edges: list = []                                    # (i, j, w): t_j >= t_i + w
     for j, s in enumerate(steps):
@@ -352,7 +352,7 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]: 
                 frees[pick] = start + d
                 slots.append(n.get(("slot", u.resource, pick + 1)) or f"slot-{u.resource}-{pick + 1}".lower())
         first = n.get(("step", s.key)) or f"step-{c.task}-{c.step}".lower()
-        occ = occupation(s)
+        occ = s.occupation()
         args = ((aname,) if occ > 0 or exclusive else ()) + tuple(slots)
         if is_split(s):
             acts.append(_Act(first, args, start, sc.to_pddl(occ), "step", s.key))
@@ -371,7 +371,7 @@ def to_pddl_plan(export: PddlExport, chunks: Iterable) -> tuple[str, Fraction]: 
     ends_at: dict = {}
     rank = {"run": 0, "step": 1, "wait": 2}
     known = {a.key: p.step(*a.key) for a in acts if a.kind == "step"}
-    watches = {k for k, st in known.items() if st is not None and occupation(st) == 0} if exclusive else set()
+    watches = {k for k, st in known.items() if st is not None and st.occupation() == 0} if exclusive else set()
     order = sorted((a for a in acts if a.kind in rank),
                    key=lambda a: (a.real, rank[a.kind], a.kind == "step" and a.key not in watches))
     by_first: dict = {}

@@ -49,16 +49,8 @@ from chronoplan.compiler.pddl_names import NameMap, slug, value_code
 from chronoplan.compiler.pddl_write import Domain, DurativeAction, Lit, Predicate, Problem
 
 
-def occupation(s: SchedStep) -> Fraction:
-    if s.occupancy is ir.Occupancy.CONTINUOUS:
-        return s.duration
-    if s.occupancy is ir.Occupancy.START:
-        return Fraction(0)
-    return min(s.occupy_for, s.duration)
-
-
 def is_split(s: SchedStep) -> bool:
-    o = occupation(s)
+    o = s.occupation()
     return 0 < o < s.duration
 
 
@@ -176,7 +168,7 @@ class _Builder:
                        "are not representable",)))
         if s.duration == 0:
             self.diags.append(warning("P004", f"{where} has a zero duration", span))
-        occ = occupation(s)
+        occ = s.occupation()
         split = is_split(s)
         agent = occ > 0
         watch = not agent and p.occupancy is ir.OccupancyRule.EXCLUSIVE   # starts only while its agent is free
@@ -366,4 +358,4 @@ def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = N
     return _Builder(problem, step_spans(project, problem), envelopes).build()
 
 
-__all__ = ["export_temporal", "occupation", "is_split"]
+__all__ = ["export_temporal", "is_split"]

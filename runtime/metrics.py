@@ -121,14 +121,6 @@ class LowerBound:
         return max(self.critical_path, self.agent_load, self.resource_load)
 
 
-def _occupation(step) -> Fraction:
-    if step.occupancy is ir.Occupancy.CONTINUOUS:
-        return step.duration
-    if step.occupancy is ir.Occupancy.START:
-        return Fraction(0)
-    return min(step.occupy_for, step.duration)
-
-
 def lower_bound(problem: ProcedureProblem) -> LowerBound:
     """A makespan no valid plan can beat (computed once per problem)."""
     return problem.memo("_lower_bound", _lower_bound)
@@ -165,7 +157,7 @@ def _lower_bound(problem: ProcedureProblem) -> LowerBound:
         relax(False)
     cp = max((es[s.key] + s.duration for s in steps), default=Fraction(0))
     agents = max(1, len(problem.agents))
-    agent = sum((_occupation(s) for s in steps), Fraction(0)) / agents
+    agent = sum((s.occupation() for s in steps), Fraction(0)) / agents
     load: dict = {}
     for s in steps:
         for u in s.uses:

@@ -14,7 +14,7 @@ from heapq import heappop
 from typing import Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
+from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
 from chronoplan.runtime.events import CHECK, END, START, EventQueue
 from chronoplan.runtime.simtypes import Chunk, Run, SimResult, StepState, fmt_value, step_name
@@ -110,13 +110,6 @@ class ProcState:
         if self.first:
             self.stopped = True
 
-    def occupation(self, step: SchedStep, d: Fraction) -> Fraction:
-        if step.occupancy is ir.Occupancy.CONTINUOUS:
-            return d
-        if step.occupancy is ir.Occupancy.START:
-            return self.zero
-        return min(step.occupy_for, d)
-
     def agent_free_at(self, agent: str, t: Fraction) -> Fraction:
         return max([t] + [r.start + r.busy for r in self.agent_runs.get(agent, ()) if r.start + r.busy > t])
 
@@ -209,7 +202,7 @@ class ProcState:
                 out += self._check_prerequisites(st, c, agent)
             if s.lags:
                 out += self._check_lags_at_start(st, c, agent)
-        o = self.occupation(s, d)
+        o = s.occupation(d)
         if o > 0:
             busy = [r for r in self.agent_runs[agent] if r.start + r.busy > t and r.busy > 0]
         elif self.exclusive:

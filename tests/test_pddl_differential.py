@@ -18,7 +18,6 @@ import pytest
 import chronoplan
 from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import TimedEntry, to_pddl_plan
-from chronoplan.compiler.pddl_temporal import occupation
 from chronoplan.runtime.planners import run_val, validate_binary
 from chronoplan.runtime.procsim import Chunk, simulate
 
@@ -93,7 +92,7 @@ def _candidates(problem, sched, g):  # noqa: C901
             if i == j:
                 continue
             sb = steps[(b.task, b.step)]
-            occ_a, occ_b = occupation(sa), occupation(sb)
+            occ_a, occ_b = sa.occupation(), sb.occupation()
             if occ_a > 0 and occ_b > 0:
                 if a.agent == b.agent and a.start < b.start:
                     for t in (a.start, a.start + g, a.start + occ_a - g):

@@ -85,14 +85,6 @@ def _integral(problem, plan) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ schedules
-def occupation(step: SchedStep, d: Fraction) -> Fraction:
-    if step.occupancy is ir.Occupancy.CONTINUOUS:
-        return d
-    if step.occupancy is ir.Occupancy.START:
-        return Fraction(0)
-    return min(step.occupy_for, d)
-
-
 def greedy(problem: ProcedureProblem, rng: random.Random, *, split: float = 0.3, slack: float = 0.2) -> list:
     """A schedule (list of entries task/step/start/duration/agent) built step by step at the earliest start
     that keeps the agent, resource, prerequisite and minimum-lag rules; maximum lags, deadlines, properties and
@@ -125,7 +117,7 @@ def greedy(problem: ProcedureProblem, rng: random.Random, *, split: float = 0.3,
         t = earliest
         for d in parts:
             t = _place(s, d, agent, t, busy, held, cap, exclusive, rng, slack)
-            o = occupation(s, d)
+            o = s.occupation(d)
             busy[agent].append((t, o))
             for u in s.uses:
                 held.setdefault(u.resource, []).append((t, t + d))
@@ -140,7 +132,7 @@ def greedy(problem: ProcedureProblem, rng: random.Random, *, split: float = 0.3,
 
 
 def _fits(s, d, agent, t, busy, held, cap, exclusive) -> bool:
-    o = occupation(s, d)
+    o = s.occupation(d)
     for t0, o0 in busy[agent]:
         if o > 0 and o0 > 0 and t0 < t + o and t < t0 + o0:
             return False
