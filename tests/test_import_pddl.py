@@ -265,6 +265,20 @@ NUM_DOMAIN = """(define (domain n)
   (:action a :parameters () :precondition (and (p) (> (fuel) 1)) :effect (and (not (p)) (decrease (fuel) 1))))
 """
 SMALL_PROBLEM = "(define (problem s) (:domain {d}) (:init (p)) (:goal (not (p))))"
+COST_DOMAIN = HOUSE_DOMAIN.replace(":typing)", ":typing :action-costs)").replace(
+    "(roofed ?h - house))\n", "(roofed ?h - house))\n  (:functions (total-cost) - number)\n").replace(
+    "(foundation ?h)))", "(foundation ?h) (increase (total-cost) 2)))")
+TIL_DOMAIN = """(define (domain t)
+  (:requirements :strips :durative-actions)
+  (:predicates (p) (q) (open))
+  (:durative-action a :parameters () :duration (= ?duration 2)
+    :condition (and (at start (p)) (at start (open))) :effect (and (at start (not (p))) (at end (q)))))
+"""
+TIL_PROBLEM = """(define (problem s) (:domain t)
+  (:init (p)
+    (at 5 (open)))
+  (:goal (q)))
+"""
 OPTIONAL_PROBLEM = """
 (define (problem extra) (:domain house)
   (:objects h1 h2 - house)
@@ -279,6 +293,8 @@ OPTIONAL_PROBLEM = """
                                                ":conditional-effects"),
     (NUM_DOMAIN, SMALL_PROBLEM.format(d="n"), "unsupported PDDL requirement :numeric-fluents"),
     (HOUSE_DOMAIN, OPTIONAL_PROBLEM, "(lay-foundation h2) is optional"),
+    (COST_DOMAIN, HOUSE_PROBLEM, "domain.pddl:3:34: unsupported PDDL requirement :action-costs"),
+    (TIL_DOMAIN, TIL_PROBLEM, "problem.pddl:3:5: unsupported PDDL requirement :timed-initial-literals"),
     (HOUSE_DOMAIN.replace("(:action", "(:actio", 1), HOUSE_PROBLEM, "domain.pddl:"),
     (HOUSE_DOMAIN, HOUSE_PROBLEM.replace("(:goal", "(:goal (", 1), "problem.pddl:"),
 ])

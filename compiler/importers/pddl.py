@@ -52,6 +52,8 @@ REQUIREMENT = {
     "TRAJECTORY_CONSTRAINTS": ":constraints", "STATE_INVARIANTS": ":constraints",
     "PROCESSES": ":time (processes)", "EVENTS": ":time (events)", "CONTINUOUS_EFFECTS": ":continuous-effects",
     "OVERSUBSCRIPTION": ":preferences", "TEMPORAL_OVERSUBSCRIPTION": ":preferences",
+    "SIMPLE_NUMERIC_PLANNING": ":numeric-fluents", "GENERAL_NUMERIC_PLANNING": ":numeric-fluents",
+    "UNDEFINED_INITIAL_NUMERIC": ":numeric-fluents",
     "PLAN_LENGTH": "a :metric", "MAKESPAN": None,
 }
 SUPPORTED = {"ACTION_BASED", "FLAT_TYPING", "HIERARCHICAL_TYPING", "NEGATIVE_CONDITIONS", "EQUALITIES",
@@ -183,13 +185,15 @@ def _features(up, domain: Source, problem: Source) -> None:
         if feat in SUPPORTED:
             continue
         req = REQUIREMENT.get(feat) or f"the unified-planning feature {feat}"
+        if req.startswith(":numeric-fluents") and re.search(r"\btotal-cost\b", domain.text, re.IGNORECASE):
+            req = ":action-costs"                # numeric only through (increase (total-cost) ...)
         name = req.split(" ")[0]
         declared = re.search(r"\(\s*:requirements[^)]*?(" + re.escape(name) + r")(?![\w-])", domain.text,
                              re.IGNORECASE) if name.startswith(":") else None
         if declared:                             # the requirement as declared
             where = domain.at(declared.start(1))
         else:                                    # where the construct is used (the problem for TILs)
-            construct = CONSTRUCT.get(req)
+            construct = CONSTRUCT.get(req) or CONSTRUCT.get(name)
             in_problem = construct is not None and re.search(construct, problem.text, re.I) and \
                 not re.search(construct, domain.text, re.I)
             where = (problem if in_problem else domain).where(construct)
