@@ -313,7 +313,8 @@ class Compiler:
         """``f`` as data when it is the built-in adjacent(agent variable, station variable), else None (the
         first-match evaluator of a join inlines this test)."""
         s = self.s
-        if not isinstance(f, ir.Atom) or f.relation != "adjacent" or f.relation in s.relations or len(f.args) != 2:
+        if not isinstance(f, ir.Atom) or f.relation != builtins.ADJACENT.name or f.relation in s.relations or \
+                len(f.args) != 2:
             return None
         a, b = f.args
         if a in vars and b in vars and "agent" in s.ancestors.get(vars[a], ()) and \
@@ -362,7 +363,7 @@ class Compiler:
     # effects ---------------------------------------------------------------------------
     def effects(self, effects, vars: dict, delay_of: Callable) -> Callable:  # noqa: C901
         """Compile effects; ``apply(st, env, t, hooks)`` with hooks.delayed / hooks.deliver / hooks.destroy."""
-        dels, adds, assigns, foralls, builtins, delayed = [], [], [], [], [], []
+        dels, adds, assigns, foralls, calls, delayed = [], [], [], [], [], []
         for e in effects:
             if isinstance(e, ir.DelFact):
                 dels.append(self._fact(e.atom, vars))
@@ -380,7 +381,9 @@ class Compiler:
                 solver = Solver(self, conjuncts(e.formula), frozenset(vars), inner)
                 foralls.append((solver, self.effects(e.effects, inner, delay_of)))
             elif isinstance(e, ir.BuiltinEffect):
-                builtins.append((e.name, [_getter(a, vars) for a in e.args]))
+                if e.name not in builtins.EFFECTS:
+                    raise CompileFailure(f"unknown built-in effect {e.name}")
+                calls.append((e.name == builtins.DELIVER.name, [_getter(a, vars) for a in e.args]))   # else destroy
             elif isinstance(e, ir.Delayed):
                 delayed.append((delay_of(e.delay, vars), self.effects(e.effects, vars, delay_of)))
             else:
@@ -412,15 +415,15 @@ class Compiler:
             for envs, body in sols:
                 for e2 in envs:
                     body(st, e2, t, hooks)
-            for name, gets in builtins:
+            for deliver, gets in calls:
                 arg = gets[0](st, env) if len(gets) == 1 else [g(st, env) for g in gets][0]
-                if name == "deliver":
+                if deliver:
                     hooks.deliver(arg, t)
-                elif name == "destroy":
+                else:
                     hooks.destroy(arg, t)
             for delay, body in delayed:
                 hooks.delayed(t + delay(st, env), body, dict(env))
-        if not (foralls or builtins or delayed or assigns):
+        if not (foralls or calls or delayed or assigns):
             def pair(e):                              # the variable names of a two-variable fact, else None
                 args = e.atom.args
                 return tuple(args) if len(args) == 2 and args[0] in vars and args[1] in vars else (None, None)
