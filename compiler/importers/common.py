@@ -20,20 +20,26 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z][A-Za-z0-9_]*)*")
 MAX_BYTES = 200 * 1024 * 1024
 
 
-def read_json(path: Path) -> Any:
-    """Decode a JSON file; raise ImportFormatError with the file name and the reason on any failure."""
+def read_source(path: Path, what: str) -> str:
+    """The text of an input file (UTF-8, a BOM dropped); ImportFormatError naming the file and the reason
+    when it is missing, a directory, over MAX_BYTES, unreadable or not UTF-8 (``what``: "a JSON file")."""
     try:
         if path.is_dir():
-            raise ImportFormatError(f"{path}: is a directory, expected a JSON file")
+            raise ImportFormatError(f"{path}: is a directory, expected {what}")
         if path.stat().st_size > MAX_BYTES:
             raise ImportFormatError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise ImportFormatError(f"{path}: no such file") from None
     except UnicodeDecodeError as exc:
         raise ImportFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
         raise ImportFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def read_json(path: Path) -> Any:
+    """Decode a JSON file; raise ImportFormatError with the file name and the reason on any failure."""
+    text = read_source(path, "a JSON file")
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers.common import MAX_BYTES, Names, number, quote
+from chronoplan.compiler.importers.common import Names, number, quote, read_source
 
 MAX_GROUND = 100_000          # parameter bindings enumerated per action schema
 MAX_STEPS = 2_000             # ground actions kept (steps of the procedure)
@@ -119,18 +119,7 @@ class Imported:
 
 # ------------------------------------------------------------------------------------------ reading
 def _read(path: Path) -> Source:
-    try:
-        if path.is_dir():
-            raise ImportFormatError(f"{path}: is a directory, expected a PDDL file")
-        if path.stat().st_size > MAX_BYTES:
-            raise ImportFormatError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
-        return Source(path, path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise ImportFormatError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise ImportFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return Source(path, read_source(path, "a PDDL file"))
 
 
 def _parse(domain: Source, problem: Source):
