@@ -149,7 +149,7 @@ def test_line_reader_forms_and_errors():
                      ("Wait 1e999", "needs a number"), ('{"action": "Wait", "duration": NaN}', "not a number"),
                      ('{"plan": 3}', '"plan" must be an object'), ("[1, 2", "not JSON"),
                      ("[" * 100_000, "nested too deeply"), ("MoveTo " + "9" * 20 + " 1", "needs a cell"),
-                     ("x" * 1_000_001, "characters")]:
+                     ("x" * 1_000_001, "characters"), ("()", "no action in"), ("agent1: ,", "no action in")]:
         with pytest.raises(LineError, match=msg):
             one.batch(bad)
     two = LineReader(("agent1", "agent2"), world.surfaces)

@@ -122,6 +122,8 @@ class LineReader:
     def action(self, text: str) -> dict:
         """``MoveTo 3 4`` / ``Interact(stove1)`` / ``Wait 2.5`` -> a ParaCook action dict."""
         tokens = re.sub(r"[()\[\],{}\"']", " ", text).split()
+        if not tokens:                              # only punctuation, e.g. "()" or "agent1: ,"
+            raise LineError(f"no action in {text.strip()[:40]!r}: write e.g. MoveTo 3 4 or Interact(stove1)")
         name = self.by_lower.get(tokens[0].lower(), tokens[0])
         surface = self.surfaces.get(name)
         if surface is None:
