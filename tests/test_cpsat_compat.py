@@ -32,7 +32,7 @@ pytestmark = pytest.mark.optimal
 # before and after the check at [10, 12) (e.g. [1, 10) + [12, 25)): its second chunk starts at 12, more than
 # 5 min after the wash, which the original's check at every chunk refuses.  Under that check the wash moves
 # to [6, 7), the knead runs [7, 10) + [12, 31) and the serve [31, 34): 34 min, and that plan is the only one
-# (the cook is busy all through [6, 34) but for the check; kneading in one go, after the wash, is later still).
+# (the cook is busy all through [6, 34); kneading in one go, after the wash, is later still).
 TINY = """
 resource oven capacity 1 { temperature = 0 }
 procedure Bread {
@@ -162,38 +162,38 @@ def test_recipe2plan_optimal_under_the_original_rules(r2p_project, r2p_grader, k
         assert res.makespan >= paper.makespan
 
 
-def _hms(seconds) -> str:
-    s = int(seconds)
-    return f"{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+# A 73:00 plan of Tacos_Smore-Bars (one of CP-SAT's under the paper's rules): (recipe, step, start, minutes)
+PLAN_73 = [("Tacos", 12, 0, 1), ("Smore-Bars", 0, 0, 10), ("Tacos", 0, 0, 3), ("Tacos", 1, 3, 20),
+           ("Tacos", 4, 3, 5), ("Smore-Bars", 1, 8, 3), ("Smore-Bars", 3, 11, 2), ("Smore-Bars", 2, 13, 1),
+           ("Smore-Bars", 3, 13, 3), ("Smore-Bars", 4, 16, 3), ("Tacos", 5, 19, 2), ("Smore-Bars", 5, 21, 2),
+           ("Tacos", 6, 23, 5), ("Tacos", 2, 23, 3), ("Tacos", 3, 26, 3), ("Tacos", 7, 29, 2), ("Tacos", 8, 31, 5),
+           ("Tacos", 9, 36, 5), ("Tacos", 10, 41, 1), ("Tacos", 11, 42, 15), ("Smore-Bars", 5, 42, 3),
+           ("Smore-Bars", 6, 45, 2), ("Smore-Bars", 7, 47, 3), ("Smore-Bars", 8, 50, 2), ("Smore-Bars", 9, 52, 15),
+           ("Tacos", 13, 57, 2), ("Tacos", 14, 59, 2), ("Tacos", 15, 61, 10), ("Smore-Bars", 10, 67, 2),
+           ("Tacos", 16, 71, 2)]
+
+
+def _text(entries) -> str:
+    return "\n".join(f"Step({step}, {recipe}, 00:{minutes:02d}:00, {start // 60:02d}:{start % 60:02d}:00)"
+                     for recipe, step, start, minutes in entries)
 
 
 @needs_data
 def test_zero_length_repeats_defeat_the_original_time_constraints(r2p_project, r2p_grader):
-    """The original accepts a 0-length repeat of a completed step, which moves its end time: inserting such
-    repeats of a step's time-constraint partners (and theirs) before each later chunk of it turns the
-    paper's 73:00 plan of Tacos_Smore-Bars into one the original accepts.  ``--compat recipe2plan``'s optimum
-    (74:00) is over plans without 0-length entries, the ones valid under both rule sets."""
+    """The original accepts a 0-length repeat of a completed step, which moves its end time: 0-length repeats
+    of steps 2, 3 and 4 of Smore-Bars (step 5's time-constraint partner 4 and 4's partners) just before
+    step 5's second chunk turn a 73:00 plan that the original refuses into one it accepts.
+    ``--compat recipe2plan``'s optimum (74:00) is over plans without 0-length entries, the ones valid under
+    both rule sets."""
     name = "Tacos_Smore-Bars"
     problem = procedure_problem(r2p_project, r2p_project.scenario(name))
-    paper = solve_cpsat(problem, timeout=10, workers=2)
-    assert paper.makespan == 73 * 60
-    assert not r2p_grader.grade(name, paper.plan_json(name)).valid
-    lags = {s.key: [(s.task, lag.other) for lag in s.lags] for s in problem.steps}
-
-    def partners(key, acc):
-        for other in lags[key]:
-            if other not in acc:
-                acc.add(other)
-                partners(other, acc)
-        return acc
-
-    lines, seen = [], set()
-    for e in paper.schedule:
-        key = (e.task, e.step)
-        if key in seen:
-            for task, step in sorted(partners(key, set()), key=lambda k: k[1]):
-                lines.append(f"Step({step}, {task}, 00:00:00, {_hms(e.start)})")
-        seen.add(key)
-        lines.append(f"Step({e.step}, {e.task}, {_hms(e.duration)}, {_hms(e.start)})")
-    report = r2p_grader.grade(name, "\n".join(lines))
+    plan = {"scenario": name, "schedule": [{"task": r, "step": k, "start": 60 * st, "duration": 60 * d}
+                                           for r, k, st, d in PLAN_73]}
+    paper = validate_plan(problem, plan)
+    assert paper.valid and paper.metrics["makespan"] == 73 * 60, paper.to_text()
+    refused = r2p_grader.grade(name, _text(PLAN_73))
+    assert [e.code for e in refused.errors] == ["E601"] and "step 5 of Smore-Bars" in refused.errors[0].message
+    at = PLAN_73.index(("Smore-Bars", 5, 42, 3))
+    repeats = [("Smore-Bars", k, 42, 0) for k in (2, 3, 4)]
+    report = r2p_grader.grade(name, _text(PLAN_73[:at] + repeats + PLAN_73[at:]))
     assert report.valid and report.metrics["makespan"] == 73 * 60, report.to_text()
