@@ -114,6 +114,15 @@ def test_solve_cli_refuses_compat(tmp_path, capsys, argv, words):
     assert words in err and "Traceback" not in err
 
 
+def test_solve_cli_refuses_compat_for_a_scenario_the_original_cannot_hold(tmp_path, capsys):
+    src, _ = load(tmp_path, TINY.replace("agents cook", "agents cook, helper"))
+    assert main(["solve", str(src), "--compat", "recipe2plan", "--format", "json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--compat recipe2plan cannot grade scenario tiny: the scenario has 2 agents" in captured.err
+    assert main(["solve", str(src), "--format", "json"]) == 0            # without --compat: solved
+
+
 def test_solve_cli_refuses_compat_for_a_grid_kitchen(capsys):
     from pathlib import Path
     kitchens = sorted((Path(__file__).resolve().parents[1] / "domains").rglob("*.chrono"))

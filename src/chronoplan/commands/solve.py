@@ -16,7 +16,8 @@ written atomically (``commands.output.write_atomic``).
 ``--compat recipe2plan`` (cpsat only) adds the original Recipe2Plan evaluator's rules to the model
 (``runtime.cpsat``) and grades the plan with them (``validators.grade.Grader(project, compat)``: ``valid``
 is that verdict); a mode refused, of another family than the scenario's (``commands.validate``'s checks),
-or with another planner is a usage error (exit 2).
+with another planner, or for a scenario the original cannot hold (``validators.compat.recipe2plan.model_for``:
+two agents, a time limit...) is a usage error (exit 2).
 """
 from __future__ import annotations
 
@@ -89,6 +90,17 @@ def _compat_problem(project, mode, scenario: str, planner: str) -> Optional[str]
     return None
 
 
+def _unrepresentable(grader, scenario: str) -> Optional[str]:
+    """Why the original evaluator cannot hold ``scenario`` (2 agents, a time limit...), or None (also when
+    it cannot be instantiated at all: the planner reports that, status "error")."""
+    from chronoplan.compiler.instantiate import InstantiationError
+    try:
+        model = grader.model(scenario)
+    except InstantiationError:
+        return None
+    return str(model) if isinstance(model, Exception) else None
+
+
 def timeout_problem(x: float) -> Optional[str]:
     """Why ``--timeout x`` is refused (not a finite number of seconds in MIN_TIMEOUT..MAX_TIMEOUT), or None."""
     if not math.isfinite(x):
@@ -151,6 +163,13 @@ def run(args) -> int:  # noqa: C901
     why = _compat_problem(project, compat, scenario, args.planner)
     if why is not None:
         return _error(why)
+    grader = None
+    if compat is not None:
+        from chronoplan.validators.grade import Grader
+        grader = Grader(project, compat)
+        why = _unrepresentable(grader, scenario)
+        if why is not None:
+            return _error(f"--compat {compat.cli_name} cannot grade scenario {scenario}: {why}")
     if args.planner not in fam.planners:
         what = f"planner {args.planner}" if fam.planners else "planner"
         if args.format == "json":          # the report object of the CLI contract, status "error"
@@ -175,8 +194,7 @@ def run(args) -> int:  # noqa: C901
             from chronoplan.validators.grade import grade
             report = grade(project, scenario, plan, name=args.output or "<solution>")
         else:
-            from chronoplan.validators.grade import Grader
-            report = Grader(project, compat).grade(scenario, plan, name=args.output or "<solution>")
+            report = grader.grade(scenario, plan, name=args.output or "<solution>")
         valid = bool(report.valid)
         if args.output:
             from chronoplan.commands.output import write_atomic
