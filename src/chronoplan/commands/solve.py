@@ -190,7 +190,7 @@ def run(args) -> int:  # noqa: C901
     plan = result.plan_json(scenario) if result.status in ("optimal", "feasible") else None
     valid, report = None, None
     if plan is not None:
-        if compat is None:
+        if grader is None:
             from chronoplan.validators.grade import grade
             report = grade(project, scenario, plan, name=args.output or "<solution>")
         else:
