@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import UserString
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Optional, Union
@@ -33,6 +35,30 @@ from chronoplan.runtime.procsim import Chunk, ProcState, step_name
 from chronoplan.runtime.violations import Violation
 
 FATAL = frozenset({"E603", "E612"})
+_WAIT = re.compile(r"wait(?: ([0-9]{1,6}))?")
+_SPACES = re.compile(r"\s+")
+
+
+class Observation(UserString):
+    """An observation's text, built on first access: ``str(obs)``, printing, ``in``, ``==`` and every ``str``
+    method give the text (a ``collections.UserString``; ``isinstance(obs, str)`` is false, use ``str(obs)``).
+    ``Env.step`` returns one; the text is what ``Env.observation()`` said right after that step, whenever it is
+    read."""
+
+    def __init__(self, seq: object = "", *, render: Optional[Callable[[], str]] = None) -> None:
+        self._render = render
+        self._text: Optional[str] = None if render is not None else str(seq)
+
+    @property
+    def data(self) -> str:  # noqa: D102
+        if self._text is None:
+            assert self._render is not None
+            self._text, self._render = self._render(), None
+        return self._text
+
+    @data.setter
+    def data(self, value: str) -> None:
+        self._text, self._render = str(value), None
 
 
 @dataclass(frozen=True)
@@ -51,7 +77,7 @@ class Feedback:
 
 
 def normalize(text: str) -> str:
-    t = re.sub(r"\s+", " ", str(text)).strip().strip("\"'`").strip()
+    t = _SPACES.sub(" ", str(text)).strip().strip("\"'`").strip()
     return t.rstrip(".").strip().lower()
 
 
@@ -77,6 +103,10 @@ class Env:
         self.max_refusals = max_refusals
         self.limit = limit if limit is not None else problem.limit
         self.texts = {s.key: display_text(s, problem) for s in problem.steps}
+        self._pos = {s.key: i for i, s in enumerate(problem.steps)}
+        self._clocks: dict = {}               # time -> clock text (a few distinct times per episode)
+        self._normal: dict = {}               # command -> normalize(command), for commands seen before
+        self._hints: dict = {}                # unknown normalized command -> its hint
         self._commands: dict = {}
         for s in problem.steps:
             for form in (self.texts[s.key], s.text, f"step {s.index} of {s.task}", f"{s.task} step {s.index}",
@@ -98,18 +128,36 @@ class Env:
         self.end_reason = ""
         self.log: list[Feedback] = []
         self._wait_until = Fraction(0)
+        self._props = self._copy_props()
+        self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
         return self.observation()
 
+    def _copy_props(self) -> dict:
+        return {name: dict(v) for name, v in self.state.props.items() if v}
+
     def _t(self, x: Fraction) -> str:
-        return timefmt.clock(x, self.unit)
+        text = self._clocks.get(x)
+        if text is None:
+            text = self._clocks[x] = timefmt.clock(x, self.unit)
+        return text
+
+    def _normalize(self, command: str) -> str:
+        norm = self._normal.get(command)
+        if norm is None:
+            norm = normalize(command)
+            if len(self._normal) < 4096:
+                self._normal[command] = norm
+        return norm
 
     def _d(self, x: Fraction) -> str:
         return timefmt.duration(x, self.unit)
 
     def match(self, command: str) -> Optional[tuple[str, int]]:
-        keys = self._commands.get(normalize(command))
+        keys = self._commands.get(self._normalize(command))
         if not keys:
             return None
+        if len(keys) == 1:
+            return keys[0]
         st = self.state.steps
         free = [k for k in keys if st[k].done_at is None and st[k].running is None]
         for k in free:
@@ -133,51 +181,90 @@ class Env:
 
     # ------------------------------------------------------------------ observation
     def observation(self) -> str:
+        """The status text now (time, agents, running steps, objects, progress)."""
         st = self.state
         t = self.time
+        busy = []
+        for a in self.problem.agents:
+            runs = [r for r in st.agent_runs[a] if r.start + r.busy > t and r.busy > 0]
+            busy.append(runs[-1] if runs else None)
+        holders = {name: [r for r in rs if r.end > t and r.start <= t] for name, rs in st.holders.items()}
+        done = [k for k, s in st.steps.items() if s.done_at is not None]
+        return self._render(t, busy, st.running_runs(t), holders, st.props, done, self.done)
+
+    def _lazy_observation(self) -> Observation:
+        """``observation()`` as it is now, rendered on first access.  While the episode runs, the state it needs
+        is the time, the runs started so far (immutable, appended to ``state.runs``) and the objects'
+        properties (copied when a step completed): every run ending by the time has completed (the clock
+        stops at the events' time only when the episode ends, and then the text is built at once)."""
+        if self.done or self.show_executable:
+            return Observation(self.observation())
+        snap = (self.state, self.time, len(self.state.runs), self._props)
+        return Observation(render=lambda: self._render_snapshot(*snap))
+
+    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict) -> str:
+        runs = st.runs[:n]
+        busy = []
+        for a in self.problem.agents:
+            mine = [r for r in runs if r.agent == a and r.busy > 0 and r.start + r.busy > t]
+            busy.append(mine[-1] if mine else None)
+        holders: dict = {}
+        running = []
+        done = []
+        for r in runs:
+            if r.end > t:
+                running.append(r)
+                if r.start <= t:
+                    for u in st.steps[r.key].step.uses:
+                        holders.setdefault(u.resource, []).append(r)
+            else:
+                done.append(r.key)
+        running.sort(key=lambda r: self._pos[r.key])
+        return self._render(t, busy, running, holders, props, done, False)
+
+    def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: list,
+                over: bool) -> str:
         lines = [f"Time {self._t(t)}."]
         parts = []
-        for a in self.problem.agents:
-            busy = [r for r in st.agent_runs[a] if r.start + r.busy > t and r.busy > 0]
-            who = "You are" if len(self.problem.agents) == 1 else f"{a} is"
-            if busy:
-                r = busy[-1]
+        one = len(self.problem.agents) == 1
+        for a, r in zip(self.problem.agents, busy):
+            who = "You are" if one else f"{a} is"
+            if r is not None:
                 parts.append(f"{who} busy with \"{self.texts[r.key]}\" until {self._t(r.start + r.busy)}")
             else:
                 parts.append(f"{who} free")
         lines.append("; ".join(parts) + ".")
-        running = [r for r in st.running_runs(t)]
         if running:
             lines.append("Running: " + "; ".join(
                 f"\"{self.texts[r.key]}\" ({step_name(r.key)}) until {self._t(r.end)}" for r in running) + ".")
         objs = []
         for res in self.problem.resources:
-            holders = [r for r in st.holders.get(res.name, ()) if r.end > t and r.start <= t]
-            desc = (f"{res.name} in use until {self._t(min(r.end for r in holders))}" if len(holders) >= res.capacity
+            held = holders.get(res.name, ())
+            desc = (f"{res.name} in use until {self._t(min(r.end for r in held))}" if len(held) >= res.capacity
                     else f"{res.name} free")
-            props = st.props.get(res.name, {})
-            if props:
-                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in props.items())
+            res_props = props.get(res.name)
+            if res_props:
+                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in res_props.items())
             objs.append(desc)
         if objs:
             lines.append("Objects: " + "; ".join(objs) + ".")
-        done = [k for k, s in st.steps.items() if s.done_at is not None]
         lines.append(f"Done {len(done)} of {len(self.problem.steps)} steps "
                      f"(progress score {M.progress_score(self.problem, done)}).")
-        if self.show_executable and not self.done:
+        if self.show_executable and not over:
             ex = self.executable()
             lines.append("You can do now: " + ("; ".join(f"\"{e}\"" for e in ex) if ex else "nothing (wait)") + ".")
-        if self.done:
+        if over:
             lines.append(("All steps are done. " if self.success else "The episode is over: ") +
                          self.end_reason)
         return "\n".join(lines)
 
     # ------------------------------------------------------------------ acting
-    def step(self, command: Union[str, dict]) -> tuple[str, Feedback]:
+    def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
+        """One command (or one per agent); the observation's text is built when first read."""
         t = self.time
         if self.done:
             fb = Feedback(False, "The episode is over.", t, done=True, success=self.success)
-            return self.observation(), fb
+            return self._lazy_observation(), fb
         agents = self.problem.agents
         if isinstance(command, dict):
             orders = [(a, command.get(a, "wait")) for a in agents]
@@ -198,7 +285,7 @@ class Env:
                           f" The episode is over: {self.end_reason}"), t, fb.code, fb.category, fb.hint, True,
                           self.success)
         self.log.append(fb)
-        return self.observation(), fb
+        return self._lazy_observation(), fb
 
     def _refuse(self, v: Violation) -> Feedback:
         self.refusals += 1
@@ -206,8 +293,8 @@ class Env:
         return Feedback(False, v.message, self.time, v.code, v.category, v.hint)
 
     def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
-        norm = normalize(cmd)
-        m = re.fullmatch(r"wait(?: ([0-9]{1,6}))?", norm)
+        norm = self._normalize(cmd)
+        m = _WAIT.fullmatch(norm)
         if m:
             self.refusals_in_row = 0
             self._wait_until = t + self.tick * max(1, int(m.group(1) or 1))
@@ -215,11 +302,8 @@ class Env:
         key = self.match(cmd)
         self.n += 1
         if key is None:
-            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6) if len(norm) <= 200 else []
-            hint = ("did you mean: " + "; ".join(f"\"{c}\"" for c in close)) if close else \
-                "use a step's text exactly as listed, or \"wait\""
-            return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", hint, self.n - 1,
-                                          agent, t))
+            return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
+                                          self.n - 1, agent, t))
         chunk = Chunk(self.n - 1, key[0], key[1], t, None, agent)
         out, run = self.state.start(chunk, refuse=True)
         if out:
@@ -235,28 +319,45 @@ class Env:
             msg = f"{agent}: {msg}"
         return Feedback(True, msg, t)
 
+    def _hint(self, norm: str) -> str:
+        """The hint for an unknown command (the close matches among the commands; kept per command)."""
+        hint = self._hints.get(norm)
+        if hint is None:
+            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6) if len(norm) <= 200 else []
+            hint = ("did you mean: " + "; ".join(f"\"{c}\"" for c in close)) if close else \
+                "use a step's text exactly as listed, or \"wait\""
+            if len(self._hints) < 1024:
+                self._hints[norm] = hint
+        return hint
+
     def _agent_free_at(self, agent: str, t: Fraction) -> Fraction:
         return self.state.agent_free_at(agent, t)
 
     def _advance_clock(self, t: Fraction, results: list) -> None:
         new_t = max(t + self.tick, self._wait_until)
         self._wait_until = t
+        agents = self.problem.agents
         while True:
-            frees = [self._agent_free_at(a, new_t) for a in self.problem.agents]
-            if min(frees) <= new_t:
+            free = min([self._agent_free_at(a, new_t) for a in agents]) if len(agents) > 1 else \
+                self._agent_free_at(agents[0], new_t)
+            if free <= new_t:
                 break
-            new_t = min(frees)
+            new_t = free
         st = self.state
         before = len(st.violations)
-        remaining = [s for s in st.steps.values() if s.done_at is None]
+        remaining = self._left = [s for s in self._left if s.done_at is None]
         if remaining and all(s.running is not None for s in remaining):
             new_t = max(new_t, max(s.running.end for s in remaining))
         if self.limit is not None and new_t > self.limit:
             new_t = max(t, self.limit)
+        seq = st.seq
         st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
+        if st.seq != seq:                     # events ran: a completion may have set properties
+            self._props = self._copy_props()
         fatal = [v for v in st.violations[before:] if v.code in FATAL]
         self.time = Fraction(st.now) if fatal else new_t
-        if all(s.done_at is not None for s in st.steps.values()):
+        self._left = [s for s in remaining if s.done_at is None]
+        if not self._left:
             self.done, self.success = True, not fatal
             self.end_reason = f"completed at {self._t(max(s.done_at for s in st.steps.values()))}."
         elif fatal:

@@ -170,3 +170,74 @@ def test_arena_summary_over_episodes(project):
     assert scores[1] == M.EpisodeScore(25, Fraction(2), False)
     s = M.arena_summary(scores)
     assert s["AS"] == Fraction(125, 2) and s["CR"] == 50 and s["CT"] == 8 and s["CS"] == Fraction(125, 10)
+
+
+def _random_commands(env, rng, n):
+    texts = list(env.texts.values())
+    pool = texts + ["wait", "wait 2", "juggle the pans"]
+    agents = env.problem.agents
+    if len(agents) == 1:
+        return [rng.choice(pool) for _ in range(n)]
+    return [{a: rng.choice(pool) for a in agents if rng.random() < 0.8} for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", ["tea_only", "two_rice", "tea_rice", "duo", "lagged"])
+def test_lazy_observation_is_the_observation_of_its_step(project, name):
+    """``step`` returns an Observation built on first read: read late (after more steps, after the episode,
+    after a reset) it is still what ``observation()`` said right after its step."""
+    import random
+
+    from chronoplan.runtime.env import Observation
+    rng = random.Random(7)
+    for episode in range(40):
+        env = env_for(project, name, max_refusals=None if episode % 2 else 5)
+        pairs = []
+        for cmd in _random_commands(env, rng, 25):
+            obs, _ = env.step(cmd)
+            pairs.append((obs, env.observation()))
+        env.reset()
+        for obs, now in pairs:
+            assert isinstance(obs, Observation) and str(obs) == now and obs == now
+    obs, _ = env_for(project, "tea_only").step("fill kettle with water")
+    assert obs.startswith("Time 00:02:00.") and "You are free." in obs and f"{obs}" == obs.data
+
+
+PROPS = """
+domain props
+resource oven capacity 1 { temperature = 0 }
+resource pan capacity 2
+procedure A {
+  step 0 "preheat" 10 autonomous uses oven sets temperature = 350
+  step 1 "mix" 3 interruptible
+  step 2 "pour" 2 after 1 within 2 of 1
+  step 3 "bake" 20 autonomous after 0, 2 uses oven needs temperature = 350
+  step 4 "rest" 5 after 3 gap 2 after 3 release 33 deadline 60
+}
+procedure B {
+  step 0 "fry" 4 autonomous for 1 uses pan
+  step 1 "boil" 4 autonomous for 1 uses pan
+  step 2 "stir" 2 after 0, 1
+}
+procedure C {
+  step 0 "toast" 5 autonomous uses oven sets temperature = 200
+}
+scenario solo { agents cook  procedures A, B, C  limit 100 }
+scenario duo { agents c1, c2  procedures A, B, C }
+"""
+
+
+@pytest.mark.parametrize("name", ["solo", "duo"])
+def test_lazy_observation_with_properties_capacity_and_ticks(tmp_path, name):
+    import random
+    p = tmp_path / "props.chrono"
+    p.write_text(PROPS)
+    project = chronoplan.load(p)
+    rng = random.Random(11)
+    for _ in range(60):
+        env = env_for(project, name, max_refusals=None)
+        pairs = []
+        for cmd in _random_commands(env, rng, 40):
+            obs, _ = env.step(cmd)
+            pairs.append((obs, env.observation()))
+        for obs, now in pairs:
+            assert str(obs) == now
