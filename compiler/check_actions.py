@@ -171,11 +171,11 @@ def _term(ctx, t, ptypes):
     if isinstance(t, A.TName):
         n = t.ident.name
         if n in ptypes:
-            return ir.Term("var", n, span=t.span), ptypes[n]
+            return ir.Term(ir.TermKind.VAR, n, span=t.span), ptypes[n]
         if n in ctx.out("objects"):
-            return ir.Term("var", n, span=t.span), ctx.out("objects")[n].type
+            return ir.Term(ir.TermKind.VAR, n, span=t.span), ctx.out("objects")[n].type
         # a bare name: an enum value or a constant; resolved against the other side of a comparison
-        return ir.Term("value", n, span=t.span), None
+        return ir.Term(ir.TermKind.VALUE, n, span=t.span), None
     if isinstance(t, A.TAttr):
         obj, attr = t.obj.name, t.attr.name
         if obj not in ptypes and obj not in ctx.out("objects"):
@@ -189,15 +189,15 @@ def _term(ctx, t, ptypes):
         if a.params and not any(ctx.is_subtype(otype, p) or ctx.is_subtype(p, otype) for p in a.params[:1]):
             ctx.error("C105", f"attribute '{attr}' applies to {a.params[0]}, not to {obj}: {otype}", t.span)
             return None, None
-        return ir.Term("attr", attr, obj, span=t.span), a
+        return ir.Term(ir.TermKind.ATTR, attr, obj, span=t.span), a
     if isinstance(t, A.Literal):
         v, _ = literal_value(t)
-        return ir.Term("value", str(v), span=t.span), None
+        return ir.Term(ir.TermKind.VALUE, str(v), span=t.span), None
     return None, None
 
 
 def _check_value(ctx, attr: ir.Attribute, term: ir.Term, span):
-    if attr.kind == "enum" and term.kind == "value" and term.name not in attr.values:
+    if attr.kind == "enum" and term.kind == ir.TermKind.VALUE and term.name not in attr.values:
         ctx.error("C107", f"'{term.name}' is not a value of attribute '{attr.name}' "
                           f"({' | '.join(attr.values)})", span)
         return False
@@ -267,13 +267,13 @@ def _atom(ctx, rel: A.Ident, args, ptypes, span) -> Optional[ir.Atom]:
         t, typ = _term(ctx, a, ptypes)
         if t is None:
             return None
-        if t.kind == "value" and t.name in ctx.types:
+        if t.kind == ir.TermKind.VALUE and t.name in ctx.types:
             ctx.error("C103", f"'{t.name}' is a type, not a parameter or object; add a parameter "
                               f"'x: {t.name}' and use x", a.span)
             return None
-        if t.kind != "var":
-            ctx.error("C101" if t.kind == "value" else "C105",
-                      f"'{t.name}' is not a parameter or object" if t.kind == "value"
+        if t.kind != ir.TermKind.VAR:
+            ctx.error("C101" if t.kind == ir.TermKind.VALUE else "C105",
+                      f"'{t.name}' is not a parameter or object" if t.kind == ir.TermKind.VALUE
                       else "relation arguments are parameters or objects", a.span)
             return None
         if r is not None and typ is not None and not (ctx.is_subtype(typ, r.params[i])
@@ -333,7 +333,7 @@ def _builtin_effect(ctx, e, ptypes) -> Optional[ir.BuiltinEffect]:
         t, _ = _term(ctx, a, ptypes)
         if t is None:
             return None
-        if t.kind != "var":
+        if t.kind != ir.TermKind.VAR:
             ctx.error("C101", f"'{t.name}' is not a parameter or object", a.span)
             return None
         args.append(t.name)

@@ -100,11 +100,22 @@ class When(enum.Enum):
 
 
 # ----------------------------------------------------------------------------- formulas and effects
+class TermKind(str, enum.Enum):
+    """What a ``Term`` names.  A ``str`` enum (``TermKind.VAR == "var"``, same hash), printed as its value."""
+
+    VAR = "var"                    # a parameter, a quantified variable or an object
+    ATTR = "attr"                  # an attribute reference ``obj.attr``
+    VALUE = "value"                # a literal or an attribute value (an enum value, true, a number)
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class Term:
     """A term: a parameter/object ``name``, an attribute reference ``obj.attr`` or a literal value."""
 
-    kind: str                      # "var" | "attr" | "value"
+    kind: TermKind
     name: str                      # variable/object name, attribute name or literal text
     arg: Optional[str] = None      # for "attr": the object/variable the attribute is read from
     span: Optional[Span] = field(default=None, compare=False, hash=False)

@@ -221,8 +221,8 @@ class _Export:
 
     def _transition(self, conds, effs, what: str, span):
         cmp = [c for f in conds for c in conjuncts(f) if isinstance(c, ir.Compare) and c.op == "==" and
-               c.left.kind == "attr" and c.right.kind == "value"]
-        asg = [e for e in effs if isinstance(e, ir.Assign) and e.value.kind == "value"]
+               c.left.kind == ir.TermKind.ATTR and c.right.kind == ir.TermKind.VALUE]
+        asg = [e for e in effs if isinstance(e, ir.Assign) and e.value.kind == ir.TermKind.VALUE]
         if len(cmp) != 1 or len(asg) != 1 or cmp[0].left.name != asg[0].target.name:
             raise self._shape(what, span)
         attr = self.p.attributes[cmp[0].left.name]
@@ -245,8 +245,8 @@ class _Export:
             if cond.when is not ir.When.START:
                 continue
             for c in conjuncts(cond.formula):
-                if isinstance(c, ir.Compare) and c.op == "==" and c.left.kind == "attr" and c.left.arg == var \
-                        and c.right.kind == "value" and c.left.name in self.p.attributes:
+                if isinstance(c, ir.Compare) and c.op == "==" and c.left.kind == ir.TermKind.ATTR and \
+                        c.left.arg == var and c.right.kind == ir.TermKind.VALUE and c.left.name in self.p.attributes:
                     out.append(self.state(c.left.name, _value(self.p.attributes[c.left.name], c.right.name), x))
         return out
 

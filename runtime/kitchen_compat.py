@@ -108,7 +108,7 @@ class KitchenRules:
 
 
 def _attr_is(var: str, attr: str, value: str) -> ir.Compare:
-    return ir.Compare("==", ir.Term("attr", attr, var), ir.Term("value", value))
+    return ir.Compare("==", ir.Term(ir.TermKind.ATTR, attr, var), ir.Term(ir.TermKind.VALUE, value))
 
 
 DEFAULT = KitchenRules()

@@ -79,3 +79,16 @@ action warm(a: agent, i: item, s: station) {
     assert not warm.atoms(sympy.core.function.AppliedUndef)
     # the attribute's name is not a free symbol: substituting the constant 'heat' leaves x.heat alone
     assert warm.xreplace({sympy.Symbol("heat"): 7}) == warm
+
+
+def test_terms_say_what_they_name_with_an_enum():
+    from chronoplan.compiler import ir
+    src = HEAD + """
+attr state(item): raw | cooked = raw
+action cook(a: agent, i: ingredient, s: station) { when start: on(i, s) and i.state == raw }
+"""
+    p, diags, _ = compile_text(src)
+    assert not [d for d in diags if d.severity.value == "error"], diags
+    cmp = p.actions["cook"].conditions[0].formula.args[1]
+    assert (cmp.left.kind, cmp.right.kind) == (ir.TermKind.ATTR, ir.TermKind.VALUE)
+    assert cmp.left.kind == "attr" and str(cmp.right.kind) == "value"     # a str enum: old comparisons hold
