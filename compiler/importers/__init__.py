@@ -31,6 +31,9 @@ FORMATS = {
                        "ParaCook map JSON (with --orders) -> OUT.chrono: physics, map and one scenario"),
     "pddl": Format("pddl", "chronoplan.compiler.importers.pddl", "file",
                    "PDDL DOMAIN PROBLEM -> OUT.chrono: one procedure scenario (docs/pddl.md, Importing PDDL)"),
+    "planningarena": Format("planningarena", "chronoplan.compiler.importers.planningarena", "dir",
+                            "PlanningArena tool_list.json [--tasks data.json] [--profiles DIR] -> "
+                            "OUT/tools.chrono, OUT/tasks.chrono"),
 }
 
 

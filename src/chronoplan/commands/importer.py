@@ -25,8 +25,11 @@ def configure(p) -> None:
                    help="output directory or file (as the format requires)")
     p.add_argument("--orders", metavar="DISH,...", help="paracook: the dishes to serve, in order "
                    "(names with or without category/)")
+    p.add_argument("--tasks", metavar="FILE", help="planningarena: the tasks (data_example.json) to import "
+                   "as scenarios")
+    p.add_argument("--profiles", metavar="DIR", help="planningarena: the user profiles (user_N.json) for the tasks")
     p.add_argument("--format", choices=("text", "json"), default="text", dest="report",
-                   help="json: one summary object on stdout {ok, format, files, error}")
+                   help="json: one summary object on stdout {ok, format, files, error, warnings}")
 
 
 def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
@@ -62,34 +65,48 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
 
 
 def run(args) -> int:
-    status, written, error = _convert(args)
+    warnings: list = []
+    status, written, error = _convert(args, warnings)
+    if error is not None:
+        warnings.clear()                         # nothing was written: only the error matters
+    for w in warnings:
+        print(f"chronoplan import: warning: {w}", file=sys.stderr)
     if error is not None:
         print(f"chronoplan import: error: {error}", file=sys.stderr)
     if getattr(args, "report", "text") == "json":
         print(json.dumps({"ok": status == 0, "format": args.format, "files": [str(p) for p in written],
-                          "error": error}))
+                          "error": error, "warnings": warnings}))
     else:
         for path in written:
             print(f"wrote {path}")
     return status
 
 
-def _convert(args) -> tuple[int, list[Path], Optional[str]]:
-    """Convert and write: (exit status, files written, the error message or None)."""
+def _convert(args, warnings: list) -> tuple[int, list[Path], Optional[str]]:
+    """Convert and write: (exit status, files written, the error message or None); warnings about what the
+    source lacks (formats that report them) are appended to ``warnings`` as "FILE: item: message"."""
     from chronoplan.commands.output import output_problem
     fmt = FORMATS.get(args.format)
     if fmt is None:
         return 2, [], f"unknown format {args.format!r} (choose from {', '.join(FORMATS)})"
     try:
-        options = {"orders": args.orders} if getattr(args, "orders", None) is not None else {}
+        options: dict = {"orders": args.orders} if getattr(args, "orders", None) is not None else {}
         if options and fmt.name != "paracook":
             return 2, [], "--orders is only used by the paracook format"
+        for opt in ("tasks", "profiles"):
+            if getattr(args, opt, None) is not None:
+                if fmt.name != "planningarena":
+                    return 2, [], f"--{opt} is only used by the planningarena format"
+                options[opt] = getattr(args, opt)
+        if fmt.name == "planningarena":
+            options["warn"] = lambda f, item, msg: warnings.append(f"{f}: {item}: {msg}")
         sources = [Path(s) for s in args.sources]
-        why = output_problem(args.output, sources, directory=fmt.output == "dir", create_parents=True)
+        inputs = sources + ([Path(options["tasks"])] if "tasks" in options else [])
+        why = output_problem(args.output, inputs, directory=fmt.output == "dir", create_parents=True)
         if why is not None:                      # before converting: a clear error, nothing overwritten
             return 2, [], f"-o: {why}"
         files = load_format(fmt.name).convert(sources, **options)
-        return 0, write_output(files, Path(args.output), fmt.output, sources), None
+        return 0, write_output(files, Path(args.output), fmt.output, inputs), None
     except ImportFormatError as exc:
         return 2, [], str(exc)
     except OSError as exc:
