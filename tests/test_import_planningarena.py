@@ -204,3 +204,18 @@ def test_unreadable_gold_plan_is_warned_not_dropped_silently(arena):
     assert "1: bookFlight(flightNumber = _, contactNumber = _)" in text
     c = run("check", arena / "o")
     assert c.returncode == 0, c.stdout + c.stderr
+
+
+def test_missing_type_and_required_flag_are_warned(tmp_path):
+    (tmp_path / "t.json").write_text(json.dumps({"misc_tools": {"ping": {"host": {"type": "str"},
+                                                                         "port": {"required": True},
+                                                                         "mode": {"type": "Colour"}}}}))
+    r = run("import", "planningarena", tmp_path / "t.json", "-o", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    assert "tool 'ping'.'host': no \"required\": true|false flag; imported as optional" in r.stderr
+    assert "tool 'ping'.'port': parameter has no type; imported as 'any'" in r.stderr
+    assert "tool 'ping'.'mode': unknown type 'Colour'; imported as 'any'" in r.stderr
+    assert "tool ping(host?: str, port: any, mode?: any)" in (tmp_path / "o" / "tools.chrono").read_text()
+    assert run("check", tmp_path / "o").returncode == 0
+    r = run("import", "planningarena", tmp_path / "t.json", "--profiles", tmp_path, "-o", tmp_path / "o2")
+    assert r.returncode == 2 and "--profiles needs --tasks" in r.stderr
