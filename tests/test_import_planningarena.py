@@ -219,3 +219,23 @@ def test_missing_type_and_required_flag_are_warned(tmp_path):
     assert run("check", tmp_path / "o").returncode == 0
     r = run("import", "planningarena", tmp_path / "t.json", "--profiles", tmp_path, "-o", tmp_path / "o2")
     assert r.returncode == 2 and "--profiles needs --tasks" in r.stderr
+
+
+def test_hostile_names_and_values_still_check_clean(tmp_path):
+    cat = {"x_tools": {"tool": {"list": {"type": "int", "required": True},
+                                "enum": {"type": "Enum", "required": False, "values": ["a b", "1", 2]},
+                                "true": {"type": "list", "required": False},
+                                "after": {"type": "number", "required": False}}}}
+    tasks = [{"Operational Scenario": "API", "Task ID": "a\nb\"c", "Query-en": "q\r\n\"x\"\\",
+              "GroundTruth": gold(["tool({'list': -3, 'enum': 2, 'true': [1, -2.5, 'x'], 'after': 1e30})",
+                                   "tool(5, 'a b')"])}]
+    (tmp_path / "t.json").write_text(json.dumps(cat))
+    (tmp_path / "d.json").write_text(json.dumps(tasks))
+    r = run("import", "planningarena", tmp_path / "t.json", "--tasks", tmp_path / "d.json", "-o", tmp_path / "o")
+    assert r.returncode == 0, r.stderr
+    assert "\"Task ID\" is not an identifier (or is used twice); the scenario is 'task_a_b_c'" in r.stderr
+    text = (tmp_path / "o" / "tasks.chrono").read_text()
+    assert '1: tool(list = -3, enum = "2", true = [1, -2.5, "x"], after = 1' in text
+    assert '2: tool(list = 5, enum = "a b")' in text
+    c = run("check", tmp_path / "o")
+    assert c.returncode == 0, c.stdout + c.stderr

@@ -198,8 +198,8 @@ def read_catalogue(data: Any, fname: str, warn: Warn) -> tuple[dict, dict, str]:
         if not apps[app]:
             warn(fname, f"group {group!r}", "has no tools; not imported")
             del apps[app]
-    lines = [f"# Imported from the PlanningArena tool catalogue {Path(fname).name} "
-             "by `chronoplan import planningarena`.",
+    lines = [_comment(f"Imported from the PlanningArena tool catalogue {Path(fname).name} "
+                      "by `chronoplan import planningarena`."),
              "# One app per API group. The catalogue declares no return fields.", f"domain {DOMAIN}", ""]
     for app, ts in apps.items():
         lines.append(f"app {app} {{")
@@ -424,11 +424,16 @@ def _reference(plan: Any, tools: dict, task_item: str, tfile: str, warn: Warn) -
     return lines if ok else None
 
 
+def _comment(text: str) -> str:
+    """A one-line comment (control characters, newlines included, become spaces)."""
+    return "# " + re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]", " ", text)[:300]
+
+
 def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optional[Path], warn: Warn) -> str:
     if not isinstance(data, list):
         raise ImportFormatError(f"{tfile}: expected a JSON list of task records, got {type(data).__name__}")
     names = Names()
-    out = [f"# Imported from the PlanningArena tasks {Path(tfile).name} by `chronoplan import planningarena`.",
+    out = [_comment(f"Imported from the PlanningArena tasks {Path(tfile).name} by `chronoplan import planningarena`."),
            f"domain {DOMAIN}", 'import "tools.chrono"', ""]
     for i, rec in enumerate(data):
         if not isinstance(rec, dict):
@@ -445,6 +450,8 @@ def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optiona
             warn(tfile, task_item, "the catalogue has no API tools to offer; not imported")
             continue
         scen = names.claim(f"task_{tid}", "task")
+        if scen != f"task_{tid}":
+            warn(tfile, task_item, f"\"Task ID\" is not an identifier (or is used twice); the scenario is '{scen}'")
         plan, header_query = _gold_plan(rec["GroundTruth"], task_item, tfile, warn) if "GroundTruth" in rec \
             else (None, None)
         if "GroundTruth" not in rec:
@@ -463,7 +470,7 @@ def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optiona
         ref = _reference(plan, tools, task_item, tfile, warn) if plan is not None else None
         meta = ", ".join(f"{k} {rec[k]}" for k in ("Scenario", "Relation", "Struct", "level", "User_ID")
                          if isinstance(rec.get(k), (str, int)) and not isinstance(rec.get(k), bool))
-        out.append(f"# Task ID {tid}" + (f" ({meta})" if meta else ""))
+        out.append(_comment(f"Task ID {tid}" + (f" ({meta})" if meta else "")))
         out.append(f"scenario {scen} {{")
         out.append("  apps " + ", ".join(apps))
         if query:
