@@ -585,7 +585,8 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
 # A conjunction with unbound variables is planned once into steps, each a small frozen record: a test of
 # bound variables, an index lookup R(bound, free), a scan of any other relation atom, or an enumeration of a
 # type.  Each kind of step has one evaluator for the first binding (``_first_from``) and one for all of them
-# (``_bindings``); the index bucket of a lookup is read in one place (``bucket_values``).
+# (``_bindings``); the index bucket of a lookup is read by ``bucket_values`` (and, inlined, by the first-match
+# evaluator of a lookup, the hottest path).
 class Adjacent(NamedTuple):
     """adjacent(agent, station) as data: the variables and the grid's cells next to each station."""
 
@@ -810,22 +811,28 @@ def _lookup_first(steps: list, i: int, pre: list) -> Callable:
     q1 = pre[0].fn if pre and adj is None else None
     q2 = pre[1].fn if len(pre) > 1 else None
 
-    @cython.locals(st=State, env=dict, e2=dict)
+    @cython.locals(st=State, env=dict, e2=dict, bucket=dict, members=dict, tup=tuple)
     def first(st, env):
         if adj is not None:
             if st.pos.get(env[adj_agent]) not in adj_cells.get(env[adj_station], ()):
                 return None
         elif q1 is not None and not (q1(st, env) and (q2 is None or q2(st, env))):
             return None
-        for v in bucket_values(st, name, kpos, env[kvar], upos, utyp):
-            e2 = env.copy()
-            e2[uvar] = v
-            if nxt is not None:
-                r = nxt(st, e2)
-                if r is not None:
-                    return r
-            elif p1 is None or (p1(st, e2) and (p2 is None or p2(st, e2))):
-                return e2
+        bucket = st.rels[name].idx[kpos].get(env[kvar])    # bucket_values, inlined: the hottest path (pure
+        if not bucket:                                      # Python pays ~4% for the call and its list)
+            return None
+        members = st.members.get(utyp, _EMPTY) if utyp is not None else None
+        for tup in bucket:
+            v = tup[upos]
+            if members is None or v in members:
+                e2 = env.copy()
+                e2[uvar] = v
+                if nxt is not None:
+                    r = nxt(st, e2)
+                    if r is not None:
+                        return r
+                elif p1 is None or (p1(st, e2) and (p2 is None or p2(st, e2))):
+                    return e2
         return None
     return first
 
