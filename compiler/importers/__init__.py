@@ -3,7 +3,9 @@
 Input: a format name and source paths.  Output: ``{relative file name: text}`` from the format module's
 ``convert(sources)``; ``ImportFormatError`` (a clear, user-facing message) on missing files, bad JSON or
 data of the wrong shape.  ``FORMATS`` is the registry used by ``chronoplan import``: each entry names the
-module (imported only when used), whether OUT is a directory or a file, and a one-line description.
+module (imported only when used), whether OUT is a directory or a file, and a one-line description.  A format
+module lives in the lowest layer whose readers it needs: the PlanningArena importer reads gold plans with the
+tool-plan reader, so it is ``validators/tools/importer.py`` (named here, loaded only when used).
 A format module exposes ``convert(sources: list[pathlib.Path]) -> dict[str, str]``.
 """
 from __future__ import annotations
@@ -31,7 +33,7 @@ FORMATS = {
                        "ParaCook map JSON (with --orders) -> OUT.chrono: physics, map and one scenario"),
     "pddl": Format("pddl", "chronoplan.compiler.importers.pddl", "file",
                    "PDDL DOMAIN PROBLEM -> OUT.chrono: one procedure scenario (docs/pddl.md, Importing PDDL)"),
-    "planningarena": Format("planningarena", "chronoplan.compiler.importers.planningarena", "dir",
+    "planningarena": Format("planningarena", "chronoplan.validators.tools.importer", "dir",
                             "PlanningArena tool_list.json [--tasks data.json] [--profiles DIR] -> "
                             "OUT/tools.chrono, OUT/tasks.chrono"),
 }

@@ -26,6 +26,8 @@ from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote, read_json
+from chronoplan.validators.tools.read import read_tool_plan
+from chronoplan.validators.tools.refs import Ref, refs_in
 
 DOMAIN = "planningarena"
 TYPES = {"str": "str", "string": "str", "text": "str", "int": "int", "integer": "int", "number": "number",
@@ -355,7 +357,6 @@ def _renamed_actions(obj: Any, tools: dict, depth: int = 0) -> Any:
 
 def _step_args(st: Any, tool: Tool, sid: int, ids: dict, item: str, tfile: str, warn: Warn) -> tuple[dict, set]:
     """One gold step's arguments as {param: literal} and the steps whose outputs it uses."""
-    from chronoplan.validators.tools.refs import Ref, refs_in
     args: dict = {}
     after: set = set()
     bound = list(zip([p.name for p in tool.params], st.positional))
@@ -394,7 +395,6 @@ def _step_args(st: Any, tool: Tool, sid: int, ids: dict, item: str, tfile: str, 
 
 def _reference(plan: Any, tools: dict, task_item: str, tfile: str, warn: Warn) -> Optional[list]:
     """The gold plan's reference-call lines, or None (with warnings) when it cannot be a reference."""
-    from chronoplan.validators.tools.read import read_tool_plan
     tp = read_tool_plan(_renamed_actions(plan, tools), "planningarena")
     for e in tp.errors:
         warn(tfile, task_item, f"gold plan: {e.code}: {e.message}")
