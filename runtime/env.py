@@ -186,12 +186,18 @@ class Env:
         return text
 
     def _normalize(self, command: str) -> str:
-        norm = self._normal.get(command)
-        if norm is None:
+        return self._read(command)[0]
+
+    def _read(self, command: str) -> tuple[str, Optional[int]]:
+        """(normalize(command), the ticks of a wait command or None), kept per command."""
+        got = self._normal.get(command)
+        if got is None:
             norm = normalize(command)
+            m = _WAIT.fullmatch(norm)
+            got = (norm, max(1, int(m.group(1) or 1)) if m else None)
             if len(self._normal) < CACHE:
-                self._normal[command] = norm
-        return norm
+                self._normal[command] = got
+        return got
 
     def _d(self, x: Fraction) -> str:
         return timefmt.duration(x, self.unit)
@@ -276,6 +282,16 @@ class Env:
         running.sort(key=lambda r: self._pos[r.key])
         return self._render(t, busy, running, holders, props, done, None)
 
+    def _progress_score(self, done: list) -> int:
+        """``metrics.progress_score``; in whole-number episodes on the int durations, memoized per problem
+        with their total (the same floored value)."""
+        if not self._whole:
+            return M.progress_score(self.problem, done)
+        durations, total = self._sim.memo("_env_durations", _durations)
+        if total == 0:
+            return 100
+        return 100 * sum([durations[k] for k in set(done)]) // total
+
     def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: list,
                 over: Optional[tuple]) -> str:
         lines = [f"Time {self._t(t)}."]
@@ -303,7 +319,7 @@ class Env:
         if objs:
             lines.append("Objects: " + "; ".join(objs) + ".")
         lines.append(f"Done {len(done)} of {len(self.problem.steps)} steps "
-                     f"(progress score {M.progress_score(self.problem, done)}).")
+                     f"(progress score {self._progress_score(done)}).")
         if self.show_executable and over is None:
             ex = self.executable()
             lines.append("You can do now: " + ("; ".join(f"\"{e}\"" for e in ex) if ex else "nothing (wait)") + ".")
@@ -351,11 +367,10 @@ class Env:
         return _feedback(False, v.message, self._fr(self._now), v.code, v.category, v.hint)
 
     def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
-        norm = self._normalize(cmd)
-        m = _WAIT.fullmatch(norm)
-        if m:
+        norm, wait = self._read(cmd)
+        if wait is not None:
             self.refusals_in_row = 0
-            self._wait_until = t + self._tick * max(1, int(m.group(1) or 1))
+            self._wait_until = t + self._tick * wait
             return _feedback(True, "You wait." if len(self.problem.agents) == 1 else f"{agent} waits.", self._fr(t))
         key = self._match(norm)
         self.n += 1
@@ -404,8 +419,12 @@ class Env:
         st = self.state
         before = len(st.violations)
         remaining = self._left                 # steps complete only in advance(): current since the last step
-        if remaining and all(s.running is not None for s in remaining):
-            new_t = max(new_t, max(s.running.end for s in remaining))
+        for s in remaining:
+            if s.running is None:
+                break
+        else:                                  # every step left is running: the clock runs on to the last end
+            if remaining:
+                new_t = max(new_t, max(s.running.end for s in remaining))
         limit = self._limit
         if limit is not None and new_t > limit:
             new_t = max(t, limit)
@@ -414,7 +433,7 @@ class Env:
         if st.seq != seq:                     # events ran: steps may have completed and set properties
             self._props = self._copy_props()
             self._left = [s for s in remaining if s.done_at is None]
-        fatal = [v for v in st.violations[before:] if v.code in FATAL]
+        fatal = [v for v in st.violations[before:] if v.code in FATAL] if len(st.violations) > before else []
         self._now = st.now if fatal else new_t
         if not self._left:
             self.done, self.success = True, not fatal
@@ -456,6 +475,12 @@ def _tables(problem: ProcedureProblem) -> tuple:
             if s.key not in keys:
                 keys.append(s.key)
     return texts, commands, {s.key: i for i, s in enumerate(problem.steps)}
+
+
+def _durations(problem: ProcedureProblem) -> tuple[dict, int]:
+    """A whole-number problem's step durations (ints) by key, and their total."""
+    durations: dict = {s.key: s.duration for s in problem.steps}
+    return durations, sum(durations.values(), 0)
 
 
 def _caches(problem: ProcedureProblem) -> tuple[dict, dict, dict, dict]:

@@ -195,6 +195,8 @@ def test_lazy_observation_is_the_observation_of_its_step(project, name):
         for cmd in _random_commands(env, rng, 25):
             obs, _ = env.step(cmd)
             pairs.append((obs, env.observation()))
+            done = [k for k, s in env.state.steps.items() if s.done_at is not None]
+            assert f"(progress score {M.progress_score(env.problem, done)})" in obs
         env.reset()
         for obs, now in pairs:
             assert isinstance(obs, Observation) and str(obs) == now and obs == now
