@@ -6,6 +6,7 @@ diagnostics with carets on stderr), and ``pick_scenario`` resolving ``--scenario
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 
 from chronoplan.compiler.diagnostics import render_lines
 
@@ -30,3 +31,21 @@ def pick_scenario(project, name, prog: str):
     except KeyError as exc:
         print(f"{prog}: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return None
+
+
+def command_lines(lines, out, done: Callable[[], bool]) -> Iterator[str]:
+    """The player's lines for ``chronoplan play``: a "> " prompt when both ends are a terminal, blank lines and
+    ``#`` comments skipped, stripped; stops at the end of input, at "quit"/"exit", or once ``done()``."""
+    tty = hasattr(lines, "isatty") and lines.isatty() and hasattr(out, "isatty") and out.isatty()
+    while not done():
+        if tty:
+            print("> ", end="", file=out, flush=True)
+        line = lines.readline()
+        if not line:
+            return
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.lower() in ("quit", "exit"):
+            return
+        yield line

@@ -15,6 +15,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from chronoplan.commands.common import command_lines
+
 
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
@@ -44,20 +46,9 @@ def parse_line(line: str, agents) -> object:
 
 def play(env, lines, out) -> int:
     agents = env.problem.agents
-    tty = hasattr(lines, "isatty") and lines.isatty() and out.isatty()
     print(env.reset(), file=out)
-    while not env.done:
-        if tty:
-            print("> ", end="", file=out, flush=True)
-        line = lines.readline()
-        if not line:
-            break
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for line in command_lines(lines, out, lambda: env.done):
         low = line.lower()
-        if low in ("quit", "exit"):
-            break
         if low == "look":
             print(env.observation(), file=out)
             continue

@@ -25,6 +25,7 @@ import sys
 from fractions import Fraction
 from typing import Any, Optional
 
+from chronoplan.commands.common import command_lines
 from chronoplan.validators.report import json_number
 
 _AGENT_PREFIX = re.compile(r"^\s*([A-Za-z_][\w.\-]*)\s*:(.*)$", re.S)
@@ -207,25 +208,14 @@ def episode(env, lines, out) -> dict:
     """Drive ``env`` with ``lines`` until the episode is done or the input ends; the run's counters."""
     world = env.world
     reader = LineReader(world.agents, world.surfaces)
-    tty = hasattr(lines, "isatty") and lines.isatty() and hasattr(out, "isatty") and out.isatty()
     counts: dict[str, Any] = {"batches": 0, "unreadable": 0, "errors": []}
     print(f"scenario {world.scenario.name}: orders {', '.join(d.name for d in world.orders)}", file=out)
     print(help_text(world, reader), file=out)
     print(env.text(), file=out)
-    while not env.done:
-        if tty:
-            print("> ", end="", file=out, flush=True)
-        line = lines.readline()
-        if not line:
-            break
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+    for line in command_lines(lines, out, lambda: env.done):
         low = line.lower()
         words = low.split()
         try:
-            if low in ("quit", "exit"):
-                break
             if low == "look":
                 print(env.text(), file=out)
             elif low == "state":
