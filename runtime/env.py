@@ -377,11 +377,13 @@ class Env:
         if key is None:
             return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
                                           self.n - 1, agent, t))
-        chunk = Chunk(self.n - 1, key[0], key[1], t, None, agent)
-        out, run = self.state.start(chunk, refuse=True)
+        chunk = _new(Chunk)                   # Chunk(self.n - 1, key[0], key[1], t, None, agent), frozen: slow
+        chunk.__dict__.update(index=self.n - 1, task=key[0], step=key[1], start=t, duration=None, agent=agent)
+        out, args = self.state.check_start(chunk)              # state.start(chunk, refuse=True)
         if out:
             return self._refuse(out[0])
-        assert run is not None, "a start without refusals has a run"
+        assert args is not None, "a start without refusals can run"
+        run = self.state.apply_start(chunk, *args)
         self.refusals_in_row = 0
         text = self.texts[key]
         if run.busy >= run.duration:
