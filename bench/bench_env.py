@@ -6,7 +6,7 @@ scenario's sequence is the scripted play of an optimal schedule (tests/timearena
 its start minute, else "wait", until the episode ends; a second sequence per scenario adds refusals (an
 unknown command and a repeated step before every start).  Output: a table on stdout: commands per second
 for chronoplan's ``Env.step`` (observation not read, as the Gymnasium wrapper does, and read after every
-step), and for ``OriginalArena`` below, with the ratios measured in the same run (best of ``--rounds``
+step), and for ``OriginalArena`` below, with the ratios measured in the same run (CPU time, best of ``--rounds``
 alternating rounds).  Usage: python bench/bench_env.py [--rounds N] [--quick]
 
 ``OriginalArena`` re-states what the original environment does per call (facts: the TimeArena README in
@@ -196,7 +196,7 @@ def sequences(quick: bool) -> list:
 
 def run_chronoplan(seqs: list, read: bool) -> tuple[int, float]:
     n = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _, p, _, cmds in seqs:
         env = Env(p, limit=LIMIT)
         for c in cmds:
@@ -204,12 +204,12 @@ def run_chronoplan(seqs: list, read: bool) -> tuple[int, float]:
             if read:
                 str(obs)
             n += 1
-    return n, time.perf_counter() - t0
+    return n, time.process_time() - t0
 
 
 def run_original(seqs: list, verbs: list) -> tuple[int, int, float]:
     n = calls = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _, p, texts, cmds in seqs:
         env = OriginalArena(p, texts, verbs)
         for c in cmds:
@@ -219,7 +219,7 @@ def run_original(seqs: list, verbs: list) -> tuple[int, int, float]:
             while env.time < env.busy_until:        # the runner re-sends the command each minute
                 env.step(c)
                 calls += 1
-    return n, calls, time.perf_counter() - t0
+    return n, calls, time.process_time() - t0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     n = best["n"]
     orig = n / best["original"]
     print(f"{len(seqs)} sequences, {n} commands ({best['original_calls']} calls of the original), "
-          f"best of {rounds} rounds")
+          f"CPU time, best of {rounds} alternating rounds")
     print(f"{'case':58} {'commands/s':>11} {'x original':>10}")
     print(f"{'original (re-stated), observation built every call':58} {orig:11,.0f} {1.0:10.2f}")
     print(f"{'  its raw calls/s (re-sent occupying commands included)':58} "
