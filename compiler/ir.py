@@ -646,6 +646,30 @@ class Project:
         """The project of the domain that declares ``scenario`` (self for a single-domain project)."""
         return self.parts.get(scenario, self)
 
+    def ancestry(self) -> dict[str, tuple[str, ...]]:
+        """type -> (type, parent, ..., "object") for the built-in types and the declared types and resources
+        (a resource may refine a type of the same name); computed once per project."""
+        cached = self.__dict__.get("_ancestry")
+        if cached is None:
+            from chronoplan.compiler.builtins import TYPES as BUILTIN_TYPES  # builtins imports ir
+            first = ("object", "agent", "item", "station", "cell", "number", "bool")   # the exports' order
+            parent: dict[str, Optional[str]] = {t: (None if t == "object" else "object")
+                                                for t in first + tuple(t for t in BUILTIN_TYPES if t not in first)}
+            for n, t in self.types.items():
+                parent[n] = t.parent or "object"
+            for n, r in self.resources.items():
+                parent[n] = r.parent or parent.get(n) or "object"
+            cached = {}
+            for t in parent:
+                chain: list[str] = []
+                cur: Optional[str] = t
+                while cur is not None and cur not in chain:
+                    chain.append(cur)
+                    cur = parent.get(cur)
+                cached[t] = tuple(chain) if "object" in chain else (*chain, "object")
+            self.__dict__["_ancestry"] = cached
+        return cached
+
     def scenario(self, name: Optional[str] = None) -> Scenario:
         """The scenario called ``name``; with ``None``, the only scenario (KeyError otherwise)."""
         if name is None:

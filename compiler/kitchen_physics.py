@@ -154,16 +154,7 @@ class Physics:
 
 
 def _is_station(p: ir.Project, typ: str) -> bool:
-    seen: set[str] = set()
-    cur: Optional[str] = typ
-    while cur and cur not in seen:
-        if cur == "station":
-            return True
-        seen.add(cur)
-        t = p.types.get(cur)
-        r = p.resources.get(cur)
-        cur = (t.parent if t is not None else None) or (r.parent if r is not None else None)
-    return False
+    return "station" in p.ancestry().get(typ, (typ,))
 
 
 def _destroys(effects: Iterable[ir.Effect]) -> bool:

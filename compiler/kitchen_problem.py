@@ -133,21 +133,5 @@ class KitchenProblem:
 
 
 def ancestors(p: ir.Project) -> dict:
-    """type -> (type, parent, ..., "object") for the built-in and declared types and resources."""
-    parent = {"object": None, "agent": "object", "item": "object", "station": "object", "cell": "object",
-              "number": "object", "bool": "object"}
-    for n, t in p.types.items():
-        parent[n] = t.parent or "object"
-    for n, r in p.resources.items():
-        parent[n] = r.parent or parent.get(n) or "object"
-    out = {}
-    for t in parent:
-        chain: list[str] = []
-        cur: Optional[str] = t
-        while cur is not None and cur not in chain:
-            chain.append(cur)
-            cur = parent.get(cur)
-        if "object" not in chain:
-            chain.append("object")
-        out[t] = tuple(chain)
-    return out
+    """type -> (type, parent, ..., "object"): ``ir.Project.ancestry``."""
+    return p.ancestry()

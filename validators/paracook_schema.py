@@ -27,7 +27,7 @@ agent, which the grader reads as an absent list), actions as above and a cell al
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from chronoplan.compiler import ir
 from chronoplan.validators.paracook_read import MAX_ACTIONS, META_KEYS
@@ -36,27 +36,13 @@ from chronoplan.validators.strict_schema import StrictSchema, obj, with_descript
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 MAX_NUMBER = 10 ** 12          # runtime.kitchen.MAX_NUMBER: larger numbers are E011/E010 at run time
-_BUILTIN_PARENTS = {"agent": "object", "item": "object", "station": "object", "cell": "object",
-                    "number": "object", "bool": "object"}
-
-
 class NotAKitchen(SchemaUnavailable):
     """The scenario has no map or no orders, so it has no ParaCook plans."""
 
 
 def _ancestors(project: ir.Project, kind: str) -> tuple:
     """``kind`` and its supertypes (types and resource subtypes, as the kitchen runtime reads them)."""
-    chain: list[str] = []
-    cur: Optional[str] = kind
-    while cur is not None and cur not in chain:
-        chain.append(cur)
-        if cur in project.types:
-            cur = project.types[cur].parent or "object"
-        elif cur in project.resources:
-            cur = project.resources[cur].parent or "object"
-        else:
-            cur = _BUILTIN_PARENTS.get(cur)
-    return tuple(chain)
+    return project.ancestry().get(kind, (kind,))
 
 
 def _station_text(st: ir.Station) -> str:
