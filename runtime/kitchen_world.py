@@ -159,7 +159,7 @@ class World:
         self.agents = tuple(a.name for a in s.agents)
         self.rank = {a: i for i, a in enumerate(self.agents)}
         self.start_pos = {a.name: a.pos for a in s.agents}
-        self.ancestors = self._ancestors(p)
+        self.ancestors = p.ancestry()                 # type -> (type, parent, ..., "object"), read-only
         self.relations = {n: len(r.params) for n, r in p.relations.items()}
         self.roles = {r.role: r.name for r in p.relations.values() if r.role}
         self.attr_defaults = {n: self._default(a) for n, a in p.attributes.items()}
@@ -198,25 +198,6 @@ class World:
         self._initial: Optional[State] = None
 
     # ------------------------------------------------------------------ types and values
-    @staticmethod
-    def _ancestors(p: ir.Project) -> dict:
-        parent = {"object": None, "agent": "object", "item": "object", "station": "object", "cell": "object",
-                  "number": "object", "bool": "object"}
-        for n, t in p.types.items():
-            parent[n] = t.parent or "object"
-        for n, r in p.resources.items():
-            parent[n] = r.parent or parent.get(n) or "object"
-        out = {}
-        for t in parent:
-            chain, cur = [], t
-            while cur is not None and cur not in chain:
-                chain.append(cur)
-                cur = parent.get(cur)
-            if "object" not in chain:
-                chain.append("object")
-            out[t] = tuple(chain)
-        return out
-
     def _default(self, a: ir.Attribute):
         if a.default is None:
             return None
