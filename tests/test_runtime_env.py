@@ -4,6 +4,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from test_runtime_sim import DOMAIN as SIM_DOMAIN
 
 import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
@@ -204,28 +205,7 @@ def test_lazy_observation_is_the_observation_of_its_step(project, name):
     assert obs.startswith("Time 00:02:00.") and "You are free." in obs and f"{obs}" == obs.data
 
 
-PROPS = """
-domain props
-resource oven capacity 1 { temperature = 0 }
-resource pan capacity 2
-procedure A {
-  step 0 "preheat" 10 autonomous uses oven sets temperature = 350
-  step 1 "mix" 3 interruptible
-  step 2 "pour" 2 after 1 within 2 of 1
-  step 3 "bake" 20 autonomous after 0, 2 uses oven needs temperature = 350
-  step 4 "rest" 5 after 3 gap 2 after 3 release 33 deadline 60
-}
-procedure B {
-  step 0 "fry" 4 autonomous for 1 uses pan
-  step 1 "boil" 4 autonomous for 1 uses pan
-  step 2 "stir" 2 after 0, 1
-}
-procedure C {
-  step 0 "toast" 5 autonomous uses oven sets temperature = 200
-}
-scenario solo { agents cook  procedures A, B, C  limit 100 }
-scenario duo { agents c1, c2  procedures A, B, C }
-"""
+PROPS = SIM_DOMAIN      # test_runtime_sim's domain: properties, shared capacity, ticks; scenarios solo, duo
 
 
 @pytest.mark.parametrize("name", ["solo", "duo"])
