@@ -159,10 +159,34 @@ class CompileError(Exception):
         super().__init__(render_all([d for d in diagnostics if d.is_error], sources))
 
 
+_PENDING: list = []     # the interrupt a signal handler raised in this process, kept by ``note_interrupt``
+
+
+def note_interrupt(exc: BaseException) -> BaseException:
+    """Remember ``exc`` (a ``KeyboardInterrupt`` raised by a signal handler) and return it for raising.  C code
+    can swallow an exception raised inside it (``__del__``, weakref callbacks: "Exception ignored in ...") or
+    wrap it (a ``SystemError``); the noted interrupt still stops the batch (``interrupt_in``,
+    ``raise_pending_interrupt``)."""
+    _PENDING[:] = [exc]
+    return exc
+
+
+def raise_pending_interrupt() -> None:
+    """Raise the interrupt a signal handler noted, if any (a batch calls it between plans)."""
+    if _PENDING:
+        raise _PENDING[0]
+
+
+def clear_interrupt() -> None:
+    """Forget a noted interrupt (a command that handled it, or a test)."""
+    _PENDING.clear()
+
+
 def interrupt_in(exc: BaseException) -> Optional[BaseException]:
     """The ``KeyboardInterrupt`` (Ctrl-C, or SIGTERM raised as ``chronoplan.cli.Terminated``) in ``exc``'s chain
-    of causes, or None.  A signal handler that raises while C code runs a Python callback - ``isinstance``
-    against an ABC from a Cython-compiled module - surfaces as a ``SystemError`` caused by the interrupt; a
+    of causes, else the interrupt a signal handler noted (``note_interrupt``), or None.  A signal handler that
+    raises while C code runs a Python callback - ``isinstance`` against an ABC from a Cython-compiled module -
+    surfaces as a ``SystemError`` caused by the interrupt, or as some other error with the interrupt lost; a
     catch-all that turns crashes into reports must let it go on instead (docs/errors.md, "Internal errors")."""
     seen: set = set()
     cur: Optional[BaseException] = exc
@@ -171,4 +195,4 @@ def interrupt_in(exc: BaseException) -> Optional[BaseException]:
             return cur
         seen.add(id(cur))
         cur = cur.__cause__ or cur.__context__
-    return None
+    return _PENDING[0] if _PENDING else None

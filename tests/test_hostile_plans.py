@@ -361,6 +361,40 @@ def test_a_signal_wrapped_in_a_system_error_is_not_graded_as_a_crash():
     assert plain.code == "E090" and "SystemError: a real bug" in plain.message
 
 
+def test_a_signal_whose_exception_c_code_lost_still_stops_the_command(monkeypatch, capsys):
+    """A handler's exception raised inside C code can be replaced by another error (or swallowed, as in
+    ``__del__``); the interrupt the handler noted decides the exit status, not the error that surfaced."""
+    import types
+
+    from chronoplan import cli
+
+    def run(args):
+        try:
+            cli._raise_terminated(15, None)
+        except KeyboardInterrupt:
+            pass                                   # what a C callback that swallows exceptions does
+        raise RuntimeError("unrelated error after the lost signal")
+
+    monkeypatch.setattr(cli, "_load", lambda name: types.SimpleNamespace(configure=lambda parser: None, run=run))
+    assert cli.main(["validate"]) == 143
+    assert "chronoplan validate: terminated" in capsys.readouterr().err
+    from chronoplan.compiler.diagnostics import interrupt_in
+    assert interrupt_in(RuntimeError("later")) is None           # the command forgot it when it ended
+
+
+def test_a_batch_stops_between_plans_on_a_swallowed_signal():
+    from chronoplan.compiler.diagnostics import clear_interrupt, note_interrupt
+    project = chronoplan.load(RECIPES)
+    reports = validate_many(project, [(f"p{i}.json", VALID) for i in range(5)])
+    assert next(reports).valid
+    note_interrupt(KeyboardInterrupt())            # the handler ran, its exception was swallowed
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            next(reports)
+    finally:
+        clear_interrupt()
+
+
 # ------------------------------------------------------------------ kitchen: failing actions keep bounded memory
 def _failing_interacts(n):
     return {"plan": {"agent1": [{"action": "Interact", "target": "table2"}] * n}}     # never next to table2

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.diagnostics import raise_pending_interrupt
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.validators.compat import Compat, family_error, usable
 from chronoplan.validators.families import family_of
@@ -301,6 +302,7 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
     if jobs == 1:
         one = TaskGrader(grader or Grader(project, compat), fmt, first)
         for task in todo:
+            raise_pending_interrupt()        # a signal whose exception C code swallowed still stops the batch
             yield one.grade(task)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map

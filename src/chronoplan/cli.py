@@ -16,7 +16,7 @@ import threading
 import traceback
 from pathlib import Path
 
-from chronoplan.compiler.diagnostics import interrupt_in
+from chronoplan.compiler.diagnostics import clear_interrupt, interrupt_in, note_interrupt
 
 INTERNAL_ERROR_EXIT = 3
 
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
         args = sub.parse_args(argv[1:])
     except SystemExit as exc:          # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    previous = _catch_sigterm()
+    previous = _catch_signals()
     try:
         return int(module.run(args) or 0)
     except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM turned into Terminated: finally blocks have cleaned up
@@ -101,8 +101,9 @@ def main(argv=None) -> int:
         hidden = interrupt_in(exc)      # a signal that fired inside a C callback comes wrapped in a SystemError
         return internal_error(name, exc) if hidden is None else interrupted(name, hidden)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        clear_interrupt()
 
 
 def interrupted(command: str, exc: BaseException) -> int:
@@ -118,14 +119,23 @@ class Terminated(KeyboardInterrupt):
 
 
 def _raise_terminated(signum, frame) -> None:
-    raise Terminated()
+    raise note_interrupt(Terminated())
 
 
-def _catch_sigterm():
-    """Turn SIGTERM into ``Terminated`` while a command runs (main thread only); returns the old handler."""
+def _raise_interrupted(signum, frame) -> None:
+    raise note_interrupt(KeyboardInterrupt())
+
+
+def _catch_signals() -> dict:
+    """Turn SIGTERM into ``Terminated`` and SIGINT into ``KeyboardInterrupt`` while a command runs (main thread
+    only), both noted so that C code that swallows or wraps the exception cannot lose them
+    (``compiler.diagnostics.note_interrupt``); returns the old handlers."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _raise_terminated)
+        return {}
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _raise_terminated)}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:    # not when SIGINT is ignored
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _raise_interrupted)
+    return previous
 
 
 def internal_error(command: str, exc: BaseException) -> int:
