@@ -203,7 +203,7 @@ def _step_bar(problem, r, row: int, lane: int, chunks: list, abbr: dict, task_co
 
 # ------------------------------------------------------------------------------------------ kitchens
 def kitchen_walk(world, steps: dict, max_errors: Optional[int] = None) -> tuple:
-    """Run a plan ``{agent: [kitchen.Step]}`` (agents the scenario lacks are left out) and record every
+    """Run a plan ``{agent: [kitchen.KitchenStep]}`` (agents the scenario lacks are left out) and record every
     agent's cell after each instant where an action ends: (KitchenResult, {agent: [(time, cell)]})."""
     from chronoplan.runtime.kitchen import KitchenSim
 

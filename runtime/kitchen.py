@@ -1,10 +1,10 @@
 """The action-level kitchen simulator: per-agent plans of surface actions on a compiled ``World``.
 
-Input: a ``kitchen_world.World`` (with its grading rules, ``world.rules``) and a plan ``{agent: [Step(index,
-action, args)]}`` (``args``: the plan's JSON fields, e.g. {"target": [3, 4]}).  Output: ``KitchenResult`` --
-every ``PlanError``, the executed actions per agent (``Run``), the serves, success and OCT, the final
-state.  ``KitchenSim`` is incremental (``add`` more steps, ``run(until)``) so the interactive environment
-shares it.
+Input: a ``kitchen_world.World`` (with its grading rules, ``world.rules``) and a plan ``{agent:
+[KitchenStep(index, action, args)]}`` (``args``: the plan's JSON fields, e.g. {"target": [3, 4]}).  Output:
+``KitchenResult`` -- every ``PlanError``, the executed actions per agent (``ActionRun``), the serves, success
+and OCT, the final state.  ``KitchenSim`` is incremental (``add`` more steps, ``run(until)``) so the interactive
+environment shares it.
 
 Semantics (docs/benchmarks/paracook.md):
 - Agents act concurrently in continuous time; each agent's actions run back to back.  A surface action is
@@ -45,16 +45,18 @@ from chronoplan.runtime.violations import PlanError
 MAX_NUMBER = 10 ** 12
 
 
-class Step(NamedTuple):
-    """One plan action as written: position in the agent's list, action name, the other JSON fields."""
+class KitchenStep(NamedTuple):
+    """One kitchen plan action as written: position in the agent's list, action name, the other JSON fields
+    (not ``ir.Step``, a step of a procedure)."""
 
     index: int
     action: Any
     args: Any = None
 
 
-class Run(NamedTuple):
-    """An executed action."""
+class ActionRun(NamedTuple):
+    """An executed kitchen action: who, which plan entry, the surface action and the operator that carried it
+    out, its start and end, the distance walked (not ``simtypes.Run``, an executed chunk of a procedure step)."""
 
     agent: str
     index: int
@@ -66,7 +68,7 @@ class Run(NamedTuple):
 
 
 _EMPTY: dict = {}
-_new_run = tuple.__new__                # builds a Run without NamedTuple's Python-level __new__
+_new_run = tuple.__new__                # builds an ActionRun without NamedTuple's Python-level __new__
 
 
 @dataclass
@@ -278,7 +280,7 @@ class KitchenSim:
             self.idle_since[agent] = t
 
     # ------------------------------------------------------------------ starting an action
-    def _prepare(self, step: Step) -> tuple:
+    def _prepare(self, step: KitchenStep) -> tuple:
         """(index, surface | None, args | None, error | None): the action's fields checked once."""
         surface = self.w.surfaces.get(step.action) if isinstance(step.action, str) else None
         if surface is None:
@@ -337,7 +339,7 @@ class KitchenSim:
                                index)
                 elif end_apply is not None:
                     end_apply(st, e2, t, self)
-                self.runs[agent].append(_new_run(Run, (agent, index, surface.name, op.name, t, t, 0)))
+                self.runs[agent].append(_new_run(ActionRun, (agent, index, surface.name, op.name, t, t, 0)))
                 c = self.cursor[agent] = i + 1      # _next, inlined
                 if c < len(self.plan[agent]) and not self.stopped:
                     self._due = agent
@@ -374,7 +376,7 @@ class KitchenSim:
                 self.finished[agent] = t
             elif agent not in self.compat.marks:
                 self.compat.marks[agent] = t
-            self.runs[agent].append(_new_run(Run, (agent, index, surface.name, None, t, t, 0)))
+            self.runs[agent].append(_new_run(ActionRun, (agent, index, surface.name, None, t, t, 0)))
             self._next(agent, t)
             return None, None
         return args, cands
@@ -413,7 +415,7 @@ class KitchenSim:
         self.error(code, message, hint, agent, index)
         self._next(agent, t)
 
-    def _args(self, surface: ir.Surface, step: Step):
+    def _args(self, surface: ir.Surface, step: KitchenStep):
         """(args, None) or (None, (code, message, hint))."""
         out = []
         fields = step.args if isinstance(step.args, dict) else {}
@@ -485,7 +487,7 @@ class KitchenSim:
                 self.error("E258", f"{surface.name}: the end condition of {op.name} does not hold", "", agent, i)
             elif op.end_apply is not None:
                 op.end_apply(st, env, t, self)
-            self.runs[agent].append(_new_run(Run, (agent, i, surface.name, op.name, t, t, distance)))
+            self.runs[agent].append(_new_run(ActionRun, (agent, i, surface.name, op.name, t, t, distance)))
             self._next(agent, t)
             return
         holds = ()
@@ -518,7 +520,7 @@ class KitchenSim:
                            "", agent, r.index)
             elif op.end_apply is not None:
                 op.end_apply(st, r.env, t, self)
-        self.runs[agent].append(_new_run(Run, (agent, r.index, r.surface, op.name, r.start, t, r.distance)))
+        self.runs[agent].append(_new_run(ActionRun, (agent, r.index, r.surface, op.name, r.start, t, r.distance)))
         c = self.cursor[agent] = self.cursor[agent] + 1   # _next, inlined
         if c < len(self.plan[agent]) and not self.stopped:
             self._due = agent
@@ -854,7 +856,7 @@ class KitchenSim:
 
 
 def simulate(world: World, plan: dict, *, first: bool = False) -> KitchenResult:
-    """Execute a whole plan ``{agent: [Step, ...]}`` (agents missing from the scenario must be filtered out)."""
+    """Execute a whole plan ``{agent: [KitchenStep, ...]}`` (agents missing from the scenario must be filtered out)."""
     sim = KitchenSim(world, first=first)
     for agent, steps in plan.items():
         sim.add(agent, steps)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from chronoplan.runtime.kitchen import KitchenSim, Step
+from chronoplan.runtime.kitchen import KitchenSim, KitchenStep
 from chronoplan.runtime.kitchen_explain import describe_object
 from chronoplan.runtime.kitchen_logic import num
 from chronoplan.runtime.kitchen_metrics import bounds, run_metrics
@@ -104,7 +104,7 @@ class KitchenEnv:
                 i = len(self.actions[agent])
                 self.actions[agent].append(a)
                 if isinstance(a, dict):
-                    steps.append(Step(i, a.get("action"), {k: v for k, v in a.items() if k != "action"}))
+                    steps.append(KitchenStep(i, a.get("action"), {k: v for k, v in a.items() if k != "action"}))
                 else:
                     extra.append(PlanError("E010", f"action #{i} of {agent} is not an object", "", i, agent, sim.t))
             if steps:
@@ -182,7 +182,7 @@ class KitchenEnv:
             self._bounds = bounds(self.world)
         replay = KitchenSim(self.world)
         for agent, actions in self.actions.items():
-            replay.add(agent, [Step(i, a.get("action"), {k: v for k, v in a.items() if k != "action"})
+            replay.add(agent, [KitchenStep(i, a.get("action"), {k: v for k, v in a.items() if k != "action"})
                                for i, a in enumerate(actions) if isinstance(a, dict)])
         replay.run(until=self.sim.t)
         result = replay.result()

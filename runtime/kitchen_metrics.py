@@ -209,7 +209,7 @@ def run_metrics(result, bound: Optional[dict] = None) -> dict:
         b = {"move": 0, "interact": 0, "process": 0, "wait": 0}
         last = 0
         walked = 0
-        for _, _, surface, operator, start, end, distance in result.runs.get(a, ()):     # Run fields, unpacked
+        for _, _, surface, operator, start, end, distance in result.runs.get(a, ()):     # ActionRun fields, unpacked
             if operator is None:                         # Finish and other final surfaces
                 continue
             cat = BUDGET.get(surface) or surface.lower()

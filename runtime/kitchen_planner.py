@@ -10,7 +10,7 @@ that generated instances are solvable.
 """
 from __future__ import annotations
 
-from chronoplan.runtime.kitchen import KitchenSim, Step
+from chronoplan.runtime.kitchen import KitchenSim, KitchenStep
 
 
 class PlanningError(RuntimeError):
@@ -36,7 +36,7 @@ class _Planner:
             self.out[agent].append({"action": "Wait", "duration": _json_num(gap)})
         i = len(self.out[agent])
         self.out[agent].append(action)
-        sim.add(agent, [Step(i, action["action"], {k: v for k, v in action.items() if k != "action"})])
+        sim.add(agent, [KitchenStep(i, action["action"], {k: v for k, v in action.items() if k != "action"})])
         n = len(sim.errors)
         sim.run_until_idle(agent)
         if len(sim.errors) > n:

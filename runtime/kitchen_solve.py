@@ -131,10 +131,10 @@ def _json_num(x: Fraction):
 
 
 def _simulate(world, out: dict, until=None):
-    from chronoplan.runtime.kitchen import KitchenSim, Step
+    from chronoplan.runtime.kitchen import KitchenSim, KitchenStep
     sim = KitchenSim(world)
     for agent, acts in out.items():
-        sim.add(agent, [Step(i, a["action"], {k: v for k, v in a.items() if k != "action"})
+        sim.add(agent, [KitchenStep(i, a["action"], {k: v for k, v in a.items() if k != "action"})
                         for i, a in enumerate(acts)])
     sim.run(until)
     return sim

@@ -4,7 +4,7 @@ Input: a plan as text (JSON, possibly in a Markdown fence) or a decoded value.  
 ``{"plan": {"agent1": [{"action": "MoveTo", "target": [x, y]}, {"action": "Interact", "target": "stove1"},
 {"action": "Wait", "duration": 3}, {"action": "Finish"}], ...}}``; without a "plan" key the whole object is
 the plan (keys such as "reasoning", "CoT", "graph", "time_dict" and "scenario" are then ignored, and they
-are always allowed beside "plan").  Output: ``CookPlan`` -- ``steps`` {agent: [kitchen.Step]} keeping
+are always allowed beside "plan").  Output: ``CookPlan`` -- ``steps`` {agent: [kitchen.KitchenStep]} keeping
 each action's position in its list, the schema errors found (E001/E002/E010/E011/E012/E013 as
 ``report.PlanError``; an ill-shaped entry is dropped, its index kept by the others) and the top-level
 "scenario" key.  Never raises on bad input.
@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from chronoplan.runtime.kitchen import Step
+from chronoplan.runtime.kitchen import KitchenStep
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError, is_warning
 
@@ -116,7 +116,7 @@ def _read_value(value: Any) -> CookPlan:
                 errors.append(PlanError("E011", f"{path}[{i}].{bad}: {_short(a[bad])} is not a "
                                         "finite number", "use finite numbers", i, str(agent)))
                 continue
-            out.append(tuple.__new__(Step, (i, name, args)))
+            out.append(tuple.__new__(KitchenStep, (i, name, args)))
         steps[str(agent)] = out
     if not body and not errors:
         errors.append(PlanError("E012", "the plan has no agent action lists",
