@@ -12,19 +12,48 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.check_expr import convert
 from chronoplan.compiler.check_maps import bfs, neighbours
 from chronoplan.compiler.check_tools import value_fits, value_ir
+from chronoplan.compiler.diagnostics import hidden_note
 
 LIST_ITEMS = ("orders", "procedures", "share", "apps", "tools")
 STRUCTURES = ("single", "parallel", "chain", "one-to-many", "many-to-one", "many-to-many")
 
 
 def check_scenarios(ctx) -> None:
+    broken = _broken_maps(ctx)
+    hidden = dict.fromkeys(broken, 0)         # broken map -> follow-on errors of the scenarios that use it
     for name, d in ctx.table("scenario").items():
-        s = _scenario(ctx, d)
+        s = _scenario(ctx, d, broken, hidden)
         if s is not None:
             ctx.out("scenarios")[name] = s
+    for map_name, n in hidden.items():
+        if n:
+            i = broken[map_name]
+            ctx.diags[i] = hidden_note(ctx.diags[i], n, f"about the scenarios on map '{map_name}'",
+                                       "this map is fixed")
 
 
-def _scenario(ctx, d):  # noqa: C901
+def _broken_maps(ctx) -> dict:
+    """{name: index in ctx.diags of its first error} of the declared maps that failed with an error inside
+    their declaration: a scenario naming one gets no errors of its own about it (C401 "it has errors", C402
+    "agent positions need a map"), only the count of them as a note on that first error."""
+    out = {}
+    for name, decl in ctx.table("map").items():
+        if name in ctx.out("maps") or decl.span is None:
+            continue
+        first = next((i for i, d in enumerate(ctx.diags) if d.is_error and _inside(d.span, decl.span)), None)
+        if first is not None:
+            out[name] = first
+    return out
+
+
+def _inside(span, outer) -> bool:
+    if span is None or span.file != outer.file:
+        return False
+    end = (outer.end_line, outer.end_col) if outer.end_line else (outer.line, outer.col)
+    return (outer.line, outer.col) <= (span.line, span.col) <= end
+
+
+def _scenario(ctx, d, broken, hidden):  # noqa: C901
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
          "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
          "reference": []}
@@ -62,8 +91,8 @@ def _scenario(ctx, d):  # noqa: C901
     procedures = known("procedure", "procedures", f["procedures"])
     apps = known("app", "apps", f["apps"])
     tools = known("tool", "tools", f["tools"])
-    map_names = known("map", "maps", [f["map"]]) if f["map"] is not None else ()
-    map_name = map_names[0] if map_names else None
+    map_name, broken_map = _scenario_map(f["map"], broken, hidden, known)
+    ok &= broken_map is None
     local = {r.name for p in procedures for r in ctx.out("procedures")[p].local_resources}
     for ident in f["share"]:
         if ident.name not in local:
@@ -103,7 +132,7 @@ def _scenario(ctx, d):  # noqa: C901
     if f["limit"] is not None:
         limit, _ = convert(f["limit"], ctx.scope(), ctx.report)
         ok &= limit is not None
-    agents = _agents(ctx, d, f["agents"], map_name)
+    agents = _agents(ctx, d, f["agents"], map_name, broken_map, hidden)
     ok &= agents is not None
     structure = None
     if f["structure"] is not None:
@@ -137,6 +166,18 @@ def _scenario(ctx, d):  # noqa: C901
     return s
 
 
+def _scenario_map(ident, broken, hidden, known) -> tuple:
+    """(the scenario's map name or None, the name of the broken map it names or None).  Naming a map that has
+    errors of its own is a follow-on error: counted in ``hidden``, not reported."""
+    if ident is None:
+        return None, None
+    if ident.name in broken:
+        hidden[ident.name] += 1
+        return None, ident.name
+    names = known("map", "maps", [ident])
+    return (names[0] if names else None), None
+
+
 def _has_units(p: ir.Procedure) -> bool:
     return any(ir.SECOND in s.duration.free_symbols for s in p.steps)
 
@@ -153,7 +194,9 @@ def _instantiate(ctx, s, d):
                   "give the scenario a unit (unit min) or write the durations without units")
 
 
-def _agents(ctx, d, items, map_name):
+def _agents(ctx, d, items, map_name, broken_map=None, hidden=None):
+    """The scenario's agents, or None after reporting why not; positions on ``broken_map`` (a declared map
+    with errors) are counted in ``hidden`` instead of reported."""
     seen, out, ok = set(), [], True
     m = ctx.out("maps").get(map_name) if map_name else None
     for a in items:
@@ -163,7 +206,10 @@ def _agents(ctx, d, items, map_name):
             continue
         seen.add(a.name.name)
         if a.pos is not None:
-            if m is None:
+            if m is None and broken_map is not None:
+                hidden[broken_map] += 1
+                ok = False
+            elif m is None:
                 ctx.error("C402", "agent positions need a map", a.span)
                 ok = False
             elif not (0 <= a.pos[0] < m.width and 0 <= a.pos[1] < m.height):

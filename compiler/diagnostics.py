@@ -7,8 +7,9 @@ the C/W codes; ``Severity`` is re-exported) and in docs/language.md.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Optional
 
@@ -130,6 +131,24 @@ def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+
+
+def hidden_note(root: Diagnostic, hidden: int, about: str, until: str) -> Diagnostic:
+    """``root`` (the cause) with the note that ``hidden`` follow-on errors ``about`` something were dropped
+    ``until`` the cause is fixed: "2 follow-on errors about undefined names are hidden until this import is
+    fixed".  Used for failed imports (``driver``) and broken maps (``check_scen``)."""
+    verb = "are" if hidden != 1 else "is"
+    return replace(root, notes=root.notes + (f"{plural(hidden, 'follow-on error')} {about} {verb} hidden until "
+                                             f"{until}",))
+
+
+_HIDDEN = re.compile(r"(\d+) follow-on errors? .* hidden until ")
+
+
+def hidden_count(d: Diagnostic) -> int:
+    """How many follow-on errors ``hidden_note`` notes on ``d`` say are hidden (0 without such a note): when
+    ``d`` is itself hidden as a follow-on, they count as hidden too."""
+    return sum(int(m.group(1)) for note in d.notes for m in [_HIDDEN.match(note)] if m)
 
 
 def render_lines(diags: Iterable[Diagnostic], sources: dict, limit: int = MAX_SHOWN):

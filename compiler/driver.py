@@ -18,7 +18,7 @@ from pathlib import Path
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import ir
 from chronoplan.compiler.check import check
-from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, plural, sort_key
+from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, hidden_count, hidden_note, sort_key
 from chronoplan.compiler.parse import parse
 from chronoplan.compiler.sources import read_source, resolve_import
 
@@ -155,13 +155,10 @@ def _hide_cascade(errs: list, diags: list, files: set) -> list:
     if not failed:
         return errs
     kept = [d for d in errs if d.code not in CASCADE_CODES]
-    hidden = len(errs) - len(kept)
+    hidden = sum(1 + hidden_count(d) for d in errs if d.code in CASCADE_CODES)   # with those they hid
     if hidden:
         i = failed[0]
-        d = diags[i]
-        diags[i] = dataclasses.replace(d, notes=d.notes + (
-            f"{plural(hidden, 'follow-on error')} about undefined names {'are' if hidden != 1 else 'is'} "
-            "hidden until this import is fixed",))
+        diags[i] = hidden_note(diags[i], hidden, "about undefined names", "this import is fixed")
     return kept
 
 

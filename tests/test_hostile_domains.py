@@ -8,6 +8,7 @@ status, never a traceback.  Sizes are asserted, not wall-clock times.
 import os
 import re
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -294,6 +295,46 @@ def test_a_failed_import_hides_its_follow_on_errors(capsys, monkeypatch, tmp_pat
     assert "error[C108]: import not found: paracook/physic.chrono" in err
     assert "note: 4 follow-on errors about undefined names are hidden until this import is fixed" in err
     assert "C101" not in err and "C401" not in err
+
+
+BUNDLED_KITCHEN = Path(__file__).resolve().parent.parent / "domains" / "paracook" / "kitchen.chrono"
+
+
+@pytest.mark.parametrize("root,old,new", [
+    ("C302", "  ....B...M.", "  Z...B...M."),                  # an unknown map symbol
+    ("C101", "C = chopping_board", "C = choping_board"),       # a misspelled station type in the legend
+])
+def test_a_broken_map_hides_its_follow_on_errors(capsys, monkeypatch, tmp_path, root, old, new):
+    """#16 finding 8: a map with an error also gave 2x C401 "names unknown map 'small' (it has errors)" and
+    3x C402 "agent positions need a map" (two scenarios, three agents); only the map's error remains, with
+    the count of the others as a note."""
+    text = BUNDLED_KITCHEN.read_text(encoding="utf-8")
+    assert text.count(old) == 1 and 'import "physics.chrono"' in text
+    text = text.replace(old, new).replace('import "physics.chrono"', 'import "paracook/physics.chrono"')
+    status, out, err = check(capsys, monkeypatch, tmp_path, text)
+    assert status == 1 and "checked 2 files: 1 error, 0 warnings" in out
+    assert set(re.findall(r"error\[(\w+)\]", err)) == {root} and err.count("error[") == 1
+    note = "note: 5 follow-on errors about the scenarios on map 'small' are hidden until this map is fixed"
+    assert err.count(note) == 1 and "C401" not in err and "C402" not in err
+    project, diags, _ = compile_paths(tmp_path / "k.chrono")
+    errors = [d for d in diags if d.is_error]
+    assert [d.code for d in errors] == [root] and errors[0].notes[-1] == note.removeprefix("note: ")
+    assert not project.scenarios                 # the scenarios are still refused, only not reported twice
+
+
+def test_a_map_error_outside_scenarios_is_unchanged_and_scenarios_without_a_map_still_get_c402(
+        capsys, monkeypatch, tmp_path):
+    """No note where nothing was hidden; an unknown map (not declared) and positions without a map are
+    still reported."""
+    text = BUNDLED_KITCHEN.read_text(encoding="utf-8").replace('import "physics.chrono"',
+                                                               'import "paracook/physics.chrono"')
+    broken = text.replace("  ....B...M.", "  Z...B...M.")
+    status, out, err = check(capsys, monkeypatch, tmp_path, broken[:broken.index("scenario ")])
+    assert set(re.findall(r"error\[(\w+)\]", err)) == {"C302"} and "follow-on" not in err
+    status, out, err = check(capsys, monkeypatch, tmp_path, text.replace("map small\n  agents agent1 at (2, 1),",
+                                                                         "map smal\n  agents agent1 at (2, 1),"))
+    assert "error[C401]: scenario 'burger_s1_a2' names unknown map 'smal'" in err
+    assert err.count("error[C402]: agent positions need a map") == 2 and "follow-on" not in err
 
 
 def test_bundled_fallback_does_not_escape_the_domains_folder(capsys, monkeypatch, tmp_path):
