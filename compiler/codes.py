@@ -287,7 +287,7 @@ _TABLE = (
     )),
     (Scope.TOOLS, E, C.DEPENDENCY, (
         ("T301", "a step uses the output of itself or of a later step"),
-        ("T302", "(DESIGN format) a step uses a step's output without waiting for it through `after`"),
+        ("T302", "(tools format) a step uses a step's output without waiting for it through `after`"),
         ("T303", "`after` names a missing step, the step itself or a later step"),
         ("T304", "a dependency of the reference plan is missing (B must wait for A)"),
         ("T305", "a hallucinated dependency: the plan makes B wait for A where the task does not"),
