@@ -116,7 +116,9 @@ def skip_reason(command):
 def test_examples_are_found():
     pages = python_pages()
     assert sum(len(blocks) for blocks in pages.values()) >= 9, pages
-    assert {"README.md", "docs/language.md", "docs/pddl.md", "docs/runtime.md"} <= set(pages)
+    assert {"README.md", "docs/language.md", "docs/pddl.md", "docs/runtime.md", "docs/schemas.md"} <= set(pages)
+    # the Python equivalent of `chronoplan schema FILE --strict` is shown, and so run by test_python_examples_run
+    assert any("strict=True" in body and "strict_schema_for(" in body for _, body in pages["docs/schemas.md"])
     commands = shell_lines()
     runnable = [c for c in commands if skip_reason(c[2]) is None]
     assert len(commands) >= 20 and len(runnable) >= 4, commands
