@@ -267,6 +267,57 @@ def test_failure_modes(tmp_path, capsys, plans):
     assert status == 2                                                      # -o is required
 
 
+SUMMARY_KEYS = ["ok", "file", "bytes", "width", "height", "scenario", "plan", "valid", "codes", "error"]
+
+
+def test_json_summary(tmp_path, capsys, recipes):
+    """``--format json``: one summary object on stdout instead of the "wrote" line, also on failure (as
+    ``pddl`` and ``import`` do: ``commands.output.failure``), with the exit status of the text mode."""
+    from chronoplan.validators.grade import Grader
+    out = tmp_path / "f.html"
+    status, stdout, err = render(capsys, RECIPES, FAULTY, "-o", out, "--format", "json")
+    summary = json.loads(stdout)
+    assert status == 0 and list(summary) == SUMMARY_KEYS and err == ""
+    report = Grader(recipes).grade("Roast-Chicken_Garlic-Potatoes", FAULTY.read_bytes(), name=str(FAULTY))
+    assert summary == {"ok": True, "file": str(out), "bytes": out.stat().st_size, "width": None, "height": None,
+                       "scenario": "Roast-Chicken_Garlic-Potatoes", "plan": str(FAULTY), "valid": False,
+                       "codes": [e.code for e in report.errors], "error": None}
+    assert len(summary["codes"]) == 10 and "E511" in summary["codes"] and summary["bytes"] > 5000
+    status, stdout, _ = render(capsys, RECIPES, VALID, "-o", tmp_path / "v.html", "--format", "json")
+    summary = json.loads(stdout)
+    assert status == 0 and summary["ok"] and summary["valid"] is True and summary["codes"] == []
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "v.png"
+    status, stdout, _ = render(capsys, RECIPES, VALID, "-o", png, "--format", "json")
+    summary = json.loads(stdout)
+    assert status == 0 and (summary["width"], summary["height"]) == png_stats(png)[:2]
+    assert summary["bytes"] == png.stat().st_size
+
+
+def test_json_summary_on_failure(tmp_path, capsys):
+    bad = tmp_path / "bad.chrono"
+    bad.write_text("domain x {\n  bogus\n}\n")
+    out = tmp_path / "x.html"
+    for args, error in [((RECIPES, tmp_path / "missing.json", "-o", out), "no such file"),
+                        ((bad, VALID, "-o", out), f"{bad} does not compile"),
+                        ((RECIPES, VALID, "-s", "nope", "-o", out), "no scenario named 'nope'"),
+                        ((RECIPES, VALID, "-o", tmp_path / "x.jpg"), ".png, .svg or .html")]:
+        status, stdout, err = render(capsys, *args, "--format", "json")
+        summary = json.loads(stdout)
+        assert status == 2 and list(summary) == SUMMARY_KEYS, args
+        assert summary["ok"] is False and error in summary["error"] and summary["file"] is None
+        assert summary["valid"] is None and summary["codes"] == [] and summary["plan"] == str(args[1])
+        assert err.strip()                          # the message or the diagnostics stay on stderr
+    assert not out.exists()
+
+
+def test_cli_doc_lists_the_render_json_summary():
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    row = next(line for line in text.splitlines() if line.startswith("| `render "))
+    assert all(key in row.split("|")[3] for key in SUMMARY_KEYS), row
+    assert "`render`" in text.split("\n\n")[1]            # among the commands that take --format
+
+
 def test_unreadable_plan_still_renders(tmp_path, capsys):
     garbage = tmp_path / "garbage.json"
     garbage.write_text("{not json")

@@ -6,11 +6,14 @@ overwritten; a directory where a file is meant; a missing parent directory; a na
 allows; a NUL character), or None -- checked before any work so that a run never ends by destroying its
 input or failing to save an hour of planning; ``write_atomic`` writes a temporary file in the target's
 directory and renames it over the target (``os.replace``), so an interrupted or failed run leaves either
-the old file or the complete new one, never half of it, and no stray temporary file.
+the old file or the complete new one, never half of it, and no stray temporary file.  ``failure`` is the
+JSON summary (``--format json``) of a command that wrote nothing: exit status 2, ``{"ok": false, ...,
+"error"}``, the message on stderr (``pddl``, ``render``).
 """
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -119,3 +122,13 @@ def write_atomic(path, text: str) -> Path:
             pass
         raise
     return path
+
+
+def failure(prog: str, message: Optional[str], *, error: Optional[str] = None, **fields) -> tuple[int, dict]:
+    """Exit status 2 and the JSON summary of a command that failed before writing its output:
+    ``{"ok": False, **fields, "error": message or error}``.  ``message`` (when not None) is printed on stderr
+    as ``PROG: error: message``; ``error`` is the summary's text of a failure already reported otherwise
+    (diagnostics printed by the command)."""
+    if message is not None:
+        print(f"{prog}: error: {message}", file=sys.stderr)
+    return 2, {"ok": False, **fields, "error": message or error}

@@ -39,11 +39,13 @@ def run(args) -> int:
 
 
 def _failed(message: Optional[str], diagnostics=(), scenario: Optional[str] = None) -> tuple[int, dict]:
-    """Exit status 2 and the JSON summary of a refused export; ``message`` is printed on stderr."""
-    if message is not None:
-        print(f"chronoplan pddl: error: {message}", file=sys.stderr)
-    return 2, {"ok": False, "scenario": scenario, "files": [], "error": message or (
-        diagnostics[0].message if diagnostics else None), "diagnostics": [d.to_json() for d in diagnostics]}
+    """Exit status 2 and the JSON summary of a refused export (``commands.output.failure``); ``message`` is
+    printed on stderr."""
+    from chronoplan.commands.output import failure
+    status, summary = failure("chronoplan pddl", message, error=diagnostics[0].message if diagnostics else None,
+                              scenario=scenario, files=[])
+    summary["diagnostics"] = [d.to_json() for d in diagnostics]
+    return status, summary
 
 
 def _export(args) -> tuple[int, dict]:

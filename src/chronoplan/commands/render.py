@@ -1,4 +1,4 @@
-"""``chronoplan render FILE PLAN [--scenario S] [--plan-format F] -o OUT.png|OUT.svg|OUT.html``.
+"""``chronoplan render FILE PLAN [--scenario S] [--plan-format F] -o OUT.png|OUT.svg|OUT.html [--format text|json]``.
 
 Input: a .chrono file or directory and one plan file (``-`` for stdin).  Output: a picture of the graded
 plan (``validators.render_charts``): a Gantt chart of any schedule (procedure steps per agent and resource,
@@ -9,11 +9,17 @@ how to install it); HTML is one self-contained page (inline SVG, no script, no n
 Exit status: 0 the picture was written, whether or not the plan is valid; 2 usage error (a missing or
 unreadable file, a compile error, an unknown or unmatched scenario, several plans in PLAN, an output
 suffix other than .png/.svg/.html, matplotlib missing for PNG/SVG, an output that cannot be written).
+``--format json``: one object on stdout instead of the "wrote ..." line, ``{"ok", "file", "bytes", "width",
+"height", "scenario", "plan", "valid", "codes", "error"}`` (``codes``: the plan's error codes in report order;
+``width``/``height`` null for HTML), also on failure (``ok`` false, ``error`` the reason, ``file`` null;
+``commands.output.failure``); messages and diagnostics stay on stderr.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Optional
 
 from chronoplan.validators.plans import FORMATS
 
@@ -28,14 +34,29 @@ def configure(p) -> None:
     p.add_argument("--plan-format", choices=FORMATS, help="plan format (default: detected)")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="the picture to write: OUT.png or OUT.svg (matplotlib) or OUT.html (self-contained)")
-
-
-def _error(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    return 2
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: one summary object on stdout {ok, file, bytes, width, height, scenario, plan, "
+                        "valid, codes, error}")
 
 
 def run(args) -> int:
+    status, summary, line = _render(args)
+    if getattr(args, "format", "text") == "json":
+        print(json.dumps(summary))
+    elif line:
+        print(line)
+    return status
+
+
+def _render(args) -> tuple[int, dict, str]:
+    """Grade and draw: (exit status, JSON summary, the text line for stdout or ""); messages and diagnostics
+    go to stderr."""
+    from chronoplan.commands.output import failure
+
+    def _error(message: Optional[str], error: Optional[str] = None, scenario: Optional[str] = None):
+        return (*failure(PROG, message, error=error, file=None, bytes=None, width=None, height=None,
+                         scenario=scenario or args.scenario, plan=args.plan, valid=None, codes=[]), "")
+
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix not in SUFFIXES:
@@ -51,7 +72,7 @@ def run(args) -> int:
     from chronoplan.commands.common import load_project
     project = load_project([args.file])
     if project is None:
-        return 2
+        return _error(None, f"{args.file} does not compile")
     if args.scenario is not None and args.scenario not in project.scenarios:
         return _error(f"no scenario named {args.scenario!r} (try `chronoplan list {args.file}`)")
     data = _read(args.plan)
@@ -74,13 +95,16 @@ def run(args) -> int:
     pic = picture(project, scenario, data, name=args.plan, fmt=args.plan_format)
     try:
         size = _write(pic.chart, out, suffix)
+        written = out.stat().st_size
     except RenderUnavailable as exc:
-        return _error(str(exc))
+        return _error(str(exc), scenario=scenario)
     except OSError as exc:
-        return _error(f"cannot write {args.output}: {exc.strerror or exc}")
+        return _error(f"cannot write {args.output}: {exc.strerror or exc}", scenario=scenario)
     shown = f" ({size[0]}x{size[1]} px)" if size else ""
-    print(f"wrote {args.output}{shown}: {args.plan} is {verdict(pic.report)} against {scenario}")
-    return 0
+    return 0, {"ok": True, "file": str(out), "bytes": written, "width": size[0] if size else None,
+               "height": size[1] if size else None, "scenario": scenario, "plan": args.plan,
+               "valid": bool(pic.report.valid), "codes": [e.code for e in pic.report.errors], "error": None}, \
+        f"wrote {args.output}{shown}: {args.plan} is {verdict(pic.report)} against {scenario}"
 
 
 def _read(name: str):
