@@ -1,7 +1,8 @@
 """``chronoplan import pddl DOMAIN PROBLEM -o OUT.chrono`` (compiler/importers/pddl.py, docs/pddl.md).
 
 Domains written here (no external data): two classical ones (typing, negative preconditions on static facts,
-equality, a type hierarchy) and a temporal one (durative actions, a lock, a fractional duration).  Each is
+equality, a type hierarchy) and two temporal ones (durative actions, a lock, a fractional duration; two locks,
+one action holding both, quarter-unit durations).  Each is
 imported, checked, re-exported with ``chronoplan pddl``; a planner's plan on the original PDDL is accepted by
 VAL on the original and (as a schedule) on the re-export and graded valid by ``chronoplan validate``; a wrong
 plan is rejected by all three.  Failure modes: missing file, malformed PDDL, unsupported requirements,
@@ -93,6 +94,41 @@ BAKE_PROBLEM = """
          (uses sponge o1) (uses tart o1) (needs-oven sponge) (needs-oven tart))
   (:goal (and (done sponge) (done tart))))
 """
+LAB_DOMAIN = """
+; two samples: spin (the centrifuge), mix (the fume hood), then extract (both at once)
+(define (domain lab)
+  (:requirements :strips :typing :durative-actions)
+  (:types sample centrifuge hood)
+  (:predicates (to-spin ?s - sample) (to-mix ?s - sample) (to-extract ?s - sample)
+               (spun ?s - sample) (mixed ?s - sample) (extracted ?s - sample)
+               (cfree ?c - centrifuge) (hfree ?h - hood))
+  (:durative-action spin
+    :parameters (?s - sample ?c - centrifuge)
+    :duration (= ?duration 1.25)
+    :condition (and (at start (to-spin ?s)) (at start (cfree ?c)))
+    :effect (and (at start (not (to-spin ?s))) (at start (not (cfree ?c))) (at end (cfree ?c))
+                 (at end (spun ?s))))
+  (:durative-action mix
+    :parameters (?s - sample ?h - hood)
+    :duration (= ?duration 0.75)
+    :condition (and (at start (to-mix ?s)) (at start (hfree ?h)))
+    :effect (and (at start (not (to-mix ?s))) (at start (not (hfree ?h))) (at end (hfree ?h))
+                 (at end (mixed ?s))))
+  (:durative-action extract
+    :parameters (?s - sample ?c - centrifuge ?h - hood)
+    :duration (= ?duration 2.5)
+    :condition (and (at start (to-extract ?s)) (at start (spun ?s)) (at start (mixed ?s))
+                    (at start (cfree ?c)) (at start (hfree ?h)))
+    :effect (and (at start (not (to-extract ?s))) (at start (not (cfree ?c))) (at start (not (hfree ?h)))
+                 (at end (cfree ?c)) (at end (hfree ?h)) (at end (extracted ?s)))))
+"""
+LAB_PROBLEM = """
+(define (problem two-samples) (:domain lab)
+  (:objects s1 s2 - sample c1 - centrifuge h1 - hood)
+  (:init (to-spin s1) (to-spin s2) (to-mix s1) (to-mix s2) (to-extract s1) (to-extract s2)
+         (cfree c1) (hfree h1))
+  (:goal (and (extracted s1) (extracted s2))))
+"""
 BLOCKS_DOMAIN = """
 (define (domain blocksworld)
   (:requirements :strips :typing)
@@ -120,7 +156,8 @@ BLOCKS_PROBLEM = """
 """
 CASES = {"jobs": (JOBS_DOMAIN, JOBS_PROBLEM, "jobs4", False),
          "house": (HOUSE_DOMAIN, HOUSE_PROBLEM, "two-houses", False),
-         "bake": (BAKE_DOMAIN, BAKE_PROBLEM, "cakes", True)}
+         "bake": (BAKE_DOMAIN, BAKE_PROBLEM, "cakes", True),
+         "lab": (LAB_DOMAIN, LAB_PROBLEM, "two-samples", True)}
 needs_val = pytest.mark.skipif(validate_binary() is None,
                                reason="VAL is not installed: pip install 'chronoplan[planners]'")
 
@@ -165,6 +202,18 @@ def test_imported_text_shape(tmp_path, capsys):
     assert imp.steps == {("begin", "dig"): 0, ("begin", "frame"): 1, ("follow", "pour", "dig"): 2,
                          ("join", "roof", "pour", "frame"): 3}
     assert 'step 3 "(join roof pour frame)" 1 autonomous after 1, 2' in imp.text
+
+
+def test_imported_two_locks_and_quarter_durations(tmp_path):
+    d, p = write(tmp_path, LAB_DOMAIN, LAB_PROBLEM)
+    imp = import_pddl(d, p)
+    assert imp.durative and imp.name == "two-samples"
+    assert imp.steps == {("spin", "s1", "c1"): 0, ("spin", "s2", "c1"): 1, ("mix", "s1", "h1"): 2,
+                         ("mix", "s2", "h1"): 3, ("extract", "s1", "c1", "h1"): 4, ("extract", "s2", "c1", "h1"): 5}
+    assert "resource cfree_c1 capacity 1" in imp.text and "resource hfree_h1 capacity 1" in imp.text
+    assert 'step 1 "(spin s2 c1)" 1.25 autonomous uses cfree_c1' in imp.text
+    assert 'step 3 "(mix s2 h1)" 0.75 autonomous uses hfree_h1' in imp.text
+    assert 'step 5 "(extract s2 c1 h1)" 2.5 autonomous after 1, 3 uses cfree_c1, hfree_h1' in imp.text
 
 
 def _schedule(imp, actions) -> list:
@@ -251,6 +300,36 @@ def test_temporal_lock_overlap_rejected_by_all(tmp_path, capsys):
     original, again = _both_val(d, p, out, scen, imp, ok, classical=False)
     assert original.valid and again.valid, (original.output[-600:], again.output[-600:])
     assert _validate(out, scen, _schedule(imp, ok), tmp_path, capsys) == 0
+
+
+LAB_OK = [("spin", ("s1", "c1"), "0", "1.25"), ("mix", ("s1", "h1"), "0", "0.75"),
+          ("mix", ("s2", "h1"), "0.76", "0.75"), ("spin", ("s2", "c1"), "1.26", "1.25"),
+          ("extract", ("s1", "c1", "h1"), "2.52", "2.5"), ("extract", ("s2", "c1", "h1"), "5.03", "2.5")]
+
+
+@pytest.mark.planners
+@needs_val
+@pytest.mark.parametrize("moved, start, lock", [
+    (None, None, None),
+    (4, "1.52", "cfree_c1"),     # extract s1 while spin s2 holds the centrifuge (the hood is free)
+    (3, "2.6", "cfree_c1"),      # spin s2 while extract s1 holds the centrifuge (the hood is not involved)
+    (2, "2.6", "hfree_h1"),      # mix s2 while extract s1 holds the hood (the centrifuge is not involved)
+    (1, "2.6", "hfree_h1"),      # mix s1 while extract s1 holds the hood, which also needed mix s1 first
+])
+def test_temporal_two_locks_agree(tmp_path, capsys, moved, start, lock):
+    """The second temporal domain: each lock on its own, and an action holding both; VAL on the original and
+    on the re-export and chronoplan validate give the same verdict."""
+    d, p, out, scen = imported(tmp_path, "lab", capsys)
+    imp = import_pddl(d, p)
+    plan = [PlanAction(Fraction(t if k != moved else start), name, args, Fraction(dur))   # k: position in LAB_OK
+            for k, (name, args, t, dur) in enumerate(LAB_OK)]
+    original, again = _both_val(d, p, out, scen, imp, plan, classical=False)
+    valid = moved is None
+    assert original.valid is valid and again.valid is valid, (original.output[-600:], again.output[-600:])
+    assert _validate(out, scen, _schedule(imp, plan), tmp_path, capsys) == (0 if valid else 1)
+    report = capsys.readouterr().out
+    busy = [line for line in report.splitlines() if "E411" in line]
+    assert (not busy) if valid else (len(busy) == 1 and lock in busy[0]), report
 
 
 COND_DOMAIN = """(define (domain c)
