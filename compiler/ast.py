@@ -44,7 +44,9 @@ class Name:
 
 
 @dataclass(frozen=True)
-class AttrRef:
+class AttrAccess:
+    """``x.attr`` as written; the checker turns it into ``ir.AttrRef``."""
+
     obj: Ident
     attr: Ident
     span: Optional[Span] = _span()

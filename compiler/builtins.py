@@ -28,7 +28,7 @@ class ArgKind(enum.Enum):
 
 
 @dataclass(frozen=True)
-class Function:
+class FunctionSpec:
     """A built-in expression function.  ``arity`` None: one or more arguments, each of ``args[0]``'s kind.
     ``result`` None: the dimension of the arguments (a time stays a time)."""
 
@@ -43,8 +43,9 @@ class Function:
 
 
 @dataclass(frozen=True)
-class Relation:
-    """A built-in relation, tested (and for ``at`` also set) by the runtime instead of held as facts.
+class RelationSpec:
+    """A built-in relation (a domain's own relations are ``ir.Relation``), tested (and for ``at`` also set) by
+    the runtime instead of held as facts.
     ``params`` are the argument types (``object``: anything with a position: an agent, a station or a cell)."""
 
     name: str
@@ -57,8 +58,8 @@ class Relation:
 
 
 @dataclass(frozen=True)
-class Effect:
-    """A built-in effect (``ir.BuiltinEffect``)."""
+class EffectSpec:
+    """A built-in effect (its use in an action is ``ir.BuiltinEffect``)."""
 
     name: str
     params: tuple[str, ...]
@@ -69,22 +70,22 @@ class Effect:
         return len(self.params)
 
 
-DIST = Function("dist", 2, (ArgKind.PARAM, ArgKind.PARAM), ir.Dim.NUMBER,
+DIST = FunctionSpec("dist", 2, (ArgKind.PARAM, ArgKind.PARAM), ir.Dim.NUMBER,
                 "grid walking distance between an agent and a station or cell (``ir.Dist``)")
-CEIL = Function("ceil", 1, (ArgKind.EXPR,), None, "the smallest whole number not below the argument")
-FLOOR = Function("floor", 1, (ArgKind.EXPR,), None, "the largest whole number not above the argument")
-MAXIMUM = Function("maximum", None, (ArgKind.EXPR,), None, "the largest argument")
-MINIMUM = Function("minimum", None, (ArgKind.EXPR,), None, "the smallest argument")
-FUNCTIONS: dict[str, Function] = {f.name: f for f in (DIST, CEIL, FLOOR, MAXIMUM, MINIMUM)}
+CEIL = FunctionSpec("ceil", 1, (ArgKind.EXPR,), None, "the smallest whole number not below the argument")
+FLOOR = FunctionSpec("floor", 1, (ArgKind.EXPR,), None, "the largest whole number not above the argument")
+MAXIMUM = FunctionSpec("maximum", None, (ArgKind.EXPR,), None, "the largest argument")
+MINIMUM = FunctionSpec("minimum", None, (ArgKind.EXPR,), None, "the smallest argument")
+FUNCTIONS: dict[str, FunctionSpec] = {f.name: f for f in (DIST, CEIL, FLOOR, MAXIMUM, MINIMUM)}
 
-ADJACENT = Relation("adjacent", ("object", "object"), "the two stand on 4-neighbouring cells of the map")
-AT = Relation("at", ("agent", "object"), "the agent is on the cell, or next to the station; as an effect, "
+ADJACENT = RelationSpec("adjacent", ("object", "object"), "the two stand on 4-neighbouring cells of the map")
+AT = RelationSpec("at", ("agent", "object"), "the agent is on the cell, or next to the station; as an effect, "
                                          "moves the agent to the cell")
-WALKABLE = Relation("walkable", ("cell",), "a floor cell of the map")
-REACHABLE = Relation("reachable", ("agent", "object"), "a floor path leads from the agent to the cell")
-ACCEPTS = Relation("accepts", ("object", "object"), "the container takes the object in its current state")
-RELATIONS: dict[str, Relation] = {r.name: r for r in (ADJACENT, AT, WALKABLE, REACHABLE, ACCEPTS)}
+WALKABLE = RelationSpec("walkable", ("cell",), "a floor cell of the map")
+REACHABLE = RelationSpec("reachable", ("agent", "object"), "a floor path leads from the agent to the cell")
+ACCEPTS = RelationSpec("accepts", ("object", "object"), "the container takes the object in its current state")
+RELATIONS: dict[str, RelationSpec] = {r.name: r for r in (ADJACENT, AT, WALKABLE, REACHABLE, ACCEPTS)}
 
-DELIVER = Effect("deliver", ("object",), "serve the container against the scenario's current order")
-DESTROY = Effect("destroy", ("object",), "remove the object and every fact about it")
-EFFECTS: dict[str, Effect] = {e.name: e for e in (DELIVER, DESTROY)}
+DELIVER = EffectSpec("deliver", ("object",), "serve the container against the scenario's current order")
+DESTROY = EffectSpec("destroy", ("object",), "remove the object and every fact about it")
+EFFECTS: dict[str, EffectSpec] = {e.name: e for e in (DELIVER, DESTROY)}

@@ -16,7 +16,7 @@ import sympy
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import builtins, ir
-from chronoplan.compiler.check_expr import Scope, convert, literal_value
+from chronoplan.compiler.check_expr import NameScope, convert, literal_value
 from chronoplan.compiler.diagnostics import Diagnostic, Severity
 
 BUILTIN_TYPES = builtins.TYPES
@@ -57,9 +57,9 @@ class Ctx:
     def out(self, kind: str) -> dict:
         return self.ir.setdefault(kind, {})
 
-    def scope(self, params=None) -> Scope:
+    def scope(self, params=None) -> NameScope:
         broken = frozenset(self.table("constant")) - frozenset(self.const_dims)
-        return Scope(self.const_dims, dict(params or {}), self.used_constants, broken)
+        return NameScope(self.const_dims, dict(params or {}), self.used_constants, broken)
 
     def is_subtype(self, t: str, ancestor: str) -> bool:
         seen: set[str] = set()
@@ -174,7 +174,7 @@ def check_constants(ctx: Ctx) -> None:
     order = [n for n in reversed(list(nx.topological_sort(g.subgraph(set(items) - cyclic))))]
     for name in order:
         item = items[name]
-        expr, dim = convert(item.expr, Scope(ctx.const_dims, {}, ctx.used_constants, frozenset(cyclic)),
+        expr, dim = convert(item.expr, NameScope(ctx.const_dims, {}, ctx.used_constants, frozenset(cyclic)),
                             ctx.report)
         if expr is None:
             continue

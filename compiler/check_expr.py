@@ -20,7 +20,7 @@ MAX_EXPR_DEPTH = 200
 
 
 @dataclass
-class Scope:
+class NameScope:
     """Names visible in an expression: constants (name -> Dim) and parameters (name -> type)."""
 
     constants: dict
@@ -43,7 +43,7 @@ def quantity_value(value, unit: str):
     return v * u.seconds * ir.SECOND, ir.Dim.TIME
 
 
-def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int = 0):  # noqa: C901
+def convert(node, scope: NameScope, report: Callable[[Diagnostic], None], depth: int = 0):  # noqa: C901
     """Return (sympy expr, Dim) or (None, None) after reporting diagnostics."""
     if depth > MAX_EXPR_DEPTH:
         report(_err("C109", "expression nested too deeply", getattr(node, "span", None)))
@@ -64,7 +64,7 @@ def convert(node, scope: Scope, report: Callable[[Diagnostic], None], depth: int
             return None, None
         report(_err("C101", f"undefined name '{n}' in expression", node.ident.span))
         return None, None
-    if isinstance(node, A.AttrRef):
+    if isinstance(node, A.AttrAccess):
         if node.obj.name not in scope.params:
             report(_err("C101", f"undefined parameter '{node.obj.name}'", node.obj.span))
             return None, None
@@ -136,7 +136,7 @@ def _sum_chain(node, scope, report, depth):
     return sympy.Add(*parts), dim
 
 
-def _call(node: A.Call, scope: Scope, report, depth):
+def _call(node: A.Call, scope: NameScope, report, depth):
     f = node.func.name
     fn = builtins.FUNCTIONS.get(f)
     if fn is None:

@@ -2,8 +2,8 @@
 
 Input: text (ASCII digits only, bounded length) or a Python value of any numeric type (``int``, ``float``,
 ``Fraction``, ``Decimal``, numpy scalars, anything registered with the ``numbers`` ABCs).
-Output: an exact ``Fraction`` / ``int``, or a ``Problem`` saying why not.  Never raises, never returns a value
-that was silently changed: ``bool`` is not a number, NaN and infinities are refused, magnitudes and digit
+Output: an exact ``Fraction`` / ``int``, or a ``NumberProblem`` saying why not.  Never raises, never returns a
+value that was silently changed: ``bool`` is not a number, NaN and infinities are refused, magnitudes and digit
 counts are bounded before any conversion (Python's ``int()`` accepts Unicode digits such as fullwidth "１" and
 raises on "²", which ``str.isdigit()`` accepts; both are refused here).
 """
@@ -23,7 +23,7 @@ MAX_BITS = 256                  # numerator/denominator size of an exact rationa
 MAX_DEPTH = 200                 # nesting of a plan value built in Python
 
 
-class Problem(enum.Enum):
+class NumberProblem(enum.Enum):
     """Why a value is not a usable number (the value is the phrase used in messages)."""
 
     NOT_A_NUMBER = "is not a number"
@@ -39,33 +39,34 @@ _INT = re.compile(r"[+-]?[0-9]+")
 _DEC = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,3})?")
 
 
-def _text_problem(text: str, pattern: re.Pattern) -> Union[Problem, None]:
+def _text_problem(text: str, pattern: re.Pattern) -> Union[NumberProblem, None]:
     if len(text) > MAX_DIGITS + 8:
-        return Problem.TOO_LONG
+        return NumberProblem.TOO_LONG
     if pattern.fullmatch(text) is None:
-        return Problem.NON_ASCII if any(c.isdigit() and not c.isascii() for c in text) else Problem.NOT_A_NUMBER
+        non_ascii = any(c.isdigit() and not c.isascii() for c in text)
+        return NumberProblem.NON_ASCII if non_ascii else NumberProblem.NOT_A_NUMBER
     return None
 
 
-def parse_int(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
+def parse_int(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, NumberProblem]:
     """ASCII decimal integer text (surrounding whitespace allowed, sign allowed) -> int within +-limit."""
     return _parse(text, _INT, int, limit)
 
 
-def parse_decimal(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, Problem]:
+def parse_decimal(text: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, NumberProblem]:
     """ASCII decimal text ("12", "-1.5", "2e3") -> exact Fraction within +-limit."""
     return _parse(text, _DEC, Fraction, limit)
 
 
 def _parse(text: Any, pattern: re.Pattern[str], convert: Any, limit: int) -> Any:
     if not isinstance(text, str):
-        return Problem.NOT_A_NUMBER
+        return NumberProblem.NOT_A_NUMBER
     t = text.strip()
     bad = _text_problem(t, pattern)
     if bad is not None:
         return bad
     value = convert(t)
-    return value if abs(value) <= limit else Problem.OUT_OF_RANGE
+    return value if abs(value) <= limit else NumberProblem.OUT_OF_RANGE
 
 
 def is_number(x: Any) -> bool:
@@ -73,43 +74,43 @@ def is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool) or isinstance(x, Decimal)
 
 
-def exact(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, Problem]:
+def exact(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[Fraction, NumberProblem]:
     """Any numeric Python value -> exact Fraction within +-limit (floats by their shortest decimal repr)."""
     if isinstance(x, bool) or not is_number(x):
-        return Problem.NOT_A_NUMBER
+        return NumberProblem.NOT_A_NUMBER
     if isinstance(x, numbers.Integral):
         n = int(x)
-        return Fraction(n) if abs(n) <= limit else Problem.OUT_OF_RANGE
+        return Fraction(n) if abs(n) <= limit else NumberProblem.OUT_OF_RANGE
     if isinstance(x, Decimal):
         if not x.is_finite():
-            return Problem.NOT_FINITE
+            return NumberProblem.NOT_FINITE
         if x.adjusted() > len(str(limit)) or x.adjusted() < -MAX_DIGITS:
-            return Problem.OUT_OF_RANGE if x.adjusted() > 0 else Problem.TOO_LONG
+            return NumberProblem.OUT_OF_RANGE if x.adjusted() > 0 else NumberProblem.TOO_LONG
         f = Fraction(x)
     elif isinstance(x, numbers.Rational):
         num, den = int(x.numerator), int(x.denominator)
         if num.bit_length() > MAX_BITS or den.bit_length() > MAX_BITS:
-            return Problem.OUT_OF_RANGE if abs(num) > abs(den) else Problem.TOO_LONG
+            return NumberProblem.OUT_OF_RANGE if abs(num) > abs(den) else NumberProblem.TOO_LONG
         f = Fraction(num, den)
     else:
         try:
             v = float(x)
         except (TypeError, ValueError, OverflowError):
-            return Problem.NOT_A_NUMBER
+            return NumberProblem.NOT_A_NUMBER
         if not math.isfinite(v):
-            return Problem.NOT_FINITE
+            return NumberProblem.NOT_FINITE
         if abs(v) > limit:
-            return Problem.OUT_OF_RANGE
+            return NumberProblem.OUT_OF_RANGE
         f = Fraction(repr(v))
-    return f if abs(f) <= limit else Problem.OUT_OF_RANGE
+    return f if abs(f) <= limit else NumberProblem.OUT_OF_RANGE
 
 
-def exact_int(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, Problem]:
+def exact_int(x: Any, *, limit: int = MAX_MAGNITUDE) -> Union[int, NumberProblem]:
     """An integral number of any numeric type (3, 3.0, numpy.int64(3), Decimal("3")) -> int."""
     f = exact(x, limit=limit)
-    if isinstance(f, Problem):
+    if isinstance(f, NumberProblem):
         return f
-    return int(f) if f.denominator == 1 else Problem.NOT_INTEGER
+    return int(f) if f.denominator == 1 else NumberProblem.NOT_INTEGER
 
 
 HUGE_BITS = 14_000       # ints over ~4,200 digits: str()/repr() refuse them (sys.get_int_max_str_digits)
@@ -171,7 +172,7 @@ def _key(k: Any) -> Any:
     return _int(k) if type(k) is int else k
 
 
-def describe(text: Any, problem: Problem, n: int = 40) -> str:
+def describe(text: Any, problem: NumberProblem, n: int = 40) -> str:
     """``'"²"' uses non-ASCII digits`` - a message fragment naming the offending value, clipped."""
     s = repr(text)
     return f"{s if len(s) <= n else s[:n] + '...'} {problem.value}"

@@ -14,7 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler.diagnostics import Diagnostic, Severity, Span, source_lines
-from chronoplan.compiler.numparse import MAX_DIGITS, Problem, parse_decimal
+from chronoplan.compiler.numparse import MAX_DIGITS, NumberProblem, parse_decimal
 from chronoplan.compiler.parse_cache import cache_file
 from chronoplan.compiler.sources import MAX_SOURCE_BYTES
 from chronoplan.grammar import GRAMMAR_PATH
@@ -145,7 +145,7 @@ class _ToAST(Transformer_NonRecursive):
 
     @v_args(meta=True)
     def attr_ref(self, meta, c):
-        return A.AttrRef(self.id(c[0]), self.id(c[1]), self.sp(meta))
+        return A.AttrAccess(self.id(c[0]), self.id(c[1]), self.sp(meta))
 
     @v_args(meta=True)
     def call(self, meta, c):
@@ -716,9 +716,9 @@ def _number_diags(file: str, tree) -> list:
             if isinstance(t, Token) and t.type in ("NUMBER", "INT"))
     for tok in toks:
         problem = parse_decimal(str(tok), limit=10 ** MAX_DIGITS)
-        if isinstance(problem, Problem):
-            what = (f"has more than {MAX_DIGITS} digits (the limit)" if problem in (Problem.TOO_LONG,
-                    Problem.OUT_OF_RANGE) else problem.value)
+        if isinstance(problem, NumberProblem):
+            what = (f"has more than {MAX_DIGITS} digits (the limit)" if problem in (NumberProblem.TOO_LONG,
+                    NumberProblem.OUT_OF_RANGE) else problem.value)
             text = str(tok) if len(tok) <= 20 else str(tok)[:17] + "..."
             line, column = tok.line or 1, tok.column or 1
             out.append(Diagnostic("C111", Severity.ERROR, f"number {text} {what}",

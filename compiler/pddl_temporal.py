@@ -54,7 +54,7 @@ def is_split(s: SchedStep) -> bool:
     return 0 < o < s.duration
 
 
-class _Builder:
+class _TemporalBuilder:
     def __init__(self, problem: ProcedureProblem, spans: dict, envelopes: bool = True) -> None:
         self.p = problem
         self.envelopes = envelopes
@@ -355,7 +355,7 @@ def export_temporal(problem: ProcedureProblem, project: Optional[ir.Project] = N
                               resource_span(project, problem, r.declared)) for r in problem.resources]
     if any(too_big):
         raise ExportError([d for d in too_big if d is not None])
-    return _Builder(problem, step_spans(project, problem), envelopes).build()
+    return _TemporalBuilder(problem, step_spans(project, problem), envelopes).build()
 
 
 __all__ = ["export_temporal", "is_split"]

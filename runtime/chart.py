@@ -90,14 +90,18 @@ class VLine:
 
 
 @dataclass(frozen=True)
-class LegendEntry:
+class ChartLegendEntry:
+    """One entry of a chart's legend: a swatch (colour, fill) and its label."""
+
     label: str
     colour: str
     fill: Fill = Fill.SOLID
 
 
 @dataclass(frozen=True)
-class Station:
+class ChartStation:
+    """A station drawn on a kitchen map: its cell, its letter and its name (the IR's is ``ir.Station``)."""
+
     x: int
     y: int
     letter: str
@@ -122,7 +126,7 @@ class MapView:
     width: int
     height: int
     walls: tuple[tuple[int, int], ...]
-    stations: tuple[Station, ...]
+    stations: tuple[ChartStation, ...]
     paths: tuple[Path, ...]
     title: str = ""
 
@@ -139,7 +143,7 @@ class Chart:
     marks: tuple[Mark, ...] = ()
     vlines: tuple[VLine, ...] = ()
     links: tuple[tuple[int, int], ...] = ()     # (bar index, bar index): the second depends on the first
-    legend: tuple[LegendEntry, ...] = ()
+    legend: tuple[ChartLegendEntry, ...] = ()
     notes: tuple[str, ...] = ()                 # text under the chart: violations not drawn, omissions
     clock: Optional[int] = None
     ticks: tuple[tuple[float, str], ...] = ()

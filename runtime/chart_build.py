@@ -25,13 +25,13 @@ from chronoplan.runtime.chart import (
     VIOLATION,
     Bar,
     Chart,
+    ChartLegendEntry,
+    ChartStation,
     Fill,
-    LegendEntry,
     MapView,
     Mark,
     Path,
     Row,
-    Station,
     VLine,
     colour,
     pack_lanes,
@@ -154,13 +154,13 @@ def procedure_chart(problem, sim, errors: Sequence, title: str, valid: bool) -> 
     vlines = []
     if problem.limit is not None and sim.makespan is not None and sim.makespan > problem.limit:
         vlines.append(VLine(_f(problem.limit), f"limit {clock_text(problem.limit, unit)}", VIOLATION))
-    legend = [LegendEntry(f"{abbr[t]} = {t}", task_colour[t]) for t in problem.tasks]
-    legend += [LegendEntry("agent busy (continuous)", GREY, Fill.SOLID),
-               LegendEntry("runs on its own (autonomous)", GREY, Fill.OPEN)]
+    legend = [ChartLegendEntry(f"{abbr[t]} = {t}", task_colour[t]) for t in problem.tasks]
+    legend += [ChartLegendEntry("agent busy (continuous)", GREY, Fill.SOLID),
+               ChartLegendEntry("runs on its own (autonomous)", GREY, Fill.OPEN)]
     if held:
-        legend.append(LegendEntry("resource held", GREY, Fill.HELD))
+        legend.append(ChartLegendEntry("resource held", GREY, Fill.HELD))
     if errors:
-        legend.append(LegendEntry("violation", VIOLATION))
+        legend.append(ChartLegendEntry("violation", VIOLATION))
     x_label = "time (h:mm:ss)" if unit.seconds is not None else f"time ({unit.label}s)"
     return Chart(title, tuple(rows), tuple(bars), x_label, tuple(marks), tuple(vlines), (), tuple(legend),
                  notes_for(errors, unit), unit.seconds, (), None, valid)
@@ -271,10 +271,10 @@ def kitchen_chart(result, steps: dict, cells: dict, errors: Sequence, title: str
              for dish, t, agent, _ in result.served]
     marks += unplaced_marks(errors, placed, rows_of, unit)
     vlines = (VLine(_f(result.oct), f"OCT {clock_text(Fraction(result.oct), unit)}"),) if result.oct else ()
-    legend = [LegendEntry(s, _surface_colour(s, surfaces)) for s in surfaces]
-    legend.append(LegendEntry("order served", INK, Fill.MARK))
+    legend = [ChartLegendEntry(s, _surface_colour(s, surfaces)) for s in surfaces]
+    legend.append(ChartLegendEntry("order served", INK, Fill.MARK))
     if errors:
-        legend.append(LegendEntry("violation", VIOLATION))
+        legend.append(ChartLegendEntry("violation", VIOLATION))
     x_label = "time (h:mm:ss)" if unit.seconds is not None else f"time ({unit.label}s)"
     return Chart(title, rows, tuple(bars), x_label, tuple(marks), vlines, (), tuple(legend),
                  notes_for(errors, unit), unit.seconds, (), kitchen_map(world, cells, errors), valid)
@@ -287,7 +287,7 @@ def _surface_colour(surface: str, surfaces: list) -> str:
 def kitchen_map(world, cells: Optional[dict] = None, errors: Sequence = ()) -> MapView:
     """The map with each agent's walk (floor paths between the cells it stood on) and its violations."""
     m = world.map
-    stations = tuple(Station(s.x, s.y, station_letter(world, s.kind), s.name) for s in m.stations)
+    stations = tuple(ChartStation(s.x, s.y, station_letter(world, s.kind), s.name) for s in m.stations)
     cells = cells or {a: [(0, tuple(world.start_pos[a]))] for a in world.agents}
     paths = []
     for i, a in enumerate(world.agents):

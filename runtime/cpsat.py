@@ -193,7 +193,7 @@ def _ancestors(problem: ProcedureProblem) -> dict:
     return out
 
 
-class _Builder:
+class _ModelBuilder:
     def __init__(self, cp_model, problem: ProcedureProblem, unit: Fraction, max_pieces: int,
                  compat: Optional[str] = None) -> None:
         self.cp = cp_model
@@ -507,7 +507,7 @@ def _cp_model():
     return cp_model
 
 
-def _tidy(cp_model, b: _Builder, solver, budget: float, workers: int, seed: int):
+def _tidy(cp_model, b: _ModelBuilder, solver, budget: float, workers: int, seed: int):
     """Second phase: keep the optimal makespan and minimise the number of interruptions (gaps between the
     pieces of a step), so reference plans do not split steps for no reason.  Keeps the first solution
     (returns None) when the budget is too small or the phase finds nothing better."""
@@ -601,7 +601,7 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
     why = _too_fine(problem, unit)
     if why is not None:
         return Result("error", None, None, (), time.perf_counter() - t0, message=why)
-    b = _Builder(cp_model, problem, unit, max(1, max_pieces), mode)
+    b = _ModelBuilder(cp_model, problem, unit, max(1, max_pieces), mode)
     b.tidy_seconds = tidy_seconds
     try:
         b.build()

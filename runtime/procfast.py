@@ -3,7 +3,7 @@
 Input: a ``ProcedureProblem`` (``compiled(problem)`` builds its ``Compiled`` form once and keeps it on the
 problem) and a plan as columns (starts, step ids, durations or None, optionally agent ids and plan indexes)
 with times as integers of the compiled scale (``Compiled.scale`` units per scenario time unit; ``scaled``
-converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``Outcome`` (the numbers the metrics need)
+converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``SweepOutcome`` (the numbers the metrics need)
 when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)`` -> the metrics block of
 ``runtime.metrics.plan_metrics`` for that valid plan.
 
@@ -51,7 +51,7 @@ _OCCUPANCY = {ir.Occupancy.CONTINUOUS: CONTINUOUS, ir.Occupancy.START: START, ir
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SweepOutcome:
     """What the metrics of a valid plan need: its chunk count, summed lengths and makespan (scaled)."""
 
     runs: int
@@ -172,10 +172,10 @@ class Compiled:
 
     # ------------------------------------------------------------------------------------------ sweep
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
-              indexes: Optional[list] = None) -> Optional[Outcome]:
+              indexes: Optional[list] = None) -> Optional[SweepOutcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
         optionally the agent id (-1: none named) and the plan index (default: the position; distinct).
-        -> ``Outcome`` if the plan is valid, None if the exact engine must decide."""
+        -> ``SweepOutcome`` if the plan is valid, None if the exact engine must decide."""
         if not self.ok:
             return None
         rows = self.rows
@@ -280,10 +280,10 @@ class Compiled:
                 return None
         if self.limit is not None and finish > self.limit:
             return None
-        return Outcome(len(starts), self.total, finish)
+        return SweepOutcome(len(starts), self.total, finish)
 
     # ------------------------------------------------------------------------------------------ metrics
-    def metrics(self, out: Outcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
+    def metrics(self, out: SweepOutcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
         """``plan_metrics`` of a valid plan; with a reference (any non-None value), ``e_ref`` is the
         reference efficiency truncated to ``out.runs`` entries."""
         n = len(self.rows)

@@ -20,10 +20,10 @@ from chronoplan.runtime.chart import (
     VIOLATION,
     Bar,
     Chart,
+    ChartStation,
     Fill,
     MapView,
     Path,
-    Station,
     clipped,
     code_positions,
     next_starts,
@@ -366,7 +366,7 @@ def gantt_png(result, path, title: Optional[str] = None) -> None:
     draw(chart, path, "png")
 
 
-__all__ = ["Chart", "Path", "Station", "RenderUnavailable", "ascii_map", "draw", "draw_map", "gantt_png", "layout",
+__all__ = ["Chart", "ChartStation", "Path", "RenderUnavailable", "ascii_map", "draw", "draw_map", "gantt_png", "layout",
            "map_png", "matplotlib_available"]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.numparse import Problem, exact, exact_int, parse_decimal, parse_int, plain_json
+from chronoplan.compiler.numparse import NumberProblem, exact, exact_int, parse_decimal, parse_int, plain_json
 from chronoplan.validators.grade import Grader, validate_many
 from chronoplan.validators.plan_text import decode
 from chronoplan.validators.tools.literal import LiteralError, parse_call
@@ -53,20 +53,21 @@ def test_parse_int_accepts_ascii_digits_only(text):
     if text.strip() in ("12", "+7"):
         assert got == int(text)
     else:
-        assert isinstance(got, Problem), text
+        assert isinstance(got, NumberProblem), text
     if text in ("²", "１２", "1²", "٣"):
-        assert got is Problem.NON_ASCII
+        assert got is NumberProblem.NON_ASCII
 
 
 def test_number_helper_on_python_types():
     np = pytest.importorskip("numpy")
     assert exact(np.int64(3)) == 3 and exact(np.float32(0.5)) == Fraction(1, 2) and exact(Decimal("0.1")) == \
         Fraction(1, 10)
-    assert exact(True) is Problem.NOT_A_NUMBER and exact("3") is Problem.NOT_A_NUMBER
-    assert exact(float("nan")) is Problem.NOT_FINITE and exact(Decimal("Infinity")) is Problem.NOT_FINITE
-    assert exact(Decimal("1e999999999")) is Problem.OUT_OF_RANGE and exact(10 ** 400) is Problem.OUT_OF_RANGE
-    assert exact(complex(1, 0)) is Problem.NOT_A_NUMBER and exact_int(2.5) is Problem.NOT_INTEGER
-    assert parse_decimal("1.25") == Fraction(5, 4) and parse_decimal("1.2.5") is Problem.NOT_A_NUMBER
+    assert exact(True) is NumberProblem.NOT_A_NUMBER and exact("3") is NumberProblem.NOT_A_NUMBER
+    assert exact(float("nan")) is NumberProblem.NOT_FINITE and exact(Decimal("Infinity")) is NumberProblem.NOT_FINITE
+    assert exact(Decimal("1e999999999")) is NumberProblem.OUT_OF_RANGE
+    assert exact(10 ** 400) is NumberProblem.OUT_OF_RANGE
+    assert exact(complex(1, 0)) is NumberProblem.NOT_A_NUMBER and exact_int(2.5) is NumberProblem.NOT_INTEGER
+    assert parse_decimal("1.25") == Fraction(5, 4) and parse_decimal("1.2.5") is NumberProblem.NOT_A_NUMBER
     assert plain_json({"a": (np.int64(1), Decimal("2.5"), Fraction(4, 2))}) == {"a": [1, Fraction(5, 2), 2]}
 
 

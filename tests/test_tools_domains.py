@@ -11,7 +11,7 @@ import chronoplan
 from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
 from chronoplan.validators.tools.export import reference_plan, reference_plan_arena
 from chronoplan.validators.tools.grade import grade_tool_plan, offered_tools, scenario_today
-from chronoplan.validators.tools.refs import Ref
+from chronoplan.validators.tools.refs import StepRef
 from chronoplan.validators.tools.structure import STRUCTURES, classify
 from chronoplan.validators.tools.values import ANY, ref_value
 
@@ -113,7 +113,7 @@ def test_scenario_tools_are_offered(project):
     for s in tool_scenarios(project):
         offered = offered_tools(project, s)
         assert all(c.tool in offered for c in s.reference)
-        assert all(isinstance(ref_value(v), (str, int, Ref, tuple)) or v.kind == "number" or ref_value(v) is ANY
+        assert all(isinstance(ref_value(v), (str, int, StepRef, tuple)) or v.kind == "number" or ref_value(v) is ANY
                    for c in s.reference for _, v in c.args)
 
 

@@ -9,8 +9,8 @@ import pytest
 from chronoplan.validators.tools import literal as tools_literal
 from chronoplan.validators.tools import read as tools_read
 from chronoplan.validators.tools import refs as tools_refs
-from chronoplan.validators.tools.literal import Call, LiteralError, parse_call, parse_literal
-from chronoplan.validators.tools.refs import Ref, as_ref, find_refs, refs_in
+from chronoplan.validators.tools.literal import LiteralError, ToolCall, parse_call, parse_literal
+from chronoplan.validators.tools.refs import StepRef, as_ref, find_refs, refs_in
 
 
 @pytest.fixture(autouse=True)
@@ -43,10 +43,10 @@ def test_literals(text, value):
 
 @pytest.mark.parametrize("text, call", [
     ("searchFlights({'origin': 'PEK', 'date': '2025-03-21'})",
-     Call("searchFlights", ({"origin": "PEK", "date": "2025-03-21"},), ())),
-    ("queryWeather(city='Paris', unit=\"C\")", Call("queryWeather", (), (("city", "Paris"), ("unit", "C")))),
-    ("weather.queryWeather('Paris', '2025-03-21')", Call("weather.queryWeather", ("Paris", "2025-03-21"), ())),
-    ("ping", Call("ping", (), ())), ("  ping( )  ", Call("ping", (), ())),
+     ToolCall("searchFlights", ({"origin": "PEK", "date": "2025-03-21"},), ())),
+    ("queryWeather(city='Paris', unit=\"C\")", ToolCall("queryWeather", (), (("city", "Paris"), ("unit", "C")))),
+    ("weather.queryWeather('Paris', '2025-03-21')", ToolCall("weather.queryWeather", ("Paris", "2025-03-21"), ())),
+    ("ping", ToolCall("ping", (), ())), ("  ping( )  ", ToolCall("ping", (), ())),
     ("f(x == 1)", None),
 ])
 def test_calls(text, call):
@@ -102,12 +102,13 @@ def test_limits():
 
 
 @pytest.mark.parametrize("text, ref", [
-    ("$1.flight_id", Ref(1, "flight_id")), ("${2.hotel_id}", Ref(2, "hotel_id")), ("${3}", Ref(3)),
-    ("$step4", Ref(4)), ("$step_4.price", Ref(4, "price")), ("{step1.flight_id}", Ref(1, "flight_id")),
-    ("{step_2.x}", Ref(2, "x")), ("{{step3.address}}", Ref(3, "address")), ("{5.code}", Ref(5, "code")),
-    ("{step6}", Ref(6)), ("<output of step 1>", Ref(1)), ("<the result of step 2: price>", Ref(2, "price")),
-    ("<flight_id from step 7>", Ref(7, "flight_id")), ("<step 8 output>", Ref(8)), ("<step 9.total>", Ref(9, "total")),
-    ("<Output of Step 10>", Ref(10)), ("  $1.flight_id  ", Ref(1, "flight_id")),
+    ("$1.flight_id", StepRef(1, "flight_id")), ("${2.hotel_id}", StepRef(2, "hotel_id")), ("${3}", StepRef(3)),
+    ("$step4", StepRef(4)), ("$step_4.price", StepRef(4, "price")), ("{step1.flight_id}", StepRef(1, "flight_id")),
+    ("{step_2.x}", StepRef(2, "x")), ("{{step3.address}}", StepRef(3, "address")), ("{5.code}", StepRef(5, "code")),
+    ("{step6}", StepRef(6)), ("<output of step 1>", StepRef(1)), ("<the result of step 2: price>", StepRef(2, "price")),
+    ("<flight_id from step 7>", StepRef(7, "flight_id")), ("<step 8 output>", StepRef(8)),
+    ("<step 9.total>", StepRef(9, "total")), ("<Output of Step 10>", StepRef(10)),
+    ("  $1.flight_id  ", StepRef(1, "flight_id")),
 ])
 def test_reference_forms(text, ref):
     assert as_ref(text) == ref
@@ -120,7 +121,8 @@ def test_not_references(text):
 
 def test_embedded_references():
     text = "Hotels near {{step_3.address}} for ${2} guests, see <output of step 1>"
-    assert [r for _, _, r in find_refs(text)] == [Ref(3, "address"), Ref(2), Ref(1)]
+    assert [r for _, _, r in find_refs(text)] == [StepRef(3, "address"), StepRef(2), StepRef(1)]
     assert as_ref(text) is None
-    assert refs_in({"a": [text, Ref(4)], "b": ("$5.x",)}) == [Ref(3, "address"), Ref(2), Ref(1), Ref(4), Ref(5, "x")]
-    assert str(Ref(1, "f")) == "$1.f" and str(Ref(2)) == "$2"
+    assert refs_in({"a": [text, StepRef(4)], "b": ("$5.x",)}) == [StepRef(3, "address"), StepRef(2), StepRef(1),
+                                                                   StepRef(4), StepRef(5, "x")]
+    assert str(StepRef(1, "f")) == "$1.f" and str(StepRef(2)) == "$2"

@@ -5,7 +5,7 @@ from fractions import Fraction
 import pytest
 
 from chronoplan.validators.tools.read import MAX_STEPS, detect_format, read_tool_plan
-from chronoplan.validators.tools.refs import Ref
+from chronoplan.validators.tools.refs import StepRef
 
 
 def codes(plan):
@@ -21,8 +21,8 @@ def test_design_format():
     a, b = plan.steps
     assert (a.index, a.id, a.tool, a.app) == (0, 1, "searchFlights", None)
     assert dict(a.args) == {"origin": "BOS", "n": 2, "price": Fraction(199, 2)}
-    assert (b.tool, b.app, b.after, b.refs) == ("bookFlight", "flights", (1,), (Ref(1, "flight_id"),))
-    assert dict(b.args)["flight_id"] == Ref(1, "flight_id") and b.declares_after
+    assert (b.tool, b.app, b.after, b.refs) == ("bookFlight", "flights", (1,), (StepRef(1, "flight_id"),))
+    assert dict(b.args)["flight_id"] == StepRef(1, "flight_id") and b.declares_after
 
 
 def test_design_variants():
@@ -51,7 +51,7 @@ def test_arena_detail_shapes():
         assert plan.fmt == "planningarena" and not plan.errors, plan.errors
         assert [s.tool for s in plan.steps] == ["queryWeather", "bookFlight"]
         assert dict(plan.steps[0].args) == {"city": "Paris", "date": "2025-03-21"}
-        assert plan.steps[1].refs == (Ref(1),) and not plan.steps[1].declares_after
+        assert plan.steps[1].refs == (StepRef(1),) and not plan.steps[1].declares_after
     single = read_tool_plan(_arena(one, 1))
     assert len(single.steps) == 1 and not single.errors
     keyed = read_tool_plan(_arena({"1": {"Action": "a()"}}))

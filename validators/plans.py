@@ -19,7 +19,7 @@ from typing import Any, Optional
 from jsonschema import Draft202012Validator
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.numparse import Problem, describe, exact, exact_int, parse_int
+from chronoplan.compiler.numparse import NumberProblem, describe, exact, exact_int, parse_int
 from chronoplan.runtime.simtypes import Chunk
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError, is_warning
@@ -143,10 +143,10 @@ def _number(x: Any, path: str, errors: list, index: Optional[int]) -> Optional[F
     if type(x) is int and -MAX_NUMBER <= x <= MAX_NUMBER:
         return Fraction(x)                      # what exact() gives, without its type tests
     f = exact(x, limit=MAX_NUMBER)
-    if isinstance(f, Problem):
-        code = "E010" if f in (Problem.NOT_A_NUMBER, Problem.NOT_INTEGER) else "E011"
+    if isinstance(f, NumberProblem):
+        code = "E010" if f in (NumberProblem.NOT_A_NUMBER, NumberProblem.NOT_INTEGER) else "E011"
         errors.append(PlanError(code, f"{path}: {_short(x)} {f.value}"
-                                f"{' (at most 10^12)' if f is Problem.OUT_OF_RANGE else ''}",
+                                f"{' (at most 10^12)' if f is NumberProblem.OUT_OF_RANGE else ''}",
                                 "use a finite number of plausible size", index))
         return None
     return f
@@ -157,7 +157,7 @@ def _step_number(x: Any) -> Optional[int]:
     if type(x) is int and -MAX_STEP <= x <= MAX_STEP:
         return x
     n = exact_int(x, limit=MAX_STEP) if not isinstance(x, str) else parse_int(x, limit=MAX_STEP)
-    return None if isinstance(n, Problem) else n
+    return None if isinstance(n, NumberProblem) else n
 
 
 def _field_number(e: dict, key: str, path: str, errors: list, index: int, quiet: bool) -> Optional[Fraction]:
@@ -417,12 +417,12 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
         snippet = text[m.start():m.start() + 60].split(")")[0] + ")"
         parts = [p.strip() for p in body.split(",")]
         task = parts[1].strip("'\"").strip() if len(parts) > 1 else ""
-        step = parse_int(parts[0], limit=MAX_STEP) if parts else Problem.NOT_A_NUMBER
-        if isinstance(step, Problem) and close >= 0 and len(parts) in (3, 4) and task:
+        step = parse_int(parts[0], limit=MAX_STEP) if parts else NumberProblem.NOT_A_NUMBER
+        if isinstance(step, NumberProblem) and close >= 0 and len(parts) in (3, 4) and task:
             errors.append(PlanError("E010", f"entry {i}: the step number {describe(parts[0], step)}",
                                     "write the step number with the digits 0-9", i))
             continue
-        if close < 0 or len(parts) not in (3, 4) or isinstance(step, Problem) or not task:
+        if close < 0 or len(parts) not in (3, 4) or isinstance(step, NumberProblem) or not task:
             errors.append(PlanError("E010", f"entry {i}: cannot read {snippet!r}",
                                     "write Step(step, recipe, duration, start) with HH:MM:SS times", i))
             continue

@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError
-from chronoplan.runtime.chart import VIOLATION, Bar, Chart, Fill, LegendEntry, Row, colour
+from chronoplan.runtime.chart import VIOLATION, Bar, Chart, ChartLegendEntry, Fill, Row, colour
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_walk, notes_for, procedure_chart
 from chronoplan.runtime.kitchen_world import CompileFailure
 from chronoplan.runtime.timefmt import clock as clock_text
@@ -142,9 +142,9 @@ def _tools(scen, value, report: Report, fmt) -> Chart:
                         colour(tools.index(st.tool or "?")), Fill.LEVEL, None, tuple(e.code for e in errs)))
     links = tuple((j, i) for i in range(len(steps)) for j in preds[i])
     ticks = tuple((k + 0.5, f"level {k + 1}") for k in range(max(depth, 1)))
-    legend = [LegendEntry("arrow: depends on (after / $N)", "#777777")]
+    legend = [ChartLegendEntry("arrow: depends on (after / $N)", "#777777")]
     if report.errors:
-        legend.append(LegendEntry("violation", VIOLATION))
+        legend.append(ChartLegendEntry("violation", VIOLATION))
     what = f"{len(steps)} step{'s' * (len(steps) != 1)} in {depth} level{'s' * (depth != 1)}"
     chart = Chart(_title(report, what), tuple(rows), tuple(bars), "dependency level (steps of one level may run "
                   "in parallel)", (), (), links, tuple(legend), notes_for(report.errors, ir.TimeUnit.TICK), None,

@@ -24,7 +24,7 @@ from chronoplan.validators.report import PlanError, Report
 from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
 from chronoplan.validators.tools.metrics import compute_metrics
 from chronoplan.validators.tools.read import ToolPlan, read_tool_plan
-from chronoplan.validators.tools.refs import Ref
+from chronoplan.validators.tools.refs import StepRef
 from chronoplan.validators.tools.structure import ancestors, closure, reaches
 from chronoplan.validators.tools.values import ANY, DATE_KINDS, check_value, ref_value, same_value
 
@@ -298,12 +298,12 @@ class _Grader:
                 got = s.bound.get(name)
                 if name in s.bad_args:
                     continue                     # reported as a schema error already
-                if isinstance(want, Ref) and want.step not in self.matched_ids:
+                if isinstance(want, StepRef) and want.step not in self.matched_ids:
                     continue                     # knock-on of a missing step (reported as T401)
-                if isinstance(got, Ref) and s.codes & {"T105", "T106", "T301"}:
+                if isinstance(got, StepRef) and s.codes & {"T105", "T106", "T301"}:
                     continue                     # the bad reference is reported already
                 src = next((o for o in self.plan.steps if self.state[o.index].match == want.step), None) \
-                    if isinstance(want, Ref) and isinstance(got, Ref) else None     # (want is matched: found)
+                    if isinstance(want, StepRef) and isinstance(got, StepRef) else None     # (want is matched: found)
                 if src is not None:
                     self.err("T402", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, but the task "
                              f"needs the {want.field or 'output'} of {src.tool}"
@@ -334,7 +334,7 @@ class _Grader:
         for key, v in self.scen.profile:
             if key != "today" and ref_value(v, self.today) == want:
                 return f"use {_fmt(want)} (the user's profile: {key})"
-        if isinstance(want, Ref):
+        if isinstance(want, StepRef):
             return f"pass the output of the step that does reference step {want.step}'s job ({want})"
         if isinstance(want, str) and want.lower() in (self.scen.query or "").lower():
             return f"use {_fmt(want)} as asked in the query"
@@ -403,7 +403,7 @@ class _Grader:
 def _value_refs(values) -> list:
     out = []
     for v in values:
-        if isinstance(v, Ref):
+        if isinstance(v, StepRef):
             out.append(v)
         elif isinstance(v, tuple):
             out.extend(_value_refs(v))
@@ -421,7 +421,7 @@ def _fmt(v: Any) -> str:
         return "a value"
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
-    if isinstance(v, Ref):
+    if isinstance(v, StepRef):
         return str(v)
     text = repr(v) if isinstance(v, str) else str(v)
     return text if len(text) <= 80 else text[:77] + "..."

@@ -27,7 +27,7 @@ from typing import Any, Optional
 from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote, read_json
 from chronoplan.validators.tools.read import read_tool_plan
-from chronoplan.validators.tools.refs import Ref, refs_in
+from chronoplan.validators.tools.refs import StepRef, refs_in
 
 DOMAIN = "planningarena"
 TYPES = {"str": "str", "string": "str", "text": "str", "int": "int", "integer": "int", "number": "number",
@@ -43,7 +43,9 @@ Warn = Callable[[str, str, str], None]
 
 
 @dataclass
-class Param:
+class ImportedParam:
+    """A parameter of an imported PlanningArena tool, before it becomes chronoplan text (not ``ir.Param``)."""
+
     name: str                      # chronoplan name
     type: str                      # chronoplan type text
     required: bool
@@ -51,11 +53,13 @@ class Param:
 
 
 @dataclass
-class Tool:
+class ImportedTool:
+    """A PlanningArena tool being imported, before it becomes chronoplan text (not ``ir.Tool``)."""
+
     name: str                      # chronoplan name
     app: str
     params: list = field(default_factory=list)
-    by_key: dict = field(default_factory=dict)   # source key (as written and stripped) -> Param
+    by_key: dict = field(default_factory=dict)   # source key (as written and stripped) -> ImportedParam
 
 
 def _warner(warn: Optional[Warn]) -> Warn:
@@ -81,7 +85,7 @@ def _is_date(s: Any) -> bool:
 
 # ----------------------------------------------------------------------------- catalogue
 def _param(spec: Any, key: str, required: bool, where: str, fname: str, warn: Warn, names: Names,
-           tool_item: str) -> Param:
+           tool_item: str) -> ImportedParam:
     if not isinstance(spec, dict):
         raise ImportFormatError(f"{where}: parameter {key!r} must be an object such as {{\"type\": \"str\"}}, "
                                 f"got {type(spec).__name__}")
@@ -95,7 +99,7 @@ def _param(spec: Any, key: str, required: bool, where: str, fname: str, warn: Wa
     raw = spec.get("type")
     if not isinstance(raw, str) or not raw.strip():
         warn(fname, item, "parameter has no type; imported as 'any'")
-        return Param(name, "any", required)
+        return ImportedParam(name, "any", required)
     word = _type_word(raw)
     if word == "enum":
         vals = next((spec[k] for k in ENUM_KEYS if k in spec), None)
@@ -105,16 +109,16 @@ def _param(spec: Any, key: str, required: bool, where: str, fname: str, warn: Wa
                 warn(fname, item, "enum values that are not strings or integers are left out")
             uniq = tuple(dict.fromkeys(str(v) for v in good))
             if uniq:
-                return Param(name, "enum", required, uniq)
+                return ImportedParam(name, "enum", required, uniq)
         warn(fname, item, "enum lists no values; imported as 'str' (any string is accepted)")
-        return Param(name, "str", required)
+        return ImportedParam(name, "str", required)
     if word not in TYPES:
         warn(fname, item, f"unknown type {raw!r}; imported as 'any'")
-        return Param(name, "any", required)
-    return Param(name, TYPES[word], required)
+        return ImportedParam(name, "any", required)
+    return ImportedParam(name, TYPES[word], required)
 
 
-def _tool(name: str, spec: Any, app: str, where: str, fname: str, warn: Warn, tool_names: Names) -> Tool:
+def _tool(name: str, spec: Any, app: str, where: str, fname: str, warn: Warn, tool_names: Names) -> ImportedTool:
     if not isinstance(spec, dict):
         raise ImportFormatError(f"{where}: tool {name!r} must be an object of parameters, got {type(spec).__name__}")
     item = f"tool {name!r}"
@@ -124,7 +128,7 @@ def _tool(name: str, spec: Any, app: str, where: str, fname: str, warn: Warn, to
     if cname != name.strip():
         warn(fname, item, f"tool name is not an identifier (or is used twice); imported as '{cname}' "
                           f"(plans must call it '{cname}')")
-    tool = Tool(cname, app)
+    tool = ImportedTool(cname, app)
     pnames = Names()
     entries: list = []
     if any(k in spec for k in SHAPE_A):
@@ -156,7 +160,7 @@ def _tool(name: str, spec: Any, app: str, where: str, fname: str, warn: Warn, to
     return tool
 
 
-def _tool_text(t: Tool) -> str:
+def _tool_text(t: ImportedTool) -> str:
     ps = []
     for p in t.params:
         typ = "enum(" + ", ".join(quote(v) for v in p.values) + ")" if p.type == "enum" else p.type
@@ -165,7 +169,7 @@ def _tool_text(t: Tool) -> str:
 
 
 def read_catalogue(data: Any, fname: str, warn: Warn) -> tuple[dict, dict, str]:
-    """tool_list data -> (source tool name -> Tool, app name -> [Tool], tools.chrono text)."""
+    """tool_list data -> (source tool name -> ImportedTool, app name -> [ImportedTool], tools.chrono text)."""
     if not isinstance(data, dict):
         raise ImportFormatError(f"{fname}: expected a JSON object of tool groups (app_tools, travel_tools, ...), "
                                 f"got {type(data).__name__}")
@@ -211,7 +215,7 @@ def read_catalogue(data: Any, fname: str, warn: Warn) -> tuple[dict, dict, str]:
 
 
 # ----------------------------------------------------------------------------- values
-def _literal(v: Any, p: Param) -> Optional[str]:
+def _literal(v: Any, p: ImportedParam) -> Optional[str]:
     """A reference-call literal of value ``v`` (normalised, see validators.tools.read) for ``p``; None when it
     does not fit."""
     t = p.type
@@ -355,7 +359,7 @@ def _renamed_actions(obj: Any, tools: dict, depth: int = 0) -> Any:
     return out
 
 
-def _step_args(st: Any, tool: Tool, sid: int, ids: dict, item: str, tfile: str, warn: Warn) -> tuple[dict, set]:
+def _step_args(st: Any, tool: ImportedTool, sid: int, ids: dict, item: str, tfile: str, warn: Warn) -> tuple[dict, set]:
     """One gold step's arguments as {param: literal} and the steps whose outputs it uses."""
     args: dict = {}
     after: set = set()
@@ -381,7 +385,7 @@ def _step_args(st: Any, tool: Tool, sid: int, ids: dict, item: str, tfile: str, 
                                       "before it; written '_' without a dependency")
             args[p.name] = "_"
             continue
-        lit = None if v is None or isinstance(v, Ref) else _literal(v, p)
+        lit = None if v is None or isinstance(v, StepRef) else _literal(v, p)
         if lit is None:
             fill = " written '_' (any value)" if p.required else " left out"
             warn(tfile, item, f"value {v!r} of {key!r} does not fit its type {p.type}"

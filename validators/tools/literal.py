@@ -1,6 +1,6 @@
 """A small, safe parser for Python-literal tool calls such as ``Tool({'key': 'value', 'n': 3})``.
 
-Input: untrusted text from an LLM plan (a PlanningArena ``Action`` string).  Output: a ``Call`` (tool
+Input: untrusted text from an LLM plan (a PlanningArena ``Action`` string).  Output: a ``ToolCall`` (tool
 name, positional values, keyword values) or a ``LiteralError`` naming the position and the problem.
 Nothing is evaluated: no ``eval``, no ``ast.literal_eval``; the grammar is
 
@@ -41,7 +41,9 @@ class LiteralError(ValueError):
 
 
 @dataclass(frozen=True)
-class Call:
+class ToolCall:
+    """A tool call as written in a PlanningArena ``Action`` string: name, positional and keyword values."""
+
     name: str                                  # the full (possibly dotted) name
     positional: tuple                          # values
     keywords: tuple                            # (name, value) pairs in order
@@ -223,7 +225,7 @@ class _Parser:
         return -value if s[start] == "-" else value
 
     # -- calls
-    def call(self) -> Call:
+    def call(self) -> ToolCall:
         parts = [self.name()]
         while self.peek() == ".":
             self.i += 1
@@ -259,7 +261,7 @@ class _Parser:
         self.ws()
         if self.i != len(self.s):
             raise LiteralError(f"unexpected text after the call: {self.s[self.i:self.i + 20]!r}", self.i)
-        return Call(name, tuple(positional), tuple(keywords))
+        return ToolCall(name, tuple(positional), tuple(keywords))
 
 
 def _exponent(body: str) -> int:
@@ -280,6 +282,6 @@ def parse_literal(text: str) -> Any:
     return v
 
 
-def parse_call(text: str) -> Call:
+def parse_call(text: str) -> ToolCall:
     """Parse ``Name({...})``, ``Name(key=value, ...)``, ``Name(value, ...)`` or a bare ``Name``."""
     return _Parser(text).call()

@@ -11,7 +11,7 @@ accepted too).  PlanningArena format: ``{"GlobalThought": ..., "OrderSteps": {"T
 each step's ``Action`` is a Python-literal call string ``Tool({'key': 'value'})`` parsed by
 ``tools.literal`` (never evaluated); a top-level list of such objects (one step each, as in the paper's
 listings) is merged.  Argument values are normalised: JSON floats become exact ``Fraction`` values,
-strings that are exactly one step reference become ``tools.refs.Ref``.
+strings that are exactly one step reference become ``tools.refs.StepRef``.
 """
 from __future__ import annotations
 
@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
 
-from chronoplan.compiler.numparse import Problem, exact_int, parse_int
+from chronoplan.compiler.numparse import NumberProblem, exact_int, parse_int
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError
 from chronoplan.validators.tools.literal import LiteralError, parse_call
-from chronoplan.validators.tools.refs import Ref, as_ref, refs_in
+from chronoplan.validators.tools.refs import StepRef, as_ref, refs_in
 
 MAX_STEPS = 5_000
 MAX_ID = 10 ** 9 - 1            # step ids and StepDetail keys
@@ -46,7 +46,7 @@ class ToolStep:
     args: tuple                               # (name, value) pairs, keyword arguments
     positional: tuple = ()                    # positional values (mapped by declaration order)
     after: tuple = ()                         # declared predecessors (ids)
-    refs: tuple = ()                          # Ref values used in the arguments
+    refs: tuple = ()                          # StepRef values used in the arguments
     declares_after: bool = True               # the format has explicit dependencies
     text: str = ""                            # the raw Action string (PlanningArena)
 
@@ -89,7 +89,7 @@ def normalize_value(v: Any, depth: int = 0) -> Any:
     """Normalise a decoded argument value; raise _Bad for NaN, huge numbers or deep nesting."""
     if depth > MAX_DEPTH:
         raise _Bad(f"a value is nested deeper than {MAX_DEPTH} levels")
-    if v is None or isinstance(v, (bool, Ref)):
+    if v is None or isinstance(v, (bool, StepRef)):
         return v
     if isinstance(v, int):
         if v.bit_length() > MAX_INT_DIGITS * 4:
@@ -233,7 +233,7 @@ def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
         keyed = []
         for k, v in detail.items():
             n = parse_int(k, limit=MAX_ID)
-            if isinstance(n, Problem) or n < 0:
+            if isinstance(n, NumberProblem) or n < 0:
                 raise _Bad(f'"StepDetail" key {_clip(repr(k))} is not a step number (digits 0-9)')
             keyed.append((n, v))
         keyed.sort(key=lambda kv: kv[0])
@@ -308,7 +308,7 @@ def _read_arena(obj: Any) -> ToolPlan:
 def _step_count(v: Any) -> Optional[int]:
     """A declared TotalSteps (an integer, or ASCII digits) -> int; None when absent or not a count."""
     n = parse_int(v, limit=MAX_ID) if isinstance(v, str) else exact_int(v, limit=MAX_ID)
-    return None if isinstance(n, Problem) or n < 0 else n
+    return None if isinstance(n, NumberProblem) or n < 0 else n
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -339,7 +339,7 @@ def _split_name(name: Any) -> tuple[Optional[str], Optional[str]]:
 def _read_id(v: Any, i: int, errors: list, key: str) -> int:
     if v is None:
         return i + 1
-    if isinstance(v, str) and not isinstance(parse_int(v, limit=MAX_ID), Problem):
+    if isinstance(v, str) and not isinstance(parse_int(v, limit=MAX_ID), NumberProblem):
         v = parse_int(v, limit=MAX_ID)
     if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_ID:
         errors.append(_err("T005", f"step {i}: {key} {_clip(repr(v))} is not a step number",
@@ -359,7 +359,7 @@ def _read_after(v: Any, i: int, errors: list) -> tuple:
         return ()
     out = []
     for x in v:
-        if isinstance(x, str) and not isinstance(parse_int(x, limit=MAX_ID), Problem):
+        if isinstance(x, str) and not isinstance(parse_int(x, limit=MAX_ID), NumberProblem):
             x = parse_int(x, limit=MAX_ID)
         if isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= MAX_ID:
             errors.append(_err("T006", f'step {i}: "after" entry {_clip(repr(x))} is not a step id',
@@ -407,8 +407,8 @@ def _check_ids(steps: list, errors: list) -> None:
 
 # ----------------------------------------------------------------------------- writers (for tests and docs)
 def value_to_json(v: Any) -> Any:
-    """A normalised value back to JSON-ready data (Ref -> "$N.f")."""
-    if isinstance(v, Ref):
+    """A normalised value back to JSON-ready data (StepRef -> "$N.f")."""
+    if isinstance(v, StepRef):
         return str(v)
     if isinstance(v, Fraction):
         return int(v) if v.denominator == 1 else float(v)
@@ -421,7 +421,7 @@ def value_to_json(v: Any) -> Any:
 
 def value_to_literal(v: Any) -> str:
     """A normalised value as Python-literal text for a PlanningArena Action string."""
-    if isinstance(v, Ref):
+    if isinstance(v, StepRef):
         return repr(str(v))
     if isinstance(v, bool) or v is None:
         return repr(v)

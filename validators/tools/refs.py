@@ -1,6 +1,6 @@
 """References to earlier steps' outputs inside tool-call argument values.
 
-Input: an argument value from a plan (string, number, list, dict...).  Output: the ``Ref`` values it
+Input: an argument value from a plan (string, number, list, dict...).  Output: the ``StepRef`` values it
 contains.  Recognised forms (case-insensitive; N is a step id, f an output field, both optional where
 shown; documented in docs/tools.md):
 
@@ -9,7 +9,7 @@ shown; documented in docs/tools.md):
     {stepN.f}  {step_N.f}  {{stepN.f}}  {N.f}  {stepN}   brace (template) forms
     <output of step N>  <result of step N: f>  <f from step N>  <step N output>  <step N.f>   angle forms
 
-A string that is exactly one reference becomes a ``Ref``; a longer string that embeds references stays
+A string that is exactly one reference becomes a ``StepRef``; a longer string that embeds references stays
 a string (a template) and its references still count as dependencies.
 """
 from __future__ import annotations
@@ -35,7 +35,7 @@ _FIELD_FIRST = re.compile(r"<\s*(?:the\s+)?(" + _FIELD + r")\s+(?:of|from)\s+ste
 
 
 @dataclass(frozen=True)
-class Ref:
+class StepRef:
     """The output of step ``step`` (its id as written), optionally one ``field`` of it."""
 
     step: int
@@ -45,17 +45,17 @@ class Ref:
         return f"${self.step}" + (f".{self.field}" if self.field else "")
 
 
-def find_refs(text: str) -> list[tuple[int, int, Ref]]:
-    """Every reference in ``text`` as (start, end, Ref), left to right, without overlaps."""
+def find_refs(text: str) -> list[tuple[int, int, StepRef]]:
+    """Every reference in ``text`` as (start, end, StepRef), left to right, without overlaps."""
     if not isinstance(text, str) or ("$" not in text and "{" not in text and "<" not in text):
         return []
-    hits: list[tuple[int, int, Ref]] = []
+    hits: list[tuple[int, int, StepRef]] = []
     for pat in _PATTERNS:
         for m in pat.finditer(text):
-            hits.append((m.start(), m.end(), Ref(int(m.group(1)), m.group(2))))
+            hits.append((m.start(), m.end(), StepRef(int(m.group(1)), m.group(2))))
     for m in _FIELD_FIRST.finditer(text):
         if m.group(1).lower() not in ("output", "result", "results", "response"):
-            hits.append((m.start(), m.end(), Ref(int(m.group(2)), m.group(1))))
+            hits.append((m.start(), m.end(), StepRef(int(m.group(2)), m.group(1))))
     hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
     out, end = [], -1
     for h in hits:
@@ -65,8 +65,8 @@ def find_refs(text: str) -> list[tuple[int, int, Ref]]:
     return out
 
 
-def as_ref(text: str) -> Optional[Ref]:
-    """The Ref when ``text`` (stripped) is exactly one reference, else None."""
+def as_ref(text: str) -> Optional[StepRef]:
+    """The StepRef when ``text`` (stripped) is exactly one reference, else None."""
     if not isinstance(text, str):
         return None
     t = text.strip()
@@ -76,13 +76,13 @@ def as_ref(text: str) -> Optional[Ref]:
     return None
 
 
-def refs_in(value: Any, limit: int = 10_000) -> list[Ref]:
-    """All references in a normalised value (Ref, string, list/tuple, dict), depth-first, at most ``limit``."""
-    out: list[Ref] = []
+def refs_in(value: Any, limit: int = 10_000) -> list[StepRef]:
+    """All references in a normalised value (StepRef, string, list/tuple, dict), depth-first, at most ``limit``."""
+    out: list[StepRef] = []
     stack = [value]
     while stack and len(out) < limit:
         v = stack.pop()
-        if isinstance(v, Ref):
+        if isinstance(v, StepRef):
             out.append(v)
         elif isinstance(v, str):
             out.extend(h[2] for h in find_refs(v))

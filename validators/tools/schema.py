@@ -21,7 +21,7 @@ import json
 from typing import Any
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.numparse import Problem, parse_int
+from chronoplan.compiler.numparse import NumberProblem, parse_int
 from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, one_of_values, with_description
 from chronoplan.validators.tools.grade import offered_tools, scenario_today
 from chronoplan.validators.tools.read import MAX_STEPS, value_to_json
@@ -61,7 +61,7 @@ def type_schema(t: ir.ParamType) -> dict:
     if k == "enum":
         values: list[Any] = list(t.values)
         numbers = (parse_int(v, limit=10 ** 15) for v in t.values if v.strip() == v)
-        values += [n for n in numbers if not isinstance(n, Problem) and n >= 0]
+        values += [n for n in numbers if not isinstance(n, NumberProblem) and n >= 0]
         return {"enum": values}
     if k == "list":
         return {"type": "array", "items": _param_schema(t.item or ir.ParamType("any"))}

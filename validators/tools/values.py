@@ -5,7 +5,7 @@ comparisons, a reference ``ir.Value``.  Output: problems as ``(code, message, hi
 (``check_value``) or booleans (``same_value``).  Formats: ``date`` = YYYY-MM-DD (a real date), ``time`` =
 H:MM or HH:MM[:SS] (24 h), ``datetime`` = date + ``T`` or space + time [+ ``Z`` or ``+HH:MM``], ``iata`` =
 three capital letters, ``email`` = local@domain.tld.  Integral numbers pass as ``int``; a step
-reference (``Ref``) passes any type (its field is checked against the producing tool's returns).
+reference (``StepRef``) passes any type (its field is checked against the producing tool's returns).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.validators.tools.dates import parse_iso_date, resolve_date
-from chronoplan.validators.tools.refs import Ref, find_refs
+from chronoplan.validators.tools.refs import StepRef, find_refs
 
 _TIME = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9]))?")
 _DATETIME = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)"
@@ -66,7 +66,7 @@ _EXAMPLES = {"date": "2025-03-21", "time": "14:30", "datetime": "2025-03-21T14:3
 def _show(v: Any) -> str:
     if isinstance(v, Fraction):
         text = str(float(v)) if v.denominator != 1 else str(v.numerator)
-    elif isinstance(v, Ref):
+    elif isinstance(v, StepRef):
         text = str(v)
     else:
         text = repr(v)
@@ -98,7 +98,7 @@ def check_value(ptype: ir.ParamType, value: Any, today: Optional[_dt.date] = Non
     Codes: T203 wrong type, T204 not an enum member, T205 not in the format, T602 an unresolved relative
     date ("next Friday") where a date is required.
     """
-    if isinstance(value, Ref) or depth > 40 or ptype.kind == "any":
+    if isinstance(value, StepRef) or depth > 40 or ptype.kind == "any":
         return None
     kind = ptype.kind
     if kind == "list":
@@ -162,13 +162,13 @@ ANY = _Any()
 
 
 def ref_value(v: ir.Value, today: Optional[_dt.date] = None) -> Any:
-    """A reference ``ir.Value`` as a normalised plan value (dates as ISO text, refs as ``Ref``, ``_`` as ANY)."""
+    """A reference ``ir.Value`` as a normalised plan value (dates as ISO text, refs as ``StepRef``, ``_`` as ANY)."""
     k, x = v.kind, v.value
     if k == "name" and x == "_":
         return ANY
     if k == "ref":
         step, field = (x if isinstance(x, tuple) else (x, None))
-        return Ref(int(step), field)
+        return StepRef(int(step), field)
     if k == "list":
         return tuple(ref_value(i, today) if isinstance(i, ir.Value) else i for i in x)
     if k == "date":
@@ -199,11 +199,11 @@ def same_value(plan: Any, ref: Any, kind: str, ref_map: Optional[dict] = None) -
     """
     if ref is ANY:
         return plan is not None
-    if isinstance(ref, Ref) and isinstance(plan, str):
+    if isinstance(ref, StepRef) and isinstance(plan, str):
         # a template such as "Confirmation: {step4.confirmation}" that embeds the right output
         return any(same_value(r, ref, kind, ref_map) for _, _, r in find_refs(plan))
-    if isinstance(ref, Ref) or isinstance(plan, Ref):
-        if not (isinstance(ref, Ref) and isinstance(plan, Ref)):
+    if isinstance(ref, StepRef) or isinstance(plan, StepRef):
+        if not (isinstance(ref, StepRef) and isinstance(plan, StepRef)):
             return False
         if ref_map is not None and ref_map.get(plan.step) != ref.step:
             return False
