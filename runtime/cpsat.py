@@ -48,6 +48,7 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
+from chronoplan.runtime.violations import json_number
 
 STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
 COMPAT_RULES = ("recipe2plan",)   # ``solve_cpsat(compat=...)``: extra rules the model can add
@@ -91,13 +92,6 @@ class Result:
         """The schedule in the timed-schedule plan format."""
         out = {"schedule": [e.to_json() for e in self.schedule]}
         return {"scenario": scenario, **out} if scenario else out
-
-
-def json_number(x: Optional[Fraction]):
-    """An int when integral, else a float (None stays None)."""
-    if x is None:
-        return None
-    return x.numerator if x.denominator == 1 else float(x)
 
 
 # ------------------------------------------------------------------------------------ the grid

@@ -35,6 +35,7 @@ from heapq import heappop
 from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.numparse import MAX_MAGNITUDE, NumberProblem, exact, exact_int
 from chronoplan.runtime.events import END, START, EventQueue
 from chronoplan.runtime.kitchen_compat import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen_explain import describe_contents, explain_failure, match_dish
@@ -42,7 +43,7 @@ from chronoplan.runtime.kitchen_logic import bucket_values, num
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.runtime.violations import PlanError
 
-MAX_NUMBER = 10 ** 12
+MAX_NUMBER = MAX_MAGNITUDE            # bound on the plan's numbers (numparse's, as every plan reader)
 
 
 class KitchenStep(NamedTuple):
@@ -881,13 +882,9 @@ def _kind_text(t: str) -> str:
 
 
 def _int(v):
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v if abs(v) <= MAX_NUMBER else None
-    if isinstance(v, float) and math.isfinite(v) and v.is_integer() and abs(v) <= MAX_NUMBER:
-        return int(v)
-    return None
+    """A cell coordinate: an integral number within +-MAX_NUMBER (``numparse.exact_int``), else None."""
+    x = exact_int(v, limit=MAX_NUMBER)
+    return None if isinstance(x, NumberProblem) else x
 
 
 def _cell(v):
@@ -901,17 +898,15 @@ def _cell(v):
 
 
 def _number(v):
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v if abs(v) <= MAX_NUMBER else "range"
-    if isinstance(v, float):
-        if not math.isfinite(v) or abs(v) > MAX_NUMBER:
-            return "range"
-        return num(Fraction(repr(v)))
-    if isinstance(v, Fraction):         # exact numbers from the Python API (Decimal and Fraction values)
-        return num(v) if abs(v) <= MAX_NUMBER else "range"
-    return None
+    """A number argument (``numparse.exact`` within +-MAX_NUMBER, int when integral): the number, None when
+    ``v`` is not a number (E010), "range" when it is one the readers refuse (not finite, too large, too many
+    digits: E011).  A plain int takes a shortcut with the same result (Wait durations are ints)."""
+    if type(v) is int:
+        return v if -MAX_NUMBER <= v <= MAX_NUMBER else "range"
+    x = exact(v, limit=MAX_NUMBER)
+    if isinstance(x, NumberProblem):
+        return None if x is NumberProblem.NOT_A_NUMBER else "range"
+    return num(x)
 
 
 def _closest(name: str, world: World, typ: str) -> str:

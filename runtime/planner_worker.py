@@ -32,6 +32,9 @@ UP_NAMES = {"aries": "aries", "kairos": "kairos", "lpg": "lpg", "fast-downward":
 
 
 def _frac(x) -> str:
+    """An engine's exact time (a unified-planning ``Fraction`` or int) as "p/q" text for the JSON answer.  Not
+    ``numparse.exact`` on purpose: it encodes a trusted exact value for the wire (``runtime.planners`` reads it
+    back with ``Fraction``); it reads no untrusted input, and the worker imports as little as it can."""
     f = Fraction(x)
     return f"{f.numerator}/{f.denominator}"
 

@@ -44,6 +44,10 @@ def _short(x: Any, n: int = 50) -> str:
 
 
 def _bad_number(x: Any) -> bool:
+    """A NaN or an infinity (Python's json reads "NaN" and "Infinity").  Not ``numparse.exact`` on purpose:
+    this converts nothing, it only finds non-finite floats in any field of an action, in the reader's
+    per-field loop, where a conversion would be wasted; the kitchen reads the numbers it uses through
+    ``numparse.exact`` (``runtime.kitchen._number``)."""
     return isinstance(x, float) and not math.isfinite(x)
 
 

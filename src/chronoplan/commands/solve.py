@@ -116,12 +116,6 @@ def _error(msg: str) -> int:
     return 2
 
 
-def _number(x):
-    if x is None:
-        return None
-    return x.numerator if getattr(x, "denominator", 1) == 1 else float(x)
-
-
 def _load_planner(name: str):
     spec = PLANNERS[name]
     try:
@@ -202,8 +196,9 @@ def run(args) -> int:  # noqa: C901
                 write_atomic(args.output, json.dumps(plan, indent=1) + "\n")
             except OSError as exc:
                 return _error(f"cannot write {args.output}: {exc.strerror or exc}")
-    out = {"planner": args.planner, "status": result.status, "makespan": _number(result.makespan),
-           "bound": _number(result.bound), "valid": valid, "seconds": round(result.seconds, 3)}
+    from chronoplan.validators.report import json_number
+    out = {"planner": args.planner, "status": result.status, "makespan": json_number(result.makespan),
+           "bound": json_number(result.bound), "valid": valid, "seconds": round(result.seconds, 3)}
     if args.format == "json":
         print(json.dumps(out))
     else:
