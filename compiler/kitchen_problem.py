@@ -1,14 +1,20 @@
 """A grid-kitchen scenario instantiated in the compiler (``KitchenProblem``), next to ``ProcedureProblem``.
 
 Input: a checked ``ir.Project`` and the name of a scenario with a map.  Output: ``KitchenProblem`` -- the
-project part and scenario, the map and its geometry (``KitchenGrid``: floor cells, the floor neighbours of
+instance facts of the kitchen, computed once: the project part and scenario, the map and its geometry
+(``KitchenGrid``: size, walls, station cells, floor cells, the floor neighbours of each floor cell and of
 each station, walking distances by breadth-first search), the time unit and the scenario's constants
-(overrides applied), the agents and their start cells, the type hierarchy (``ancestors``), the relation
-roles, the attribute defaults, the orders (``Order``: per recipe item its kind, state attribute and value,
-count) and the objects that start on stations (``initial_items``, named as the simulator names them:
-``plate1``, ``pan1``, ...).  What the PDDL export needs, without the runtime's compiled operators; raises
-``KitchenError`` for scenarios that are not grid kitchens.  The simulator's ``runtime.kitchen_world.World``
-computes the same values (tests/test_kitchen_rename.py and tests/test_pddl_kitchen.py compare the exports).
+(overrides applied), the agents and their start cells, the type hierarchy (``ancestors``, ``isa_type``), the
+relation roles, the attribute defaults as written, the orders (``Order``: per recipe item its kind, state
+attribute and value, count; ``state_attr`` finds the attribute) and the objects that start on stations
+(``initial_items``, named as the simulator names them: ``plate1``, ``pan1``, ...).  Raises ``KitchenError``
+for scenarios that are not grid kitchens, and for stations that start with items when no relation is
+declared ``as placement`` (unless the caller reports that itself: ``check_placement=False``).
+
+Read by the kitchen PDDL export (``compiler/pddl_kitchen.py``) and by the simulator's
+``runtime.kitchen_world.World``, which builds one per scenario and compiles it into its fast structures
+(``runtime.kitchen_geo.Grid`` from the ``KitchenGrid``, closures over the constants, the initial state from
+the agents, start cells and initial items); neither derives these facts again.
 """
 from __future__ import annotations
 
@@ -19,6 +25,8 @@ from typing import Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import constant_values, unit_factor
 from chronoplan.compiler.kitchen_physics import literal
+
+NO_PLACEMENT = "stations start with items ('with') but no relation is declared 'as placement'"
 
 
 class KitchenError(ValueError):
@@ -31,37 +39,52 @@ class Order:
     container: str
     items: tuple                               # ((kind, attr | None, value | None, count), ...)
 
+    def describe(self) -> str:
+        return ", ".join((f"{n} x " if n > 1 else "") + k + (f"@{v}" if attr else "") for k, attr, v, n in self.items)
+
 
 class KitchenGrid:
-    """Floor cells, station neighbourhoods (4-neighbour floor cells) and shortest walking distances."""
+    """The map's geometry: ``width``, ``height``, ``walls``, ``station_cell`` (station -> its cell), ``floor``
+    (the cells neither wall nor station), ``neighbours`` (floor cell -> its 4-neighbour floor cells),
+    ``adjacent`` (station -> the 4-neighbour floor cells from which it is used) and shortest walking
+    distances (``bfs``: every distance from one cell; ``dist``: one distance, the maps cached in
+    ``bfs_cache``)."""
 
     def __init__(self, m: ir.GridMap) -> None:
+        self.width, self.height = m.width, m.height
+        self.walls = frozenset(m.walls)
+        self.station_cell = {s.name: (s.x, s.y) for s in m.stations}
         blocked = set(m.walls) | {(s.x, s.y) for s in m.stations}
-        self.floor = frozenset((x, y) for y in range(m.height) for x in range(m.width) if (x, y) not in blocked)
-        self._adj = {s.name: tuple(c for c in _neighbours(s.x, s.y) if c in self.floor) for s in m.stations}
-        self._bfs: dict = {}
+        self.floor = floor = frozenset((x, y) for y in range(m.height) for x in range(m.width)
+                                       if (x, y) not in blocked)
+        self.neighbours = {c: tuple(n for n in _neighbours(*c) if n in floor) for c in floor}
+        self.adjacent = {s.name: tuple(c for c in _neighbours(s.x, s.y) if c in floor) for s in m.stations}
+        self.bfs_cache: dict = {}              # source cell -> {reachable cell: distance}
 
     def adjacent_cells(self, station: str) -> tuple:
-        return self._adj.get(station, ())
+        return self.adjacent.get(station, ())
 
     def dist(self, src, dst) -> Optional[int]:
         if src == dst:
             return 0 if src in self.floor else None
-        d = self._bfs.get(src)
+        d = self.bfs_cache.get(src)
         if d is None:
-            d = self._bfs[src] = self._from(src)
+            d = self.bfs_cache[src] = self.bfs(src)
         return d.get(dst)
 
-    def _from(self, src) -> dict:
+    def bfs(self, src) -> dict:
+        """{cell reachable from ``src``: its walking distance} ({} when ``src`` is not a floor cell)."""
         if src not in self.floor:
             return {}
         dist = {src: 0}
         q = deque([src])
+        nbrs = self.neighbours
         while q:
             cur = q.popleft()
-            for n in _neighbours(*cur):
-                if n in self.floor and n not in dist:
-                    dist[n] = dist[cur] + 1
+            nd = dist[cur] + 1
+            for n in nbrs[cur]:
+                if n not in dist:
+                    dist[n] = nd
                     q.append(n)
         return dist
 
@@ -71,7 +94,7 @@ def _neighbours(x: int, y: int):
 
 
 class KitchenProblem:
-    def __init__(self, project: ir.Project, scenario: str) -> None:
+    def __init__(self, project: ir.Project, scenario: str, *, check_placement: bool = True) -> None:
         p = project.part(scenario)
         s = p.scenario(scenario)
         if s.map is None:
@@ -90,6 +113,8 @@ class KitchenProblem:
                               for n, a in p.attributes.items()}
         self.orders = tuple(self._order(p.recipes[o]) for o in s.orders)
         self.initial_items = self._initial_items()
+        if check_placement and self.initial_items and "placement" not in self.roles:
+            raise KitchenError(NO_PLACEMENT)
 
     def isa_type(self, t: str, ancestor: str) -> bool:
         return ancestor in self.ancestors.get(t, (t, "object"))
@@ -111,15 +136,15 @@ class KitchenProblem:
                                                 for ing in r.items))
 
     def _initial_items(self) -> tuple:
-        """((item, type, station), ...) of the stations that start with an item (``with T``), in map order."""
+        """((item, type, station), ...) of the stations that start with an item (``with T``), in map order; an
+        item is named after its type and the first free number (the agents, the declared objects and the
+        stations are named first)."""
         taken = set(self.agents) | set(self.project.objects) | {st.name for st in self.map.stations}
         counters: dict = {}
         out = []
         for st in self.map.stations:
             if st.item is None:
                 continue
-            if "placement" not in self.roles:
-                raise KitchenError("stations start with items ('with') but no relation is declared 'as placement'")
             n = counters.get(st.item, 0)
             while True:
                 n += 1

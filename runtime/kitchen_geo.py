@@ -1,33 +1,35 @@
-"""Grid geometry for kitchens: walkable cells, station neighbourhoods and walking distances.
+"""Grid geometry for the kitchen simulator: walkable cells, station neighbourhoods and walking distances.
 
-Input: an ``ir.GridMap``.  Output: ``Grid`` with ``walkable(cell)``, ``adjacent_cells(station)`` (the
-4-neighbour floor cells from which a station can be used) and ``dist(src, dst)``: the length of a shortest
-4-neighbour path over floor tiles (None when unreachable).  Distances are exact integers; small maps cache
-a full breadth-first search per source cell, large maps run A* (Manhattan heuristic, deepest-first ties)
-per pair, cached.  Agents never block each other, so distances depend on the map only.
+Input: the ``KitchenGrid`` of a ``compiler.kitchen_problem.KitchenProblem`` (its floor, walls, station cells,
+floor neighbours and breadth-first search).  Output: ``Grid``, the structure the compiled closures and the
+simulator read (``runtime.kitchen_world.World.grid``): ``walkable(cell)``, ``adjacent_cells(station)`` (the
+4-neighbour floor cells from which a station can be used), ``is_adjacent(cell, station)``, ``what_is(cell)``
+for messages and ``dist(src, dst)``: the length of a shortest 4-neighbour path over floor tiles (None when
+unreachable).  Distances are exact integers; small maps cache a full breadth-first search per source cell (the
+``KitchenGrid``'s, sharing its cache), large maps run A* (Manhattan heuristic, deepest-first ties) per pair,
+cached.  Agents never block each other, so distances depend on the map only.
 """
 from __future__ import annotations
 
 import heapq
-from collections import deque
 from typing import Optional
 
-from chronoplan.compiler import ir
+from chronoplan.compiler.kitchen_problem import KitchenGrid
 
 FULL_BFS_LIMIT = 4096          # maps with at most this many floor cells cache full BFS maps per source
 
 
 class Grid:
-    def __init__(self, m: ir.GridMap) -> None:
-        self.width, self.height = m.width, m.height
-        blocked = set(m.walls) | {(s.x, s.y) for s in m.stations}
-        self.floor = frozenset((x, y) for y in range(m.height) for x in range(m.width) if (x, y) not in blocked)
-        self.station_cell = {s.name: (s.x, s.y) for s in m.stations}
-        self.walls = frozenset(m.walls)
-        self._adj = {s.name: tuple(c for c in neighbours(s.x, s.y) if c in self.floor) for s in m.stations}
+    def __init__(self, g: KitchenGrid) -> None:
+        self.width, self.height = g.width, g.height
+        self.floor = g.floor
+        self.station_cell = g.station_cell
+        self.walls = g.walls
+        self._adj = g.adjacent
         self._adjset = {k: frozenset(v) for k, v in self._adj.items()}
-        self._nbrs = {c: tuple(n for n in neighbours(*c) if n in self.floor) for c in self.floor}
-        self._bfs: dict = {}
+        self._nbrs = g.neighbours
+        self._bfs = g.bfs_cache
+        self._bfs_from = g.bfs
         self._pairs: dict = {}
         self.full = len(self.floor) <= FULL_BFS_LIMIT
 
@@ -78,21 +80,6 @@ class Grid:
                 best = d
         return best
 
-    def _bfs_from(self, src) -> dict:
-        if src not in self.floor:
-            return {}
-        dist = {src: 0}
-        q = deque([src])
-        nbrs = self._nbrs
-        while q:
-            cur = q.popleft()
-            nd = dist[cur] + 1
-            for n in nbrs[cur]:
-                if n not in dist:
-                    dist[n] = nd
-                    q.append(n)
-        return dist
-
     def _astar(self, src, dst) -> Optional[int]:
         if src not in self.floor or dst not in self.floor:
             return None
@@ -113,7 +100,3 @@ class Grid:
                     g[n] = ng
                     heapq.heappush(heap, (ng + abs(n[0] - tx) + abs(n[1] - ty), -ng, n))
         return None
-
-
-def neighbours(x: int, y: int):
-    return ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1))

@@ -1,14 +1,20 @@
 """A kitchen scenario compiled once into closures and index structures (``World``).
 
 Input: a checked ``ir.Project``, the name of a scenario with orders on a map and the grading rules
-(``kitchen_compat.KitchenRules``; default: the paper's).  Output: ``World`` --
-the grid (walkable cells, station neighbourhoods, cached distances), the type hierarchy, compiled operators
-(``Op``: start-condition solver per number of surface-bound parameters, duration, effects, capacity checks,
-held resources), compiled surfaces (candidate operators per argument types), compiled processes
-(``Proc``), the orders (``Dish``), the rules and ``initial_state()``.  The rules' operator rules are applied
-when a surface's candidates are compiled: an operator is left out, or compiled again with an extra start
-condition, for the station kinds a rule names.  Constants are the scenario's (overrides
-applied); numbers are exact.  Raises ``CompileFailure`` for constructs the runtime cannot execute.
+(``kitchen_compat.KitchenRules``; default: the paper's).  The instance facts are the compiler's
+(``compiler.kitchen_problem.KitchenProblem``, built once per World as ``World.problem``): the map and its
+geometry, the time unit and the constants (overrides applied), the agents and their start cells, the type
+hierarchy (``ancestors``, ``isa_type``, ``state_attr``), the relation roles, the orders
+(``kitchen_problem.Order``) and the items that start on stations, with their names; the World reads them and
+derives none of them again.  Output: ``World`` -- what the simulator (``runtime.kitchen``) and its readers
+(metrics, explanations, the scripted planner, the environments, charts) use: those facts, the grid compiled
+for speed (``kitchen_geo.Grid``, built from the problem's ``KitchenGrid``), compiled operators (``Op``:
+start-condition solver per number of surface-bound parameters, duration, effects, capacity checks, held
+resources), compiled surfaces (candidate operators per argument types), compiled processes (``Proc``),
+the attribute defaults as runtime values, the time limit, the rules and ``initial_state()``.  The rules'
+operator rules are applied when a surface's candidates are compiled: an operator is left out, or compiled
+again with an extra start condition, for the station kinds a rule names.  Numbers are exact.  Raises
+``CompileFailure`` for constructs the runtime cannot execute.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.instantiate import constant_values, unit_factor
+from chronoplan.compiler.kitchen_problem import NO_PLACEMENT, KitchenProblem
 from chronoplan.runtime.kitchen_compat import DEFAULT, KitchenRules
 from chronoplan.runtime.kitchen_geo import Grid
 from chronoplan.runtime.kitchen_logic import (
@@ -36,7 +42,7 @@ try:                                             # C types for the hot closures 
 except ImportError:                              # pragma: no cover - plain Python without Cython installed
     from chronoplan.runtime import cython_shim as cython
 
-__all__ = ["World", "Op", "Proc", "Dish", "Link", "Trigger", "FastTrigger", "CompileFailure", "compile_world"]
+__all__ = ["World", "Op", "Proc", "Link", "Trigger", "FastTrigger", "CompileFailure", "compile_world"]
 
 _NAMES: dict = {}                              # parameter-name tuples, interned (the simulator compares identity)
 
@@ -126,16 +132,6 @@ class FastTrigger(NamedTuple):
     param_type: str
 
 
-@dataclass(frozen=True)
-class Dish:
-    name: str
-    container: str
-    items: tuple                               # ((kind, attr | None, value | None, count), ...)
-
-    def describe(self) -> str:
-        return ", ".join((f"{n} x " if n > 1 else "") + k + (f"@{v}" if attr else "") for k, attr, v, n in self.items)
-
-
 def compile_world(project: ir.Project, scenario: str) -> World:
     return World(project, scenario)
 
@@ -143,26 +139,28 @@ def compile_world(project: ir.Project, scenario: str) -> World:
 class World:
     def __init__(self, project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT) -> None:
         p = project.part(scenario)
-        self.rules = rules
-        self.project = p
-        self.scenario = p.scenario(scenario)
-        s = self.scenario
+        s = p.scenario(scenario)
         if s.map is None or not s.orders and not p.surfaces:
             raise CompileFailure(f"scenario {s.name} is not a grid kitchen (no map or orders)")
         if not p.surfaces:
             raise CompileFailure(f"the domain of scenario {s.name} declares no surface actions (MoveTo, ...)")
-        self.map = p.maps[s.map]
-        self.grid = Grid(self.map)
-        self.unit = s.time_unit
-        self.consts = constant_values(p, s)
-        self.consts.update(unit_factor(s.time_unit))
-        self.agents = tuple(a.name for a in s.agents)
+        # the instance facts, computed once by the compiler (the missing placement relation is reported by
+        # initial_state, as the simulator always has)
+        self.problem = kp = KitchenProblem(project, scenario, check_placement=False)
+        self.rules = rules
+        self.project, self.scenario, self.map = kp.project, kp.scenario, kp.map
+        self.grid = Grid(kp.grid)
+        self.unit = kp.unit
+        self.consts = kp.consts
+        self.agents = kp.agents
         self.rank = {a: i for i, a in enumerate(self.agents)}
-        self.start_pos = {a.name: a.pos for a in s.agents}
-        self.ancestors = p.ancestry()                 # type -> (type, parent, ..., "object"), read-only
+        self.start_pos = kp.start_pos
+        self.ancestors = kp.ancestors                 # type -> (type, parent, ..., "object"), read-only
+        self.isa_type = kp.isa_type
+        self.state_attr = kp.state_attr
         self.relations = {n: len(r.params) for n, r in p.relations.items()}
-        self.roles = {r.role: r.name for r in p.relations.values() if r.role}
-        self.attr_defaults = {n: self._default(a) for n, a in p.attributes.items()}
+        self.roles = kp.roles
+        self.attr_defaults = {n: self._default(a) for n, a in p.attributes.items()}   # runtime values
         self.station_arg = {st.name: st.arg for st in self.map.stations}
         self.resource_cap = {n: r.capacity for n, r in p.resources.items()}
         self.statics = Statics(self.grid, self._containers(p), {}, self.ancestors, self.relations)
@@ -188,7 +186,7 @@ class World:
                         fast = FastTrigger(pr, tr.pos, tr.link, pr.types[tr.param])
                         self._fast_entries.setdefault(name, []).append((fast, tr.var_type))
             self.fast_triggers = {name: {} for name in self._fast_entries}
-        self.orders = tuple(self._dish(p.recipes[o]) for o in s.orders)
+        self.orders = kp.orders
         self.limit = None
         if s.limit is not None:
             self.limit = self._number(s.limit)
@@ -197,8 +195,10 @@ class World:
         self._rescap: dict = {}
         self._initial: Optional[State] = None
 
-    # ------------------------------------------------------------------ types and values
-    def _default(self, a: ir.Attribute):
+    # ------------------------------------------------------------------ values
+    @staticmethod
+    def _default(a: ir.Attribute):
+        """An attribute's default as the runtime holds it (``kitchen_logic.literal``: numbers exact)."""
         if a.default is None:
             return None
         return literal(a.default, a)
@@ -206,21 +206,6 @@ class World:
     def _number(self, expr):
         f = self.compiler.expression(expr.xreplace(self.consts), {}, {})
         return f(None, {})
-
-    def isa_type(self, t: str, ancestor: str) -> bool:
-        return ancestor in self.ancestors.get(t, (t, "object"))
-
-    def state_attr(self, kind: str, value: Optional[str]):
-        """The enum attribute of ``kind`` whose domain holds ``value`` (None: the first enum attribute, whose
-        default is then the required value); (None, None) when ``kind`` has none."""
-        for a in self.project.attributes.values():
-            if a.kind != "enum" or not a.params or not self.isa_type(kind, a.params[0]):
-                continue
-            if value is None:
-                return a.name, literal(a.default, a) if a.default is not None else None
-            if value in a.values:
-                return a.name, value
-        return None, None
 
     def _containers(self, p: ir.Project) -> dict:
         out = {}
@@ -231,13 +216,6 @@ class World:
                 accepts.append((kind, attr, value))
             out[name] = (tuple(accepts), c.capacity)
         return out
-
-    def _dish(self, r: ir.Recipe) -> Dish:
-        items = []
-        for ing in r.items:
-            attr, value = self.state_attr(ing.name, ing.state)
-            items.append((ing.name, attr, value, ing.count))
-        return Dish(r.name, r.container, tuple(items))
 
     # ------------------------------------------------------------------ operators
     def _delay(self, expr, vars):
@@ -464,12 +442,12 @@ class World:
         for s in self.map.stations:
             st.add_object(s.name, s.kind)
         placement = self.roles.get("placement")
-        for s in self.map.stations:
-            if s.item is not None:
-                if placement is None:
-                    raise CompileFailure("stations start with items ('with') but no relation is declared "
-                                         "'as placement'")
-                st.add(placement, (st.new_object(s.item), s.name))
+        for item, typ, station in self.problem.initial_items:       # named by the problem: plate1, pan1, ...
+            if placement is None:
+                raise CompileFailure(NO_PLACEMENT)
+            st.add_object(item, typ)
+            st.confirm(item)                                         # as new_object: counter and log
+            st.add(placement, (item, station))
         st.drain()
         return st
 
