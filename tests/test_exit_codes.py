@@ -108,3 +108,12 @@ def test_internal_errors_and_signals(monkeypatch, capsys, command, raised, statu
     assert main([command, *argv]) == status
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.strip()
+
+
+def test_a_command_module_that_does_not_import_is_an_internal_error(monkeypatch, capsys):
+    """Command modules ship with chronoplan: a failing import is a bug (exit 3), never "not available"."""
+    monkeypatch.setitem(cli.COMMANDS, "check", ("chronoplan.commands._no_such_module", "check files"))
+    assert main(["check", str(RECIPES)]) == 3
+    err = capsys.readouterr().err
+    assert "chronoplan check: internal error: ModuleNotFoundError" in err and "not available" not in err
+    assert "Traceback" not in err

@@ -34,13 +34,8 @@ COMMANDS = {
 
 
 def _load(name: str):
-    module_name = COMMANDS[name][0]
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name:
-            return None
-        raise
+    """The module of command ``name``; it ships with chronoplan, so a failing import is a bug (``main``: exit 3)."""
+    return importlib.import_module(COMMANDS[name][0])
 
 
 def version() -> str:
@@ -80,10 +75,10 @@ def main(argv=None) -> int:
         print(f"chronoplan: error: unknown command {name!r} (choose from {', '.join(COMMANDS)})",
               file=sys.stderr)
         return 2
-    module = _load(name)
-    if module is None:
-        print(f"chronoplan: error: the {name!r} command is not available in this build", file=sys.stderr)
-        return 2
+    try:
+        module = _load(name)
+    except Exception as exc:   # noqa: BLE001 - a command module that does not import is a bug: exit 3
+        return internal_error(name, exc)
     sub = argparse.ArgumentParser(prog=f"chronoplan {name}", description=COMMANDS[name][1])
     module.configure(sub)
     try:
