@@ -145,7 +145,7 @@ def test_catalogue_alone_and_json_report(arena):
 
 
 def test_convert_api_collects_warnings(arena):
-    from chronoplan.compiler.importers import load_format
+    from chronoplan.commands.importer import load_format
     got = []
     files = load_format("planningarena").convert([arena / "tool_list.json"], tasks=str(arena / "data.json"),
                                                  warn=lambda f, item, msg: got.append((item, msg)))

@@ -1,7 +1,10 @@
 """The layer rule as an import contract (#12 item 4): grammar <- compiler <- runtime <- validators <- commands.
 
 Every ``import`` of a chronoplan module in the package's sources - at module level and inside functions - is
-read from the syntax tree; a module may import only its own layer or a lower one.  Commands are the package
+read from the syntax tree, and so is every string that is a module path (``"chronoplan.validators.x"`` or
+``"chronoplan.validators.x:function"``, as ``importlib.import_module`` and the family registry's ``Ref`` take
+it: an import the import statements do not show); a module may import or name only its own layer or a lower
+one.  Commands are the package
 ``chronoplan.commands`` (src/chronoplan/commands/, one module per subcommand) and the top package (``chronoplan``,
 ``chronoplan.cli``, ``chronoplan.reward``).  The imports that
 break the rule today are listed in ``KNOWN`` with the reason; the list may only shrink: a new upward import
@@ -10,6 +13,7 @@ fails the test, and so does an entry that no longer exists (remove it).
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +24,11 @@ PACKAGES = {"grammar": "grammar", "compiler": "compiler", "runtime": "runtime", 
 RANK = {"grammar": 0, "compiler": 1, "runtime": 2, "validators": 3, "commands": 4}
 
 # (importer, imported) -> why it is still there; the architecture issue (#12) removes these.
-KNOWN: dict = {}
+_COMPILED_TABLE = ("runtime/compiled.py's MODULES is the build's list of Cython-compiled modules (setup.py reads it "
+                   "without importing the package) and compiled() imports each to report how it was loaded; the "
+                   "package-layout move gives the table a home above the layers")
+KNOWN: dict = {("chronoplan.runtime.compiled", f"chronoplan.validators.{m}"): _COMPILED_TABLE
+               for m in ("paracook_grade", "paracook_read", "report")}
 
 
 def module_name(path: Path) -> str:
@@ -66,11 +74,21 @@ def imports(path: Path) -> set:
     return out
 
 
+MODULE_PATH = re.compile(r"chronoplan(\.\w+)+\.?(:\w+)?")      # the constant part of f"chronoplan.x.{name}" too
+
+
+def named_modules(path: Path) -> set:
+    """Every chronoplan module named by a string that is a module path (``module`` or ``module:function``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.value.partition(":")[0].rstrip(".") for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and MODULE_PATH.fullmatch(node.value)}
+
+
 def violations() -> set:
     found = set()
     for path in sources():
         me = module_name(path)
-        for other in imports(path):
+        for other in imports(path) | named_modules(path):
             if RANK[layer(other)] > RANK[layer(me)]:
                 found.add((me, other))
     return found
@@ -79,7 +97,7 @@ def violations() -> set:
 def test_no_layer_imports_a_higher_one():
     found = violations()
     new = found - set(KNOWN)
-    assert not new, "upward imports (see the layer rule in docs/architecture.md):\n" + "\n".join(
+    assert not new, "upward imports or module paths (see the layer rule in docs/architecture.md):\n" + "\n".join(
         f"  {a} -> {b}" for a, b in sorted(new))
     gone = set(KNOWN) - found
     assert not gone, f"these KNOWN entries no longer exist; remove them: {sorted(gone)}"
@@ -92,6 +110,23 @@ def test_the_contract_fails_on_a_deliberate_upward_import(tmp_path, monkeypatch)
     try:
         fake.write_text("def f():\n    from chronoplan.validators.report import Report\n    return Report\n")
         assert ("chronoplan.compiler._layer_probe", "chronoplan.validators.report") in violations()
+        with pytest.raises(AssertionError, match="upward imports"):
+            test_no_layer_imports_a_higher_one()
+    finally:
+        fake.unlink()
+
+
+def test_the_contract_fails_on_a_module_named_by_a_string():
+    """A runtime module that names a validators module for importlib (or a ``module:function`` target) is caught."""
+    fake = ROOT / "runtime" / "_layer_probe.py"
+    assert not fake.exists()
+    try:
+        fake.write_text("import importlib\n\n\ndef f(name):\n"
+                        "    importlib.import_module('chronoplan.validators.report')\n"
+                        "    return ('chronoplan.commands.solve:run', f'chronoplan.validators.{name}')\n")
+        found = violations()
+        for target in ("chronoplan.validators.report", "chronoplan.commands.solve", "chronoplan.validators"):
+            assert ("chronoplan.runtime._layer_probe", target) in found
         with pytest.raises(AssertionError, match="upward imports"):
             test_no_layer_imports_a_higher_one()
     finally:

@@ -1,6 +1,7 @@
 """``chronoplan import FORMAT SOURCE... -o OUT [--format text|json]``: convert benchmark data into .chrono files.
 
-Input: a format name (see ``compiler.importers.FORMATS``), source files, an output path (a directory or a
+Input: a format name (``FORMATS``: each entry names its converter module, imported only when used, whether
+OUT is a directory or a file, and a one-line description), source files, an output path (a directory or a
 file, depending on the format).  Output: the files written, one line each on stdout (``--format json``: one
 object ``{"ok", "format", "files", "error"}``, also on failure).
 Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback), or
@@ -9,12 +10,40 @@ before converting).  Each file is written atomically (``commands.output.write_at
 """
 from __future__ import annotations
 
+import importlib
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from chronoplan.compiler.importers import FORMATS, ImportFormatError, load_format
+from chronoplan.compiler.importers import ImportFormatError
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    module: str          # the converter module (``convert(sources, **options) -> {name: text}``)
+    output: str          # "dir" (OUT is a directory) | "file" (OUT is one file)
+    help: str
+
+
+FORMATS = {
+    "recipe2plan": Format("recipe2plan", "chronoplan.compiler.importers.recipe2plan", "dir",
+                          "Recipe2Plan cooking.json -> OUT/{,easy/}{recipes,instances}.chrono"),
+    "paracook": Format("paracook", "chronoplan.compiler.importers.paracook", "file",
+                       "ParaCook map JSON (with --orders) -> OUT.chrono: physics, map and one scenario"),
+    "pddl": Format("pddl", "chronoplan.compiler.importers.pddl", "file",
+                   "PDDL DOMAIN PROBLEM -> OUT.chrono: one procedure scenario (docs/pddl.md, Importing PDDL)"),
+    "planningarena": Format("planningarena", "chronoplan.validators.tools.importer", "dir",
+                            "PlanningArena tool_list.json [--tasks data.json] [--profiles DIR] -> "
+                            "OUT/tools.chrono, OUT/tasks.chrono"),
+}
+
+
+def load_format(name: str):
+    """The converter module of format ``name`` (KeyError for an unknown format); it ships with chronoplan."""
+    return importlib.import_module(FORMATS[name].module)
 
 
 def configure(p) -> None:
