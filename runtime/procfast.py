@@ -65,7 +65,7 @@ class StepInfo:
     it as a tuple, in this field order)."""
 
     duration: int
-    earliest: int                    # max(0, release) (INF for a step no chunk can run: duration <= 0)
+    earliest: float                  # max(0, release), an int (INF for a step no chunk can run: duration <= 0)
     interruptible: bool
     occupancy: int                   # CONTINUOUS, START or PARTIAL
     occupation: int                  # agent-busy units of the whole step; of a chunk of an interruptible step: at
@@ -87,6 +87,15 @@ def scaled(x: Any, scale: int) -> Optional[int]:
         den = x.denominator
         return x.numerator * (scale // den) if scale % den == 0 else None
     return None
+
+
+def _units(x: Fraction, scale: int) -> int:
+    """A time of the problem in scaled units (``Compiled`` makes ``scale`` a multiple of every denominator of
+    the problem's numbers, so ``scaled`` cannot give None here)."""
+    n = scaled(x, scale)
+    if n is None:
+        raise ValueError(f"{x} is not a whole number of 1/{scale} units")
+    return n
 
 
 class Compiled:
@@ -131,8 +140,8 @@ class Compiled:
 
         steps = []
         for s in problem.steps:
-            dur, occ = scaled(s.duration, scale), scaled(s.occupy_for, scale)
-            release = 0 if s.release is None else max(0, scaled(s.release, scale))
+            dur, occ = _units(s.duration, scale), _units(s.occupy_for, scale)
+            release = 0 if s.release is None else max(0, _units(s.release, scale))
             auto = s.occupancy is ir.Occupancy.START and not self.exclusive
             single, shared, needs, sets = [], [], [], []
             for u in s.uses:
@@ -159,12 +168,12 @@ class Compiled:
         self.nres = len(res)
         self.initial = [initial.get(r, {}).get(k) for (r, k) in slots]
         self.lags = tuple((self.ids[s.key], self.ids[(s.task, lag.other)],
-                           None if lag.min is None else scaled(lag.min, scale),
-                           None if lag.max is None else scaled(lag.max, scale))
+                           None if lag.min is None else _units(lag.min, scale),
+                           None if lag.max is None else _units(lag.max, scale))
                           for s in problem.steps for lag in s.lags if (s.task, lag.other) in self.ids)
-        self.deadlines = tuple((self.ids[s.key], scaled(s.deadline, scale)) for s in problem.steps
+        self.deadlines = tuple((self.ids[s.key], _units(s.deadline, scale)) for s in problem.steps
                                if s.deadline is not None)
-        self.limit = None if problem.limit is None else scaled(problem.limit, scale)
+        self.limit = None if problem.limit is None else _units(problem.limit, scale)
         self.implied_agents = all(st.agent >= 0 for st in steps)     # no step needs its agent named
         self.total = sum(st.duration for st in steps)       # what a valid plan runs: every step, once in all
         self.auto = sum(st.duration for st, s in zip(steps, problem.steps) if M.is_autonomous(s))
@@ -235,7 +244,7 @@ class Compiled:
                 for x in prerequisites:
                     if done[x] > t:
                         return None
-            if not anonymous:
+            if agents is not None:           # (not anonymous)
                 if agents[j] >= 0:
                     a = agents[j]
                 elif a < 0:
@@ -280,13 +289,15 @@ class Compiled:
                 return None
         if self.limit is not None and finish > self.limit:
             return None
-        return SweepOutcome(len(starts), self.total, finish)
+        return SweepOutcome(len(starts), self.total, int(finish))   # finite: an int
 
     # ------------------------------------------------------------------------------------------ metrics
     def metrics(self, out: SweepOutcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
         """``plan_metrics`` of a valid plan; with a reference (any non-None value), ``e_ref`` is the
         reference efficiency truncated to ``out.runs`` entries."""
         n = len(self.rows)
+        finish: Optional[Fraction]
+        e: Optional[Fraction]
         if out.runs:
             finish = Fraction(out.finish) if self.scale == 1 else Fraction(out.finish, self.scale)
             e = Fraction(max(0, out.total - out.finish), self.auto) if self.auto else None
