@@ -73,6 +73,7 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
     heap, counter = queue._heap, queue.counter
     rank = state.agent_rank
     step = problem._index().get                      # problem.step
+    starts = []
     for c in chunks:
         key = (c.task, c.step)
         s = step(key)
@@ -81,12 +82,22 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
             end = c.start + (c.duration if c.duration is not None else s.duration)
             if expected_end.get(key) is None or end > expected_end[key]:
                 expected_end[key] = end
-        heappush(heap, (c.start, START, rank.get(c.agent, 0), c.index, next(counter), c))   # queue.push
+        starts.append((c.start, START, rank.get(c.agent, 0), c.index, next(counter), c))   # queue.push
+    # The starts, in queue order, are taken from this sorted list and the queue holds only ends and checks: a queue
+    # of every start made each event cost log(plan length) comparisons over a heap as large as the plan.
+    starts.sort()
     if problem.limit is not None:
         queue.push(problem.limit, CHECK, ("limit",))
     on_end, on_start, on_check = state._on_end, state.start, state._on_check
-    while heap and not state.stopped:           # state.advance(): state._next_event() for each event
-        t, kind, _, _, _, ev = heappop(heap)
+    i, n = 0, len(starts)
+    while not state.stopped:                    # state.advance(): state._next_event() for each event
+        if i < n and (not heap or starts[i] < heap[0]):
+            t, kind, _, _, _, ev = starts[i]
+            i += 1
+        elif heap:
+            t, kind, _, _, _, ev = heappop(heap)
+        else:
+            break
         state.seq += 1
         if t > state.now:
             state.now = t
@@ -95,8 +106,14 @@ def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iter
         elif kind == START:
             on_start(ev)
         else:
+            if ev[0] == "limit":                # it reads the starts still to come from the queue
+                for x in starts[i:]:
+                    heappush(heap, x)
+                i = n
             on_check(t, ev)
     if state.stopped:
+        for x in starts[i:]:
+            heappush(heap, x)
         state.run_out()
     else:
         ends = [r.end for r in state.runs]

@@ -8,6 +8,7 @@ replay (``procsim.simulate``) and the interactive environment (``runtime.env``).
 from __future__ import annotations
 
 import copy
+from collections import deque
 from dataclasses import MISSING, fields
 from fractions import Fraction
 from heapq import heappop
@@ -41,6 +42,18 @@ def _tables(problem: ProcedureProblem) -> tuple:
     return lag_dependents, setters, {r.name: r.capacity for r in problem.resources}, tuple(deadlines)
 
 
+def _tasks_hint(problem: ProcedureProblem) -> str:
+    return f"use one of: {', '.join(problem.tasks)}"
+
+
+def _step_hints(problem: ProcedureProblem) -> dict:
+    """Task -> the hint of an E102 (a step number the task lacks), made once per problem."""
+    idx: dict = {t: [] for t in problem.tasks}
+    for s in problem.steps:
+        idx.setdefault(s.task, []).append(s.index)
+    return {t: f"choose a step of {t} from {f'{min(i)} to {max(i)}' if i else 'none'}" for t, i in idx.items()}
+
+
 class ProcState:
     """Mutable simulation state; ``check_start`` is pure, ``apply_start`` mutates."""
 
@@ -58,7 +71,12 @@ class ProcState:
             self.steps[s.key] = st
         self.tasks = set(problem.tasks)
         self.agent_rank = {a: i for i, a in enumerate(problem.agents)}
-        self.agent_runs: dict = {a: [] for a in problem.agents}
+        # each agent's busy runs (occupation > 0) in start order, the first ones dropped once no longer busy at one
+        # of its starts (others no longer busy may stay: readers filter by time); ``agent_marks`` keeps per agent
+        # (start of its latest busy run, the latest end of its busy runs started before that, the latest end of all),
+        # so that a check finds the first run still busy and when the agent is free without looking at every run
+        self.agent_runs: dict = {a: deque() for a in problem.agents}
+        self.agent_marks: dict = {}
         self.holders: dict = {r.name: [] for r in problem.resources}
         self.props: dict = {r.name: dict(r.properties) for r in problem.resources}
         self.queue = EventQueue()
@@ -68,7 +86,8 @@ class ProcState:
         self.first_violation_seq: Optional[int] = None
         self.stopped = False
         self.runs: list[Run] = []
-        self.pending_lags: list = []          # (Y key, X key, lag) waiting for X to complete
+        self.pending_lags: list = []          # (Y key, X key, lag) waiting for X to complete (None: done)
+        self.lags_waiting: dict = {}          # X key -> positions of its entries in pending_lags
         # static tables, built once per problem and shared (read only): X key -> [(Y key, lag)],
         # (resource, prop, value) -> [step keys], resource -> capacity, [(deadline, step key)]
         self.lag_dependents, self.setters, self.capacity, deadlines = problem.memo("_procstate_tables", _tables)
@@ -121,16 +140,13 @@ class ProcState:
         """Identity checks: names, agent, repeats, duration.  Returns (state, agent, length, violations)."""
         t = c.start
         if c.task not in self.tasks:
-            near = ", ".join(self.problem.tasks)
             return None, None, None, [Violation(
                 "E101", f"there is no task {c.task!r} in scenario {self.problem.scenario}",
-                f"use one of: {near}", c.index, c.agent, t)]
+                self.problem.memo("_tasks_hint", _tasks_hint), c.index, c.agent, t)]
         st = self.steps.get((c.task, c.step))
         if st is None:
-            idx = [s.index for s in self.problem.task_steps(c.task)]
-            rng = f"{min(idx)} to {max(idx)}" if idx else "none"
             return None, None, None, [Violation(
-                "E102", f"{c.task} has no step {c.step}", f"choose a step of {c.task} from {rng}",
+                "E102", f"{c.task} has no step {c.step}", self.problem.memo("_step_hints", _step_hints)[c.task],
                 c.index, c.agent, t)]
         s = st.step
         agents = self.problem.agents
@@ -203,16 +219,10 @@ class ProcState:
             if s.lags:
                 out += self._check_lags_at_start(st, c, agent)
         o = s.occupation(d)
-        if o > 0:
-            busy = [r for r in self.agent_runs[agent] if r.start + r.busy > t and r.busy > 0]
-        elif self.exclusive:
-            busy = [r for r in self.agent_runs[agent] if r.start < t < r.start + r.busy]
-        else:
-            busy = []
-        if busy:
+        busy = self._busy_with(agent, t, o) if (o > 0 or self.exclusive) and self.agent_runs[agent] else None
+        if busy is not None:
             name = step_name(s.key)
-            other = busy[0]
-            free = max(r.start + r.busy for r in busy)
+            other, free = busy
             rule = "" if o > 0 else " (occupancy exclusive: no step starts while its agent runs a continuous step)"
             out.append(Violation(
                 "E401", f"{agent} cannot do {name} at {self.t(t)}: it is busy with "
@@ -240,6 +250,45 @@ class ProcState:
                         "E201", f"{name} needs {u.resource} {k} = {fmt_value(v)} at {self.t(t)}, but it is "
                         f"{fmt_value(cur)}", self._setter_hint(u.resource, k, v, name, t), c.index, agent, t))
         return out, (st, agent, d, o)
+
+    def _busy_with(self, agent: str, t, o) -> Optional[tuple[Run, Fraction]]:
+        """(the first of ``agent``'s runs, in start order, that keeps it busy at ``t``, and the latest end of those
+        runs), or None.  Busy: occupied past ``t`` (``o > 0``); for a start that occupies nothing under the
+        exclusive rule, started before ``t`` and occupied past it.  Chunks are checked and started in time order
+        (the replay's event order, the environments' clock); anything else is answered by looking at every run."""
+        runs = self.agent_runs[agent]
+        marks = self.agent_marks[agent]
+        if marks is False or t < marks[0]:
+            busy = [r for r in runs if (r.start + r.busy > t if o > 0 else r.start < t < r.start + r.busy)]
+            return (busy[0], max(r.start + r.busy for r in busy)) if busy else None
+        for r in runs:                        # those ended before the agent's latest start were dropped then
+            if r.start + r.busy > t:
+                break
+        else:
+            return None
+        last, before, latest = marks
+        if o > 0:
+            return r, latest                  # the run that ends last is busy at t too
+        if r.start < t:                       # the runs after r started at or after it: the latest end of those that
+            return r, latest if t > last else before       # started before t is ``latest`` (or ``before``, t = last)
+        return None
+
+    def _add_busy(self, agent: str, run: Run) -> None:
+        """Record ``run`` (occupation > 0) among ``agent``'s runs."""
+        marks = self.agent_marks.get(agent)
+        t = run.start
+        end = t + run.busy
+        if marks is False or (marks is not None and t < marks[0]):     # out of time order (no caller does this):
+            self.agent_runs[agent] = [r for r in self.agent_runs[agent] if r.start + r.busy > t] + [run]
+            self.agent_marks[agent] = False                             # plain lists, looked at whole
+            return
+        self.agent_runs[agent].append(run)
+        if marks is None:
+            self.agent_marks[agent] = (t, None, end)
+        elif t > marks[0]:
+            self.agent_marks[agent] = (t, marks[2], max(marks[2], end))
+        elif end > marks[2]:
+            self.agent_marks[agent] = (t, marks[1], end)
 
     def _setter_hint(self, res: str, k: str, v, name: str, t: Fraction) -> str:
         keys = self.setters.get((res, k, v), [])
@@ -311,11 +360,17 @@ class ProcState:
             for lag in st.step.lags:
                 xs = self.steps.get((st.step.task, lag.other))
                 if xs is not None and xs.done_at is None:
-                    self.pending_lags.append((st.step.key, (st.step.task, lag.other), lag))
+                    xkey = (st.step.task, lag.other)
+                    self.lags_waiting.setdefault(xkey, []).append(len(self.pending_lags))
+                    self.pending_lags.append((st.step.key, xkey, lag))
         st.last_index = c.index
         st.running = run
+        runs = self.agent_runs[agent]
+        if runs and self.agent_marks[agent] is not False:     # drop the agent's runs no longer busy (in time order:
+            while runs and runs[0].start + runs[0].busy <= c.start:      # the first ones; the rest stay until
+                runs.popleft()                                          # they come first)
         if o > 0:
-            self.agent_runs[agent] = [r for r in self.agent_runs[agent] if r.start + r.busy > c.start] + [run]
+            self._add_busy(agent, run)
         for u in st.step.uses:
             self.holders[u.resource] = [r for r in self.holders.get(u.resource, ()) if r.end > c.start] + [run]
         self.runs.append(run)
@@ -350,16 +405,15 @@ class ProcState:
         for u in s.uses:
             for k, v in u.sets:
                 self.props.setdefault(u.resource, {})[k] = v
-        if self.pending_lags:
-            keep = []
-            for (ykey, xkey, lag) in self.pending_lags:
-                if xkey != run.key:
-                    keep.append((ykey, xkey, lag))
-                    continue
+        waiting = self.lags_waiting.pop(run.key, None) if self.lags_waiting else None
+        if waiting:
+            pending = self.pending_lags
+            for i in waiting:
+                ykey, xkey, lag = pending[i]
+                pending[i] = None
                 ys = self.steps[ykey]
                 for v in self._lag_violations(ykey, xkey, lag, ys.first_start, t, ys.first_index, None, t):
                     self.report(v)
-            self.pending_lags = keep
         for ykey, lag in self.lag_dependents.get(run.key, ()):
             if lag.max is not None and self.steps[ykey].first_start is None:
                 self.queue.push(t + lag.max, CHECK, ("lag", ykey, run.key, lag))
@@ -458,7 +512,10 @@ class ProcState:
                 self.report(Violation(
                     "E503", f"{name} ran for {self.d(st.progress)} of its {self.d(s.duration)}",
                     f"add a chunk of {self.d(s.duration - st.progress)} for {name}", st.last_index, None, t))
-        for (ykey, xkey, _lag) in self.pending_lags:
+        for entry in self.pending_lags:
+            if entry is None:
+                continue
+            ykey, xkey, _lag = entry
             if xkey[1] in self.steps[ykey].step.prerequisites or self.stopped:
                 continue
             ys = self.steps[ykey]

@@ -16,12 +16,19 @@ def _num(x: Fraction | int) -> str:
     return f"{float(x):.6g}"
 
 
-def clock(x: Fraction, unit: ir.TimeUnit) -> str:
+def clock(x: Fraction | int, unit: ir.TimeUnit) -> str:
     """A point in time: HH:MM:SS when the unit has seconds, else the tick number."""
-    x = Fraction(x)
+    if type(x) is int or (type(x) is Fraction and x.denominator == 1):     # whole: the same text, on ints
+        n = x if type(x) is int else x.numerator
+        if unit.seconds is None:
+            return str(n)
+        whole_secs = n * unit.seconds
+        h, rest = divmod(-whole_secs if whole_secs < 0 else whole_secs, 3600)
+        return f"{'-' if whole_secs < 0 else ''}{h:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    f = Fraction(x)
     if unit.seconds is None:
-        return _num(x)
-    secs = x * unit.seconds
+        return _num(f)
+    secs = f * unit.seconds
     sign = "-" if secs < 0 else ""
     secs = abs(secs)
     whole = int(secs)
@@ -32,14 +39,26 @@ def clock(x: Fraction, unit: ir.TimeUnit) -> str:
     return f"{sign}{h:02d}:{m:02d}:{s:02d}{tail}"
 
 
-def duration(x: Fraction, unit: ir.TimeUnit) -> str:
+def duration(x: Fraction | int, unit: ir.TimeUnit) -> str:
     """A length of time: ``2 min``, ``30 sec``, ``1 hour``, ``2 min 30 sec``; ticks: ``3 ticks``."""
-    x = Fraction(x)
+    if type(x) is int or (type(x) is Fraction and x.denominator == 1):     # whole: the same text, on ints
+        n = x if type(x) is int else x.numerator
+        if unit.seconds is None:
+            return f"{n} tick{'s' * (n != 1)}"
+        whole_secs = n * unit.seconds
+        if whole_secs < 0:
+            return "-" + duration(-n, unit)
+        if whole_secs != 0 and whole_secs % 3600 == 0:
+            return f"{whole_secs // 3600} hour{'s' * (whole_secs != 3600)}"
+        if whole_secs >= 60:
+            return f"{whole_secs // 60} min" + (f" {whole_secs % 60} sec" if whole_secs % 60 else "")
+        return f"{whole_secs} sec"
+    f = Fraction(x)
     if unit.seconds is None:
-        return f"{_num(x)} tick{'s' * (x != 1)}"
-    secs = x * unit.seconds
+        return f"{_num(f)} tick{'s' * (f != 1)}"
+    secs = f * unit.seconds
     if secs < 0:
-        return "-" + duration(-x, unit)
+        return "-" + duration(-f, unit)
     if secs != 0 and secs % 3600 == 0:
         h = secs / 3600
         return f"{_num(h)} hour{'s' * (h != 1)}"

@@ -15,6 +15,7 @@ used is not read again) and its truncated efficiency is kept per action count.
 """
 from __future__ import annotations
 
+import gc
 from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
@@ -85,11 +86,20 @@ def _reference_efficiency(problem: ProcedureProblem, hit: tuple, n: int):
 def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, name: str = "<plan>",
                   fmt: Optional[str] = None, reference: Any = None, exact: bool = False) -> Report:
     """Grade one timed plan against a step-level scenario (``exact``: with the exact engine only)."""
+    # Reading, replaying and measuring a plan make no reference cycles, but a long plan allocates enough objects
+    # for the cyclic garbage collector to run full collections over the whole heap several times (the cost per
+    # step then grows with the plan's length): it is paused meanwhile, as procsim.simulate does for its replay.
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
     try:
         return _validate(problem, plan, first, name, fmt, reference, exact)
     except RecursionError:
         return Report(False, name, problem.scenario, (PlanError(
             "E001", "the plan is nested too deeply", "flatten it"),), _empty_metrics(problem))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # noqa: C901
