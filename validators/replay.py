@@ -117,7 +117,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
         if value is not _UNREAD:
             text = P.step_text(value, fmt)
             fields = None if text is None else P.step_fields(text)
-            if fields is not None:
+            if text is not None and fields is not None:
                 columns = _text_columns(fast, fields)
                 if columns is not None:
                     report = _fast_report(problem, fast, columns, name, reference)
@@ -183,9 +183,11 @@ def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list,
     per = fast.per_second
     if per is None:
         return None
-    memo = fast.memo.get("step text")
+    # "step, recipe" text -> step id (-1: none); HH:MM:SS text -> scaled units ("" -> None: no duration)
+    memo: Optional[tuple[dict[str, int], dict[str, Optional[int]]]] = fast.memo.get("step text")
     if memo is None or len(memo[0]) + len(memo[1]) > max(CACHE_SIZE, 4 * len(fields)):
-        memo = fast.memo["step text"] = ({}, {"": None})       # bounded, but a long plan keeps its own entries
+        memo = ({}, {"": None})                 # bounded, but a long plan keeps its own entries
+        fast.memo["step text"] = memo
     ids, times = memo
     keys, durs, starts = zip(*fields)
     try:
