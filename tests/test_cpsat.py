@@ -1,8 +1,9 @@
 """The CP-SAT reference solver (runtime/cpsat.py) and ``chronoplan solve``.
 
 Hand-made scenarios with hand-computed optima, every plan replayed through the validator, and (marked
-``optimal``) all 65 Recipe2Plan instances with and without time constraints proved optimal within 10 s,
-never worse than the heuristic reference plans of plan.json.
+``optimal``) all 65 Recipe2Plan instances with and without time constraints (130 scenarios) proved optimal
+within 10 s, never worse than the heuristic reference plans of plan.json, and valid under the paper's rules
+(tests/r2p_paper.py).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 pytest.importorskip("ortools")
 
+import r2p_paper  # noqa: E402
 import r2pdata  # noqa: E402
 
 import chronoplan  # noqa: E402
@@ -240,6 +242,9 @@ def reference_makespan(key, constrained):
 @needs_data
 @pytest.mark.parametrize("key", r2pdata.keys() if (r2pdata.DATA / "cooking.json").exists() else [])
 def test_recipe2plan_optimal(r2p_project, key):
+    """Each plan proven optimal, valid for chronoplan and under the paper's rules as tests/r2p_paper.py states
+    them (an oracle sharing no code with chronoplan), and no longer than the reference plan."""
+    instance = dict(zip(r2pdata.keys(), r2pdata.cooking()))[key]
     spans = {}
     for constrained in (True, False):
         name = key if constrained else key + "_easy"
@@ -252,5 +257,8 @@ def test_recipe2plan_optimal(r2p_project, key):
         assert ref is None or res.makespan <= ref, (name, res.makespan, ref)
         report = validate_plan(problem, res.plan_json(name), reference=r2pdata.reference(key, constrained))
         assert report.valid, report.to_text()
+        per = problem.time_unit.seconds
+        chunks = [(e.step, e.task, e.duration * per, e.start * per) for e in res.schedule]
+        assert r2p_paper.check(instance, chunks, constrained) == set(), (name, chunks)
         spans[constrained] = res.makespan
     assert spans[True] >= spans[False]          # time constraints can only lengthen the optimum
