@@ -98,6 +98,76 @@ def test_jsonl_and_stdin(files, capsys, monkeypatch, tmp_path):
     assert code == 0 and json.loads(out)["plan"] == "-"
 
 
+class _Lines(io.StringIO):
+    """stdin that counts the lines handed out."""
+
+    taken = 0
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        self.taken += bool(line)
+        return line
+
+    def __next__(self):
+        line = super().__next__()
+        self.taken += 1
+        return line
+
+    def read(self, *args):
+        text = super().read(*args)
+        self.taken += text.count("\n")
+        return text
+
+
+def test_json_lines_on_stdin_are_streamed(files, capsys, monkeypatch, tmp_path):
+    """``validate ... -`` reads JSON Lines from a pipe line by line, as it reads a .jsonl file: one report per plan
+    line, in order, named ``-:LINE``, however long the input (the whole-stdin limit does not apply)."""
+    import subprocess
+    import sys
+
+    import chronoplan.validators.grade as grade_mod
+
+    src, _ = files
+    lines = []
+    for i in range(60):
+        plan = GOOD if i % 3 else BAD
+        lines.append(json.dumps(plan) if i % 7 else "")             # blank lines are skipped
+    lines[10] = '{"schedule": [}'                                     # an unreadable line gets its own report
+    stdin = "\n".join(lines) + "\n"
+    want = [(f"-:{n}", line) for n, line in enumerate(lines, 1) if line]
+    proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "validate", str(src), "-", "--scenario",
+                           "Eggs_Toast", "--format", "json"], input=stdin, capture_output=True, text=True,
+                          timeout=300)
+    reps = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert [r["plan"] for r in reps] == [name for name, _ in want]
+    assert [r["valid"] for r in reps] == [line == json.dumps(GOOD) for _, line in want]
+    assert reps[[name for name, _ in want].index("-:11")]["errors"][0]["code"] == "E001"
+    jl = tmp_path / "same.jsonl"                                      # the same reports as from a .jsonl file
+    jl.write_text(stdin)
+    code, out, _ = run(capsys, "validate", str(src), str(jl), "--scenario", "Eggs_Toast", "--format", "json")
+    from_file = [json.loads(line) for line in out.splitlines()]
+    assert [dict(r, plan=r["plan"].replace(str(jl), "-")) for r in from_file] == reps
+    # read lazily: the first plan is there after its line and the next, before the rest of the input is read
+    monkeypatch.setattr("sys.stdin", _Lines(stdin))
+    first = next(grade_mod.iter_sources(["-"]))
+    assert first.name == "-:2" and first.value == GOOD and sys.stdin.taken <= 3     # line 1 is blank
+    # longer than a whole stdin may be: JSON Lines are still graded, one line at a time
+    monkeypatch.setattr(grade_mod, "MAX_FILE_BYTES", 2000)
+    long = "\n".join(json.dumps(GOOD) for _ in range(50)) + "\n"
+    assert len(long) > 2000
+    code, out, _ = run(capsys, "validate", str(src), "-", "--scenario", "Eggs_Toast", "--format", "json",
+                       stdin=long, monkeypatch=monkeypatch)
+    assert code == 0 and [json.loads(line)["plan"] for line in out.splitlines()] == [f"-:{n}" for n in range(1, 51)]
+    # anything else on stdin is still one plan, read whole within the limit
+    code, out, _ = run(capsys, "validate", str(src), "-", "--scenario", "Eggs_Toast", "--format", "json",
+                       stdin=json.dumps(GOOD, indent=2) + "\n", monkeypatch=monkeypatch)
+    assert code == 0 and json.loads(out)["plan"] == "-"
+    code, out, _ = run(capsys, "validate", str(src), "-", "--scenario", "Eggs_Toast", "--format", "json",
+                       stdin=json.dumps(GOOD, indent=2) + " " * 2000, monkeypatch=monkeypatch)
+    assert code == 1 and json.loads(out)["errors"][0]["code"] == "E013"
+
+
 def test_reference_gives_relative_efficiency(files, capsys):
     src, plans = files
     code, out, _ = run(capsys, "validate", str(src), str(plans / "Eggs_Toast.json"), "--format", "json",

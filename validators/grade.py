@@ -13,6 +13,7 @@ the plan file's stem.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -26,9 +27,11 @@ from chronoplan.compiler.instantiate import InstantiationError, procedure_proble
 from chronoplan.validators.compat import Compat, family_error, usable
 from chronoplan.validators.families import family_of
 from chronoplan.validators.plan_text import (
+    BOM,
     MAX_TEXT,
     Decoded,
     Native,
+    _first_line_is_json,
     decode,
     decode_line,
     plan_value,
@@ -95,12 +98,45 @@ def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
         yield PlanSource(name, stem, None, PlanError("E002", "the plan file is empty", "write a plan"))
 
 
+def _read_stdin(name: str, stem: str, raw_text: bool) -> Iterator[PlanSource]:
+    """stdin: JSON Lines are streamed like a .jsonl file, line by line, when its first non-empty line is a JSON
+    value and the next one starts like one (what ``decode`` reads as JSON Lines); anything else is read whole,
+    up to ``MAX_FILE_BYTES``, and decoded as a plan file is."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)      # a text stream when replaced (tests, notebooks)
+    head: list = []                                       # the lines read to decide
+    lines: list[str] = []                                 # their non-empty ones, stripped
+    size = 0
+    while len(lines) < 2 and size <= MAX_FILE_BYTES:
+        raw = stream.readline(MAX_TEXT + 1)
+        if not raw:
+            break
+        head.append(raw)
+        size += len(raw)
+        if len(raw) > MAX_TEXT:
+            break
+        line = text_of(raw).strip().lstrip(BOM).strip()
+        if line:
+            lines.append(line)
+            if line[0] not in "[{":
+                break
+    if len(lines) == 2 and _first_line_is_json("\n".join(lines)):
+        yield from _read_lines(itertools.chain(head, stream), name, stem)
+        return
+    rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
+    data = rest[:0].join(head) + rest if head else rest
+    if len(data) > MAX_FILE_BYTES:
+        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
+                         "bytes", "split the file"))
+        return
+    yield from _sources(name, stem, decode(data), data if raw_text else None)
+
+
 def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSource]:
     stem = path.stem
     try:
         if name == "-":
-            stdin = getattr(sys.stdin, "buffer", sys.stdin)      # a text stream when replaced (tests, notebooks)
-            data = stdin.read(MAX_FILE_BYTES + 1)
+            yield from _read_stdin(name, stem, raw_text)
+            return
         elif path.suffix == ".jsonl":
             with path.open("rb") as stream:
                 yield from _read_lines(stream, name, stem)
