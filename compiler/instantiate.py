@@ -183,7 +183,9 @@ def _prop_value(v: Any, values: dict, unit: ir.TimeUnit) -> Any:
 
 
 def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedureProblem:  # noqa: C901
-    """Instantiate a step-level scenario (one listing ``procedures``)."""
+    """Instantiate a step-level scenario (one listing ``procedures``; InstantiationError for any other)."""
+    if not scenario.procedures:
+        raise InstantiationError(f"scenario {scenario.name} lists no procedures (it is not a step-level scenario)")
     project = project.part(scenario.name)
     unit = scenario.time_unit
     values = constant_values(project, scenario)

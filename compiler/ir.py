@@ -65,7 +65,7 @@ class Occupancy(enum.Enum):
 
 class ScenarioKind(enum.Enum):
     """The family of a scenario, decided once when the scenario is built (``Scenario.kind``); every command
-    asks the family registry (``chronoplan.families``) what it can do with it."""
+    asks the family registry (``validators.families``) what it can do with it."""
 
     PROCEDURES = "procedures"   # step-level procedures (Recipe2Plan, TimeArena): timed schedules
     TOOLS = "tools"             # tool calls against apps (PlanningArena-style tool plans)

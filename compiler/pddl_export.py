@@ -1,29 +1,16 @@
-"""Entry point of the PDDL backends: project + scenario name -> ``PddlExport``.
+"""PDDL export of step-level scenarios: project + scenario name -> ``PddlExport``.
 
-Input: a checked ``ir.Project`` and a scenario name.  Output: the temporal (``compiler.pddl_temporal``) or
-classical (``compiler.pddl_classical``) export of step-level scenarios, or the kitchen export
-(``compiler.pddl_kitchen``) of grid kitchens.  Raises ``pddl_common.ExportError`` (diagnostic P010) for
-scenario kinds the backends do not cover (tool-use tasks) and kitchens whose operators they do not know.
+Input: a checked ``ir.Project`` and the name of a step-level scenario (one listing procedures).  Output: its
+temporal (``compiler.pddl_temporal``) or classical (``compiler.pddl_classical``) export; ``pddl_common.
+ExportError`` (diagnostic P010) when the scenario cannot be instantiated.  Grid kitchens are exported by
+``compiler.pddl_kitchen.export_kitchen``; which exporter serves a scenario is the family registry's answer
+(``validators.families``: ``Family.pddl``, and ``export_scenario`` for any scenario).
 """
 from __future__ import annotations
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.compiler.pddl_common import ExportError, PddlExport, error
-
-
-def export_scenario(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
-    """The export of any scenario, by its kind (commands ask ``validators.families`` instead)."""
-    scen = project.scenario(scenario)
-    if scen.kind is ir.ScenarioKind.GRID:
-        from chronoplan.compiler.pddl_kitchen import export_kitchen
-        return export_kitchen(project, scen.name, classical=classical)
-    if scen.kind is not ir.ScenarioKind.PROCEDURES:
-        raise ExportError([error(
-            "P010", f"scenario {scen.name} is a {scen.kind.value} scenario; the PDDL export covers step-level "
-            "scenarios (scenarios listing procedures) and grid kitchens (a map and orders)", scen.span,
-            ("see docs/pddl.md",))])
-    return export_procedures(project, scen.name, classical=classical)
 
 
 def export_procedures(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:

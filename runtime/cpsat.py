@@ -639,12 +639,10 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
 def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, workers: int = 2, *,
                    compat=None) -> Result:
     """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it
-    (``compat``: as in ``solve_cpsat``)."""
+    (``compat``: as in ``solve_cpsat``).  Which scenarios cpsat solves is the family registry's answer
+    (``validators.families``); any other scenario cannot be instantiated here (status "error")."""
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
-    if scen.kind is not ir.ScenarioKind.PROCEDURES:
-        return Result("error", None, None, (), 0.0, message=f"the cpsat planner solves step-level scenarios "
-                      f"(listing procedures); {scenario} is not one")
     part = project.part(scenario) if hasattr(project, "part") else project
     try:
         problem = procedure_problem(part, scen)

@@ -2,7 +2,8 @@
 
 Input: a step-level scenario (``ir.Project`` + name, or a ``ProcedureProblem``), a planner name and a time
 limit.  Output: ``runtime.cpsat.Result`` (status feasible|unsolvable|timeout|error, makespan, bound None,
-the schedule, seconds) for ``chronoplan solve --planner NAME``; ``run_val`` for VAL verdicts.
+the schedule, seconds) for ``chronoplan solve --planner NAME`` (``solve_procedures``, named by the family
+registry ``validators.families``; grid kitchens: ``runtime.kitchen_solve``); ``run_val`` for VAL verdicts.
 
 Pipeline: export the scenario to PDDL (temporal for aries, kairos and lpg; the classical approximation for
 fast-downward and pyperplan), run the engine in a subprocess (``runtime.planner_worker``) started in a new
@@ -27,15 +28,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Union
+from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.cpsat import Entry, Result
 from chronoplan.runtime.proctree import Tracker
-
-if TYPE_CHECKING:
-    from chronoplan.runtime.kitchen_solve import KitchenSolution
 
 
 @dataclass(frozen=True)
@@ -366,40 +364,15 @@ def _valid(problem: ProcedureProblem, entries) -> bool:
     return not res.violations
 
 
-def solve_scenario(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0
-                   ) -> Union[Result, KitchenSolution]:
+def solve_procedures(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> Result:
+    """``chronoplan solve --planner NAME`` on a step-level scenario (the family registry's ``pddl_solve`` of
+    procedures; grid kitchens have ``runtime.kitchen_solve.solve_kitchen``): instantiate, export, plan, map
+    back.  PlannerUnavailable when the engine is not installed."""
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
-    if scen.kind is ir.ScenarioKind.GRID:
-        from chronoplan.runtime.kitchen_solve import solve_kitchen
-        return solve_kitchen(project, scenario, planner, timeout)
-    if scen.kind is not ir.ScenarioKind.PROCEDURES:
-        return Result("error", None, None, (), 0.0, planner=planner, message=(
-            f"the {planner} planner solves step-level scenarios (listing procedures) and grid kitchens through "
-            f"the PDDL export; {scenario} is neither (see docs/pddl.md)"))
     try:
         problem = procedure_problem(project, scen)
     except InstantiationError as exc:
         return Result("error", None, None, (), 0.0, planner=planner,
                       message=f"scenario {scenario} cannot be instantiated: {exc}")
     return solve_problem(problem, planner, timeout, project)
-
-
-def _entry(planner: str):
-    def solve(project: ir.Project, scenario: str, timeout: float = 60.0, workers: int = 2
-              ) -> Union[Result, KitchenSolution]:
-        from chronoplan.runtime.cpsat import SolverUnavailable
-        try:
-            return solve_scenario(project, scenario, planner, timeout)
-        except PlannerUnavailable as exc:
-            raise SolverUnavailable(str(exc)) from None
-    solve.__name__ = f"solve_{planner.replace('-', '_')}"
-    solve.__doc__ = f"``chronoplan solve --planner {planner}`` entry point ({ENGINES[planner].note})."
-    return solve
-
-
-solve_aries = _entry("aries")
-solve_kairos = _entry("kairos")
-solve_lpg = _entry("lpg")
-solve_fast_downward = _entry("fast-downward")
-solve_pyperplan = _entry("pyperplan")

@@ -4,8 +4,8 @@ Input: a code of the registry (``chronoplan.compiler.codes``), a message, a hint
 Output: ``PlanError`` (its ``category`` derived from the code; ``to_json()`` is one entry of the report
 contract's ``errors`` list), ``json_number`` (numbers in reports), and ``CODES``, the view of the registry
 for timed plans (code -> (category, title); docs/errors.md lists it).  ``Violation`` (the step-level
-engines) and ``kitchen_codes.KitchenError`` (the kitchen engine) are names of the same record;
-``chronoplan.validators.report`` re-exports it.
+engines) is another name of the same record, which the kitchen engine builds too (its codes:
+``kitchen_codes.KCODES``); ``chronoplan.validators.report`` re-exports it.
 """
 from __future__ import annotations
 

@@ -379,7 +379,7 @@ scenario s {{ unit min agents a procedures P }}
 
 def test_huge_capacity_is_a_located_export_error(capsys, monkeypatch, tmp_path):
     from chronoplan.compiler.pddl_common import ExportError
-    from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.validators.families import export_scenario
     status, out, err = check(capsys, monkeypatch, tmp_path, CAPACITY.format(board=1_000_000, bowl=5000))
     assert status == 0                           # the simulator and CP-SAT take any capacity
     project, diags, sources = compile_paths(tmp_path / "k.chrono")
@@ -394,7 +394,7 @@ def test_huge_capacity_is_a_located_export_error(capsys, monkeypatch, tmp_path):
 
 
 def test_capacity_at_the_limit_exports(tmp_path):
-    from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.validators.families import export_scenario
     (tmp_path / "k.chrono").write_text(CAPACITY.format(board=1000, bowl=2))
     project, diags, sources = compile_paths(tmp_path / "k.chrono")
     export = export_scenario(project, "s")

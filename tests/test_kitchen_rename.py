@@ -20,10 +20,10 @@ import test_kitchen_plans as human
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.runtime.kitchen_planner import plan as scripted_plan
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.runtime.planners import missing
+from chronoplan.validators.families import export_scenario
 from chronoplan.validators.paracook_grade import grade_grid_plan
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -144,7 +144,7 @@ def test_cpsat_splits_an_interruptible_step_around_an_autonomous_start(tmp_path)
 
 
 def test_pddl_temporal_export_gives_the_autonomous_start_an_agent(project):
-    from chronoplan.compiler.pddl_export import export_scenario
+    from chronoplan.validators.families import export_scenario
     relaxed = export_scenario(project, "relaxed").domain_text()
     paper = export_scenario(project, "paper").domain_text()
     oven = lambda text: text[text.index("step-oven-0"):].split("(:durative-action")[0]   # noqa: E731

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import TimedEntry, to_pddl_plan
 from chronoplan.runtime.planners import run_val, validate_binary
 from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.validators.families import export_scenario
 
 pytest.importorskip("ortools", reason="the corpus starts from CP-SAT schedules: pip install 'chronoplan[optimal]'")
 pytestmark = [pytest.mark.planners,

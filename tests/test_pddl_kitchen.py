@@ -23,11 +23,11 @@ from golden_util import check_golden as _golden
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.pddl_common import ExportError
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import parse_plan
 from chronoplan.runtime.kitchen_solve import retime, to_steps
 from chronoplan.runtime.kitchen_world import World
 from chronoplan.runtime.planners import missing, run_val, validate_binary
+from chronoplan.validators.families import export_scenario
 from chronoplan.validators.paracook_grade import grade_grid_plan
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chronoplan
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_names import NameMap, slug
 from chronoplan.compiler.pddl_plan import (
     PlanAction,
@@ -23,6 +22,7 @@ from chronoplan.compiler.pddl_plan import (
     to_schedule,
 )
 from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.validators.families import export_scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "pddl"
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import PlanAction, plan_text, to_pddl_plan
 from chronoplan.runtime.planners import run_val, validate_binary
+from chronoplan.validators.families import export_scenario
 
 pytestmark = pytest.mark.planners
 ROOT = Path(__file__).resolve().parent.parent

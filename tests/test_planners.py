@@ -19,7 +19,6 @@ from proc_util import descendants, table
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.pddl_export import export_scenario
 from chronoplan.compiler.pddl_plan import to_pddl_plan
 from chronoplan.compiler.pddl_temporal import export_temporal
 from chronoplan.runtime.planners import (
@@ -31,6 +30,7 @@ from chronoplan.runtime.planners import (
     solve_problem,
     validate_binary,
 )
+from chronoplan.validators.families import export_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden" / "pddl"

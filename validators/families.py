@@ -1,10 +1,14 @@
 """The scenario-family registry: ``ir.ScenarioKind`` -> what chronoplan can do with a scenario of that kind.
 
 Input: a scenario (its ``kind`` is decided once, when the IR is built: ``ir.ScenarioKind.decide``).  Output:
-``family(kind)`` -> ``Family``: its plan formats, grader, JSON Schema builders, PDDL export, planners,
-interactive protocols, the metrics its reports carry, and for each missing capability what exists instead.
-Every command asks this table (``validate``, ``schema``, ``pddl``, ``solve``, ``play``, ``check --summary``,
-``list``); adding a family is one subpackage plus one ``Family`` entry here (docs/architecture.md).
+``family(kind)`` / ``family_of(scenario)`` -> ``Family``: its name and labels, plan formats, grader, JSON Schema
+builders, PDDL export, planners (and how a PDDL planner solves it), interactive protocols, compatibility modes,
+the metrics its reports carry, and for each missing capability what exists instead; ``compat_family(mode)``
+-> the family a ``--compat`` mode grades; ``export_scenario`` -> the PDDL export of any scenario (the
+family's exporter, or P010 saying what exists instead).
+Every command asks this table (``validate``, ``schema``, ``pddl``, ``solve``, ``play``, ``render``, ``check
+--summary``, ``list``) and so do the Gymnasium environments (``chronoplan.envs``); nothing else branches on
+``Scenario.kind``.  Adding a family is one subpackage plus one ``Family`` entry here (docs/architecture.md).
 
 The callables are named by ``module:function`` and imported on first use, so the registry costs nothing at
 import time and optional dependencies (ortools, unified-planning engines) load only when used; the modules
@@ -15,9 +19,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from chronoplan.compiler.ir import Scenario, ScenarioKind
+from chronoplan.compiler.ir import Project, Scenario, ScenarioKind
+
+if TYPE_CHECKING:
+    from chronoplan.compiler.pddl_common import PddlExport
 
 
 @dataclass(frozen=True)
@@ -37,17 +44,25 @@ class Ref:
 @dataclass(frozen=True)
 class Family:
     kind: ScenarioKind
-    label: str                                  # how summaries name it: "procedure scenarios"
+    label: str                                  # how summaries name it: "procedure" (-> "procedure scenarios")
+    title: str                                  # how sentences name its scenarios: "grid kitchens"
     formats: tuple[str, ...]                    # plan formats its readers accept (--plan-format)
     grade: Ref                                  # (Grader, scenario, plan, fmt, first, name, reference) -> Report
     schema: Ref                                 # (project, scenario) -> JSON Schema
     strict_schema: Ref                          # (project, scenario) -> StrictSchema
     pddl: Optional[Ref]                         # (project, scenario, *, classical) -> PddlExport
     planners: tuple[str, ...]                   # `chronoplan solve --planner` names that solve it
+    pddl_solve: Optional[Ref]                   # (project, scenario, planner, timeout) -> a PDDL planner's result
     protocols: tuple[str, ...]                  # `chronoplan play --protocol` names
-    metrics: tuple[str, ...]                    # metric keys its reports always carry
+    compat: tuple[str, ...]                     # `--compat` modes that grade it (validators.compat)
+    metrics: tuple[str, ...]                    # metric keys every report of its grader carries
     instead: dict                               # capability -> what to use instead, when missing
     chart: Optional[Ref] = None                 # (Grader, scenario, plan, report, fmt) -> render Chart
+
+    @property
+    def name(self) -> str:
+        """The family's name in JSON output (``chronoplan list``: procedures | tools | grid)."""
+        return self.kind.value
 
     def lacks(self, capability: str) -> str:
         """A user-facing sentence for a capability this family does not have."""
@@ -55,40 +70,54 @@ class Family:
         return f"{self.label} scenarios have no {capability}" + (f"; {other}" if other else "")
 
 
-PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")
+PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")   # solved through Family.pddl_solve
 
 FAMILIES: dict[ScenarioKind, Family] = {
     ScenarioKind.PROCEDURES: Family(
-        ScenarioKind.PROCEDURES, "procedure", ("schedule", "recipe2plan"),
-        Ref("chronoplan.validators.grade:grade_procedures"),
-        Ref("chronoplan.validators.schema:procedure_schema_for"),
-        Ref("chronoplan.validators.schema:strict_procedure_schema_for"),
-        Ref("chronoplan.compiler.pddl_export:export_procedures"),
-        ("cpsat",) + PDDL_PLANNERS, ("timearena", "recipe2plan"),
-        ("makespan", "success", "progress", "steps_done", "steps_total"), {},
-        Ref("chronoplan.validators.render_charts:chart_procedures")),
+        ScenarioKind.PROCEDURES, "procedure", "step-level scenarios (procedures)",
+        formats=("schedule", "recipe2plan"),
+        grade=Ref("chronoplan.validators.grade:grade_procedures"),
+        schema=Ref("chronoplan.validators.schema:procedure_schema_for"),
+        strict_schema=Ref("chronoplan.validators.schema:strict_procedure_schema_for"),
+        pddl=Ref("chronoplan.compiler.pddl_export:export_procedures"),
+        planners=("cpsat",) + PDDL_PLANNERS,
+        pddl_solve=Ref("chronoplan.runtime.planners:solve_procedures"),
+        protocols=("timearena", "recipe2plan"),
+        compat=("recipe2plan", "timearena"),
+        metrics=("makespan", "success", "progress", "steps_done", "steps_total"),
+        instead={},
+        chart=Ref("chronoplan.validators.render_charts:chart_procedures")),
     ScenarioKind.GRID: Family(
-        ScenarioKind.GRID, "kitchen", ("paracook",),
-        Ref("chronoplan.validators.grade:grade_grid"),
-        Ref("chronoplan.validators.paracook_schema:paracook_plan_schema"),
-        Ref("chronoplan.validators.paracook_schema:strict_paracook_plan_schema"),
-        Ref("chronoplan.compiler.pddl_kitchen:export_kitchen"),
-        PDDL_PLANNERS, ("kitchen",),
-        ("makespan", "success"),
-        {"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)"},
-        Ref("chronoplan.validators.render_charts:chart_kitchen")),
+        ScenarioKind.GRID, "kitchen", "grid kitchens",
+        formats=("paracook",),
+        grade=Ref("chronoplan.validators.grade:grade_grid"),
+        schema=Ref("chronoplan.validators.paracook_schema:paracook_plan_schema"),
+        strict_schema=Ref("chronoplan.validators.paracook_schema:strict_paracook_plan_schema"),
+        pddl=Ref("chronoplan.compiler.pddl_kitchen:export_kitchen"),
+        planners=PDDL_PLANNERS,
+        pddl_solve=Ref("chronoplan.runtime.kitchen_solve:solve_kitchen"),
+        protocols=("kitchen",),
+        compat=("paracook",),
+        metrics=("makespan", "success", "oct", "poct", "pmd", "T_max", "D_max"),
+        instead={"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)"},
+        chart=Ref("chronoplan.validators.render_charts:chart_kitchen")),
     ScenarioKind.TOOLS: Family(
-        ScenarioKind.TOOLS, "tool-use", ("tools", "planningarena"),
-        Ref("chronoplan.validators.grade:grade_tools"),
-        Ref("chronoplan.validators.tools.schema:tool_plan_schema"),
-        Ref("chronoplan.validators.tools.schema:strict_tool_plan_schema"),
-        None, (), (),
-        ("success",),
-        {"PDDL export": "the scenario's reference calls are its reference plan (docs/tools.md); grade tool "
-                        "plans with `chronoplan validate` and get their schema with `chronoplan schema`",
-         "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
-         "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
-        Ref("chronoplan.validators.render_charts:chart_tools")),
+        ScenarioKind.TOOLS, "tool-use", "tool-use scenarios",
+        formats=("tools", "planningarena"),
+        grade=Ref("chronoplan.validators.grade:grade_tools"),
+        schema=Ref("chronoplan.validators.tools.schema:tool_plan_schema"),
+        strict_schema=Ref("chronoplan.validators.tools.schema:strict_tool_plan_schema"),
+        pddl=None,
+        planners=(),
+        pddl_solve=None,
+        protocols=(),
+        compat=(),
+        metrics=("makespan", "success", "SER", "DA", "LPR", "SMAR", "TR", "PC", "FD_API"),
+        instead={"PDDL export": "the scenario's reference calls are its reference plan (docs/tools.md); grade "
+                                "tool plans with `chronoplan validate` and get their schema with `chronoplan schema`",
+                 "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
+                 "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
+        chart=Ref("chronoplan.validators.render_charts:chart_tools")),
 }
 
 
@@ -98,3 +127,23 @@ def family(kind: ScenarioKind) -> Family:
 
 def family_of(scenario: Scenario) -> Family:
     return FAMILIES[scenario.kind]
+
+
+def compat_family(mode: str) -> Family:
+    """The family whose scenarios the ``--compat`` mode ``mode`` (its CLI name) grades (KeyError: none)."""
+    for fam in FAMILIES.values():
+        if mode in fam.compat:
+            return fam
+    raise KeyError(f"no scenario family is graded by --compat {mode}")
+
+
+def export_scenario(project: Project, scenario: Optional[str], *, classical: bool = False) -> PddlExport:
+    """The PDDL export of any scenario: its family's exporter (temporal, or ``classical`` STRIPS); a family
+    without one raises ``ExportError`` with a P010 that says what exists instead (``Family.lacks``)."""
+    from chronoplan.compiler.pddl_common import ExportError, error
+    scen = project.scenario(scenario)
+    fam = family_of(scen)
+    if fam.pddl is None:
+        raise ExportError([error("P010", f"scenario {scen.name}: {fam.lacks('PDDL export')}", scen.span)])
+    export: PddlExport = fam.pddl(project, scen.name, classical=classical)
+    return export

@@ -259,9 +259,8 @@ class Grader:
         except KeyError as exc:
             return None, error_report(name, str(scenario), "E015", str(exc.args[0] if exc.args else exc),
                                       "name a scenario with --scenario or a top-level \"scenario\" key")
-        kind = scen.kind.value
-        if self.compat is not None and not self.compat.applies_to(kind):
-            return None, Report(False, name, scen.name, (family_error(self.compat, scen.name, kind),),
+        if self.compat is not None and not self.compat.applies_to(scen):
+            return None, Report(False, name, scen.name, (family_error(self.compat, scen),),
                                 {"makespan": None, "success": False})
         return scen, None
 

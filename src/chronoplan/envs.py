@@ -40,7 +40,8 @@ except ImportError as exc:          # pragma: no cover - exercised only without 
 
 import chronoplan
 from chronoplan.compiler.codes import category_of
-from chronoplan.compiler.ir import Project, ScenarioKind
+from chronoplan.compiler.ir import Project
+from chronoplan.validators.families import Family, family_of
 from chronoplan.validators.report import json_number
 
 __all__ = ["ChronoEnv", "TimeArenaEnv", "Recipe2PlanEnv", "KitchenGymEnv", "IDS", "MAX_OBSERVATION",
@@ -65,6 +66,12 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def environments(family: Family) -> str:
+    """The environment ids that play a family's protocols (``Family.protocols``), or why there are none."""
+    ids = [env_id for env_id, cls in IDS.items() if globals()[cls].protocol in family.protocols]
+    return " or ".join(ids) if ids else f"none ({family.lacks('interactive protocol')})"
+
+
 def _project(path: Union[str, Path, Project]) -> Project:
     return path if isinstance(path, Project) else chronoplan.load(path)
 
@@ -82,13 +89,10 @@ class ChronoEnv(gymnasium.Env[str, str]):
         self.render_mode = render_mode
         self.project = _project(path)
         self.scenario = self.project.scenario(scenario)
-        want = ScenarioKind.GRID if self.protocol == "kitchen" else ScenarioKind.PROCEDURES
-        if self.scenario.kind != want:
-            other = "chronoplan/Kitchen-v0" if self.scenario.kind == ScenarioKind.GRID else (
-                "chronoplan/TimeArena-v0 or chronoplan/Recipe2Plan-v0" if self.scenario.kind ==
-                ScenarioKind.PROCEDURES else "none (tool-use scenarios have no interactive protocol)")
-            raise ValueError(f"scenario {self.scenario.name} ({self.scenario.kind.value}) has no {self.protocol} "
-                             f"protocol; its environment: {other}")
+        family = family_of(self.scenario)
+        if self.protocol not in family.protocols:
+            raise ValueError(f"scenario {self.scenario.name} ({family.name}) has no {self.protocol} protocol; its "
+                             f"environment: {environments(family)}")
         self._setup()
         self.charset = frozenset(string.printable) | frozenset("".join(self._names()))
         self.observation_space = spaces.Text(MAX_OBSERVATION, min_length=0, charset=self.charset)

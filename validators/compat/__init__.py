@@ -1,8 +1,9 @@
 """Compatibility modes: grade like a benchmark's original evaluator instead of by chronoplan's rules.
 
-Input: the value of ``chronoplan validate --compat NAME`` (or a ``Compat`` member) and, per plan, the kind
-of scenario it is graded against (``Scenario.kind``: procedures, tools, grid).
-Output: ``Compat`` (the frozen registry: each member's name, one-line description and scenario family),
+Input: the value of ``chronoplan validate --compat NAME`` (or a ``Compat`` member) and, per plan, the
+scenario it is graded against.
+Output: ``Compat`` (the frozen registry: each member's name, one-line description and refusal; its scenario
+family is the one whose registry entry lists the mode, ``validators.families.Family.compat``),
 ``parse_compat`` (text -> member, ``CompatError`` with the known names for anything else), ``refusal``
 (why a mode cannot be used at all, or None) and ``family_error`` (the per-plan error for a scenario of
 another family).
@@ -26,44 +27,40 @@ from __future__ import annotations
 from enum import Enum
 from typing import Optional, Union
 
+from chronoplan.compiler.ir import Scenario
+from chronoplan.validators.families import Family, compat_family, family_of
 from chronoplan.validators.report import PlanError
 
 
-class Family(Enum):
-    """A family of scenarios, by ``Scenario.kind``."""
-
-    STEPS = ("procedures", "step-level scenarios (procedures)")
-    GRID = ("grid", "grid kitchens")
-
-    def __init__(self, kind: str, label: str) -> None:
-        self.kind = kind
-        self.label = label
-
-
 class Compat(Enum):
-    """A compatibility mode: (CLI name, one-line description, scenario family, refusal or None)."""
+    """A compatibility mode: (CLI name, one-line description, refusal or None); the family it grades is
+    the registry's (``Family.compat`` lists the mode)."""
 
     RECIPE2PLAN = ("recipe2plan",
                    "the original Recipe2Plan evaluator's verdict, failing check, progress and efficiency, "
                    "quirks included",
-                   Family.STEPS, None)
-    PARACOOK = ("paracook", "the original ParaCook simulator's rules for grid-kitchen plans", Family.GRID, None)
-    TIMEARENA = ("timearena", "TimeArena's original environment (nothing to reproduce: refused)", Family.STEPS,
+                   None)
+    PARACOOK = ("paracook", "the original ParaCook simulator's rules for grid-kitchen plans", None)
+    TIMEARENA = ("timearena", "TimeArena's original environment (nothing to reproduce: refused)",
                  "there is nothing to reproduce: the differences from TimeArena's original implementation "
                  "listed in docs/benchmarks/timearena.md (\"Differences from the original implementation\") are "
                  "in the domain data (pairing rule, shared containers, prerequisites...) and in the interactive "
                  "environment and its scoring script, not in how a timed plan is validated. Grade TimeArena "
                  "plans without --compat.")
 
-    def __init__(self, cli_name: str, description: str, family: Family, refused: Optional[str]) -> None:
+    def __init__(self, cli_name: str, description: str, refused: Optional[str]) -> None:
         self.cli_name = cli_name
         self.description = description
-        self.family = family
         self.refused = refused
 
-    def applies_to(self, kind: str) -> bool:
-        """Whether the mode grades scenarios of this kind (``Scenario.kind.value``)."""
-        return self.family.kind == kind
+    @property
+    def family(self) -> Family:
+        """The scenario family the mode grades (the registry entry that lists it)."""
+        return compat_family(self.cli_name)
+
+    def applies_to(self, scenario: Scenario) -> bool:
+        """Whether the mode grades this scenario (its family's registry entry lists the mode)."""
+        return self.cli_name in family_of(scenario).compat
 
 
 class CompatError(ValueError):
@@ -103,11 +100,11 @@ def usable(value: Union[str, Compat, None]) -> Optional[Compat]:
     return mode
 
 
-def family_error(mode: Compat, scenario: str, kind: str) -> PlanError:
+def family_error(mode: Compat, scenario: Scenario) -> PlanError:
     """The error of a plan whose scenario is not of the mode's family."""
-    other = next((f.label for f in Family if f.kind == kind), f"{kind} scenarios")
-    return PlanError("E012", f"--compat {mode.cli_name} grades {mode.family.label}; scenario "
-                     f"{scenario} is one of the {other}", f"grade this plan without --compat {mode.cli_name}")
+    return PlanError("E012", f"--compat {mode.cli_name} grades {mode.family.title}; scenario "
+                     f"{scenario.name} is one of the {family_of(scenario).title}",
+                     f"grade this plan without --compat {mode.cli_name}")
 
 
 def help_text() -> str:

@@ -14,10 +14,7 @@ import json
 import sys
 
 from chronoplan.compiler.diagnostics import MAX_SHOWN, plural, render_lines
-
-KIND_LABELS = {"procedures": "procedure", "tools": "tool-use", "grid": "kitchen"}
-
-
+from chronoplan.validators.families import family_of
 
 
 def configure(p) -> None:
@@ -37,10 +34,10 @@ def counts(project) -> dict:
 
 
 def scenarios_by_kind(project) -> dict:
-    """Kind label (procedure, tool-use, kitchen) -> scenario names, from each scenario's IR kind."""
+    """Family label (procedure, tool-use, kitchen: ``validators.families.Family.label``) -> scenario names."""
     out: dict = {}
     for s in project.scenarios.values():
-        out.setdefault(KIND_LABELS[s.kind.value], []).append(s.name)
+        out.setdefault(family_of(s).label, []).append(s.name)
     return out
 
 

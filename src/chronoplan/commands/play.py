@@ -1,14 +1,17 @@
-"""``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan]``: an interactive environment.
+"""``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan|kitchen]``: an interactive environment.
 
-Input: .chrono files/directories, a step-level scenario, then commands read line by line from stdin (a
-terminal or a pipe).  Protocol ``timearena`` (default, ``runtime.env``): "cook rice in pot", "wait",
+Input: .chrono files/directories, a scenario, then commands read line by line from stdin (a terminal or a
+pipe).  The protocols a scenario can be played with are its family's (``validators.families.Family.
+protocols``; the first is the default; another is a usage error naming them).  Protocol ``timearena``
+(step-level scenarios, ``runtime.env``): "cook rice in pot", "wait",
 "wait 5"; with several agents a line is ``agent: command`` or several such pairs separated by ``;``.
 Protocol ``recipe2plan`` (``validators.react_env``): timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)``
 (several comma-separated), "wait until HH:MM:SS", "finish", and "critique <plan>" (critic mode: the whole
 plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
-Grid kitchens (orders on a map) are played by ``commands.play_kitchen`` (ParaCook action batches).
+Protocol ``kitchen``: grid kitchens (orders on a map), played by ``commands.play_kitchen`` (ParaCook action
+batches).
 """
 from __future__ import annotations
 
@@ -17,13 +20,19 @@ from typing import Any
 
 from chronoplan.commands.common import command_lines
 
+PROTOCOLS = {                    # every name a family's registry entry may list in ``protocols``
+    "timearena": "step texts at the current minute (step-level scenarios)",
+    "recipe2plan": "timed Step(step, recipe, duration, start) actions (step-level scenarios)",
+    "kitchen": "ParaCook action batches (grid kitchens, commands.play_kitchen)",
+}
+
 
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
     p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
-    p.add_argument("--protocol", choices=("timearena", "recipe2plan"), default="timearena",
-                   help="timearena: step texts at the current minute (default); recipe2plan: timed "
-                   "Step(step, recipe, duration, start) actions")
+    p.add_argument("--protocol", choices=tuple(PROTOCOLS), default=None,
+                   help="; ".join(f"{k}: {v}" for k, v in PROTOCOLS.items())
+                   + " (default: the first of the scenario's family)")
     p.add_argument("--show-executable", action="store_true", help="list the commands that would be accepted")
     p.add_argument("--max-refusals", type=int, default=None, help="refusals in a row that end the episode "
                    "(0: never; default 5 for timearena, 3 for recipe2plan)")
@@ -85,23 +94,27 @@ def run(args) -> int:
         scen = project.scenario(args.scenario)
         from chronoplan.validators.families import family_of
         fam = family_of(scen)
-        kitchen = "kitchen" in fam.protocols
         if not fam.protocols:
             print(f"chronoplan play: error: scenario {scen.name}: {fam.lacks('interactive protocol')}",
                   file=sys.stderr)
             return 2
-        problem = None if kitchen else procedure_problem(project, scen)
+        protocol = args.protocol or fam.protocols[0]
+        if protocol not in fam.protocols:
+            print(f"chronoplan play: error: scenario {scen.name}: {fam.lacks(f'{protocol} protocol')} "
+                  f"(protocols of {fam.label} scenarios: {', '.join(fam.protocols)})", file=sys.stderr)
+            return 2
+        problem = None if protocol == "kitchen" else procedure_problem(project, scen)
     except (KeyError, InstantiationError) as exc:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
-    if kitchen:
+    if protocol == "kitchen":
         from chronoplan.commands.play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)
     assert problem is not None, "a step-level scenario has its procedure problem"
     env: Any
     refusals = args.max_refusals if args.max_refusals is not None else (
-        3 if args.protocol == "recipe2plan" else 5)
-    if args.protocol == "recipe2plan":
+        3 if protocol == "recipe2plan" else 5)
+    if protocol == "recipe2plan":
         from chronoplan.validators.react_env import ReactEnv
         try:
             env = ReactEnv(problem, show_executable=args.show_executable,

@@ -4,9 +4,13 @@
 Input: a .chrono file or directory and a scenario.  Output: a reference plan from the chosen planner,
 replayed through the validator (``validators.grade``); on stdout a summary (text) or one JSON object
 {"planner", "status", "makespan", "bound", "valid", "seconds"} (--format json); with -o the plan as
-schedule JSON.  ``PLANNERS`` maps planner names to ``module:function`` entry points taking
-``(project, scenario_name, timeout, workers)`` and returning a ``runtime.cpsat.Result``-like object
-(status, makespan, bound, seconds, message, ``plan_json(scenario)``); modules load only when used.
+schedule JSON.  ``PLANNERS`` names every planner: cpsat has its own ``module:function`` entry point taking
+``(project, scenario_name, timeout, workers)``; a PDDL planner runs on the export of the scenario's family,
+through the family registry's ``Family.pddl_solve`` (``validators.families``: ``runtime.planners.
+solve_procedures`` or ``runtime.kitchen_solve.solve_kitchen``, taking ``(project, scenario_name, planner,
+timeout)``); both return a ``runtime.cpsat.Result``-like object (status, makespan, bound, seconds, message,
+``plan_json(scenario)``); modules load only when used.  Which planners solve a scenario is its family's
+``planners``.
 Exit status: 0 a valid plan was produced, 1 no plan (unsolvable, timeout, error) or an invalid plan,
 2 usage or compile error (including --timeout outside 0.01..86400 s or not finite, and an -o path that is
 an input, a directory, too long or in a missing directory: checked before solving), unknown planner, or
@@ -25,6 +29,7 @@ import importlib
 import json
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Optional
 
@@ -35,23 +40,21 @@ MAX_WORKERS = 256
 
 @dataclass(frozen=True)
 class Planner:
-    module: str
-    function: str
     help: str
     extra: str                   # the pip extra that provides its dependencies
+    entry: Optional[str] = None  # "module:function" (project, scenario, timeout, workers, **extra) -> Result;
+    #                              None: a PDDL planner, run by the scenario family's ``pddl_solve``
 
 
 PLANNERS = {
-    "cpsat": Planner("chronoplan.runtime.cpsat", "solve_scenario",
-                     "makespan-optimal schedules of step-level scenarios with OR-tools CP-SAT", "optimal"),
-    # PDDL planners through unified-planning (runtime/planners.py, docs/planners.md)
-    "aries": Planner("chronoplan.runtime.planners", "solve_aries", "temporal PDDL export, aries", "planners"),
-    "kairos": Planner("chronoplan.runtime.planners", "solve_kairos", "temporal PDDL export, kairos", "planners"),
-    "lpg": Planner("chronoplan.runtime.planners", "solve_lpg", "temporal PDDL export, LPG-td", "planners"),
-    "fast-downward": Planner("chronoplan.runtime.planners", "solve_fast_downward",
-                             "classical PDDL export, Fast Downward, sequence rescheduled", "planners"),
-    "pyperplan": Planner("chronoplan.runtime.planners", "solve_pyperplan",
-                         "classical PDDL export, pyperplan, sequence rescheduled", "planners"),
+    "cpsat": Planner("makespan-optimal schedules of step-level scenarios with OR-tools CP-SAT", "optimal",
+                     "chronoplan.runtime.cpsat:solve_scenario"),
+    # PDDL planners through unified-planning (runtime/planners.py ENGINES, docs/planners.md)
+    "aries": Planner("temporal PDDL export, aries", "planners"),
+    "kairos": Planner("temporal PDDL export, kairos", "planners"),
+    "lpg": Planner("temporal PDDL export, LPG-td", "planners"),
+    "fast-downward": Planner("classical PDDL export, Fast Downward, sequence rescheduled", "planners"),
+    "pyperplan": Planner("classical PDDL export, pyperplan, sequence rescheduled", "planners"),
 }
 
 
@@ -116,14 +119,25 @@ def _error(msg: str) -> int:
     return 2
 
 
-def _load_planner(name: str):
+def _load_planner(name: str, fam) -> Callable:
+    """Planner ``name`` on a scenario of family ``fam`` (which lists it): a callable ``(project, scenario,
+    timeout, workers, **extra)``; RuntimeError when its optional dependencies are missing."""
     spec = PLANNERS[name]
+    if spec.entry is not None:
+        route = spec.entry
+    else:
+        assert fam.pddl_solve is not None, "a family listing a PDDL planner names its pddl_solve (test_families)"
+        route = fam.pddl_solve.target
+    module_name, _, function = route.partition(":")
     try:
-        module = importlib.import_module(spec.module)
+        module = importlib.import_module(module_name)
     except ImportError as exc:
         raise RuntimeError(f"the {name} planner is not available ({exc}); "
                            f"pip install 'chronoplan[{spec.extra}]'") from None
-    return getattr(module, spec.function)
+    solve = getattr(module, function)
+    if spec.entry is not None:
+        return solve
+    return lambda project, scenario, timeout, workers: solve(project, scenario, name, timeout)
 
 
 def run(args) -> int:  # noqa: C901
@@ -172,14 +186,15 @@ def run(args) -> int:  # noqa: C901
         return _error(f"scenario {scenario}: {fam.lacks(what)}"
                       + (f" (planners for {fam.label} scenarios: {', '.join(fam.planners)})" if fam.planners else ""))
     try:
-        solve = _load_planner(args.planner)
+        solve = _load_planner(args.planner, fam)
     except RuntimeError as exc:
         return _error(str(exc))
     from chronoplan.runtime.cpsat import SolverUnavailable
+    from chronoplan.runtime.planners import PlannerUnavailable
     extra = {} if compat is None else {"compat": compat}
     try:
         result = solve(project, scenario, args.timeout, args.workers, **extra)
-    except SolverUnavailable as exc:
+    except (SolverUnavailable, PlannerUnavailable) as exc:
         return _error(str(exc))
     plan = result.plan_json(scenario) if result.status in ("optimal", "feasible") else None
     valid, report = None, None

@@ -5,7 +5,9 @@ Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = s
 a report (text, or one JSON object per line with ``--format json``), a summary table in text mode and a
 progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 1 some plan invalid,
 2 usage or compile error (including a plan that matches no scenario, an unknown or refused ``--compat``
-mode, or one that no scenario of the project, or the ``--scenario`` given, belongs to).
+mode, or one that no scenario of the project, or the ``--scenario`` given, belongs to, and a
+``--plan-format`` that the family of the ``--scenario`` given, or of every scenario of the project, does
+not read: ``validators.families.Family.formats``).
 """
 from __future__ import annotations
 
@@ -125,7 +127,8 @@ def run(args) -> int:  # noqa: C901
         print(f"chronoplan validate: error: no scenario named {args.scenario!r} (try `chronoplan list "
               f"{args.file}`)", file=sys.stderr)
         return 2
-    why = _compat_problem(project, args.compat, args.scenario)
+    why = _compat_problem(project, args.compat, args.scenario) or _format_problem(project, args.plan_format,
+                                                                                 args.scenario, args.file)
     if why is not None:
         print(f"chronoplan validate: error: {why}", file=sys.stderr)
         return 2
@@ -194,13 +197,30 @@ def _compat_problem(project, mode, scenario) -> Optional[str]:
     if why is not None:
         return f"--compat {mode.cli_name} is not available: {why}"
     if scenario is not None:
-        kind = project.scenarios[scenario].kind.value
-        if not mode.applies_to(kind):
-            return f"--compat {mode.cli_name} grades {mode.family.label}; scenario {scenario} is not one"
+        if not mode.applies_to(project.scenarios[scenario]):
+            return f"--compat {mode.cli_name} grades {mode.family.title}; scenario {scenario} is not one"
         return None
-    if not any(mode.applies_to(s.kind.value) for s in project.scenarios.values()):
-        return f"--compat {mode.cli_name} grades {mode.family.label}, and the project has none"
+    if not any(mode.applies_to(s) for s in project.scenarios.values()):
+        return f"--compat {mode.cli_name} grades {mode.family.title}, and the project has none"
     return None
+
+
+def _format_problem(project, fmt: Optional[str], scenario: Optional[str], file: str) -> Optional[str]:
+    """Why ``--plan-format`` cannot be used (None when it can): the family of the ``--scenario`` given, or of
+    every scenario of the project, does not read it (``Family.formats``); the message names the formats that
+    exist."""
+    from chronoplan.validators.families import family_of
+    if fmt is None:
+        return None
+    chosen = [project.scenarios[scenario]] if scenario is not None else list(project.scenarios.values())
+    fams = list({id(f): f for f in map(family_of, chosen)}.values())
+    if not fams or any(fmt in f.formats for f in fams):
+        return None
+    if scenario is not None:
+        return (f"--plan-format {fmt}: scenario {scenario}: {fams[0].lacks(f'plan format {fmt}')} (plan formats "
+                f"of {fams[0].label} scenarios: {', '.join(fams[0].formats)})")
+    return (f"--plan-format {fmt} fits no scenario of {file} (plan formats of "
+            + "; of ".join(f"{f.label} scenarios: {', '.join(f.formats)}" for f in fams) + ")")
 
 
 def _started(reports):
