@@ -27,10 +27,11 @@ plan's own timeline) and skips actions that cannot run at all (unknown names, re
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from heapq import heappop, heappush
+from typing import Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime.events import CHECK, END, START
@@ -63,7 +64,8 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
             gc.enable()
 
 
-def _replay(problem: ProcedureProblem, chunks: list, first: bool, suppress: Iterable, whole: bool) -> SimResult:
+def _replay(problem: ProcedureProblem, chunks: Sequence, first: bool, suppress: Iterable, whole: bool) -> SimResult:
+    """``chunks``: ``Chunk`` records, or ``_WholeChunk`` ones (int times) for the whole-number replay."""
     state = ProcState(problem, first=first, whole=whole)
     state.suppressed.update(suppress)
     state.planned.update(suppress)
@@ -160,7 +162,7 @@ class _WholeChunk:
         self.start, self.duration = start, duration
 
 
-def _whole_chunks(chunks: list):
+def _whole_chunks(chunks: Sequence[Chunk]) -> Optional[list[_WholeChunk]]:
     """The chunks with int times, or None when a time is not whole."""
     out = []
     try:

@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import MISSING, fields
 from fractions import Fraction
 from heapq import heappop
-from typing import Optional
+from typing import Optional, Union
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
@@ -201,6 +201,7 @@ class ProcState:
         st, agent, d, out = self.resolve(c)
         if d is None:
             return out, None
+        assert st is not None and agent is not None, "resolve gives a length only with the step and its agent"
         t = c.start
         s = st.step
         name = None                           # step_name(s.key), written only into a violation
@@ -460,7 +461,7 @@ class ProcState:
             if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
                 return
             self._seen = len(self.violations)
-            t = q.peek_time()
+            t = q._heap[0][0]                   # q.peek_time(); q is not empty
             if until is not None and (t > until or (t == until and not inclusive_checks and
                                                     q._heap[0][1] == CHECK)):
                 break
@@ -490,7 +491,7 @@ class ProcState:
         elif checks:
             self._on_check(t, ev)
 
-    def finish(self, end_time: Optional[Fraction]) -> None:
+    def finish(self, end_time: Optional[Union[Fraction, int]]) -> None:       # int: whole-number replay
         """Plan-end checks: missing and incomplete steps, lags whose partner never completed."""
         self.seq += 1
         t = end_time if end_time is not None else self.now
