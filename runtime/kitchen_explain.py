@@ -129,6 +129,7 @@ def explain_failure(world, st, surface: ir.Surface, args, env: dict, cands: list
         rank = (-depth, PRIORITY.get(code, 9))
         if best is None or rank < best[0]:
             best = (rank, code, op, envx)
+    assert best is not None, "cands is not empty, so every candidate operator is in failures"
     code = best[1]
     context = [x for x in (holding_text(world, st, agent), on_text(world, st, target)) if x]
     message = f"{what}: no operator applies ({'; '.join(reasons)})"

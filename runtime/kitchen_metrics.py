@@ -84,7 +84,7 @@ def producers(world, kind: str, attr: str) -> list:
     """(from state, to state, time) steps that change ``attr`` of an object of ``kind``: actions (chop) and
     container processes whose container accepts the kind in the from state (frying in a pan)."""
     p = world.project
-    steps = []
+    steps: list[tuple] = []
     for a in p.actions.values():
         for value, _ in _assigns(a.effects, attr):
             froms: set = set()

@@ -9,8 +9,9 @@ Iteration orders are creation/insertion orders, so every run is deterministic.
 """
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Optional
 
 EMPTY: dict = {}
 
@@ -72,7 +73,7 @@ class State:
         self.defaults = attr_defaults
         self.pos: dict = {}                             # agent -> (x, y)
         self.touched: list = []                         # (name, objects) changes since the last drain
-        self.logged = None                              # the names logged in ``touched`` (None: all)
+        self.logged: Optional[frozenset] = None         # the names logged in ``touched`` (None: all)
         self.counters: dict = {}
 
     # objects ----------------------------------------------------------------------
@@ -167,7 +168,7 @@ class State:
         out, self.touched = self.touched, []
         return out
 
-    def related(self, obj, rel_names: Iterable[str]) -> set:
+    def related(self, obj, rel_names: Iterable[str]) -> builtins.set:       # (State.set is a method)
         """Objects sharing a fact with ``obj`` in the given relations (one hop)."""
         out = set()
         for name in rel_names:

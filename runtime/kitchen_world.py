@@ -171,16 +171,17 @@ class World:
         self.surfaces = p.surfaces
         # action name -> (surface, argument name, cell?, {argument type: candidates}) for the surfaces with one
         # cell or object argument (the plan steps the simulator prepares without the general argument checks)
-        self.step_specs = {name: (sf, sf.params[1].name, sf.params[1].type == "cell", {})
+        self.step_specs: dict[str, tuple] = {name: (sf, sf.params[1].name, sf.params[1].type == "cell", {})
                            for name, sf in p.surfaces.items()
                            if len(sf.params) == 2 and not sf.final and sf.params[1].type != "number"}
         self.procs = [self._proc(pr) for pr in p.processes.values()]
         self.watched = frozenset(["destroy"]).union(*[pr.deps for pr in self.procs]) if self.procs else \
             frozenset(["destroy"])
-        self.fast_triggers = None                  # change name -> {types of the changed objects: triggers}
+        self.fast_triggers: Optional[dict] = None  # change name -> {types of the changed objects: triggers}
         self._fast_entries: dict = {}              # change name -> [(FastTrigger, var type)]
         if all(pr.triggers is not None and len(pr.params) == 1 for pr in self.procs):
             for pr in self.procs:
+                assert pr.triggers is not None
                 for name, triggers in pr.triggers.items():
                     for tr in triggers:
                         fast = FastTrigger(pr, tr.pos, tr.link, pr.types[tr.param])
@@ -225,7 +226,9 @@ class World:
         c = self.compiler
         vars = {p.name: p.type for p in a.params}
         aggs = {g.symbol: g for g in a.aggregates}
-        start_parts, all_parts, end_parts = [], [], []
+        start_parts: list = []
+        all_parts: list = []
+        end_parts: list = []
         for cond in a.conditions:
             {ir.When.START: start_parts, ir.When.ALL: all_parts, ir.When.END: end_parts}[cond.when].extend(
                 conjuncts(cond.formula))
@@ -340,9 +343,10 @@ class World:
             for name in surface.operators:
                 op = self.ops[name]
                 if rules:
-                    op = self._ruled(op, key[1:])
-                    if op is None:
+                    ruled = self._ruled(op, key[1:])
+                    if ruled is None:
                         continue
+                    op = ruled
                 if all(self.isa_type(t, p.type) for t, p in zip(key[1:], op.action.params[1:])):
                     names = op.bound_names(k)
                     out.append((op, names, op.solver(k).first, names[1] if len(names) == 2 else None, op.new,
@@ -385,14 +389,16 @@ class World:
         object) fires, in declared order; a direct trigger (link None) applies when the object is of the
         parameter's type, a linked one when it is of the quantified variable's type (or that type is unknown).
         Cached in ``fast_triggers``."""
-        out = []
+        found = []
         for fast, vtype in self._fast_entries[name]:
             typ = types[0] if fast.pos is None else types[fast.pos]
             chain = self.ancestors.get(typ, (typ, "object")) if typ is not None else ()
             if (fast.param_type in chain) if fast.link is None else (vtype is None or vtype in chain):
-                out.append(fast)
-        out = tuple(out)
-        self.fast_triggers[name][types] = out
+                found.append(fast)
+        out = tuple(found)
+        cache = self.fast_triggers
+        assert cache is not None, "asked only when every process has fast triggers"
+        cache[name][types] = out
         return out
 
     def _proc(self, pr: ir.Process) -> Proc:
@@ -400,7 +406,7 @@ class World:
         vars = {p.name: p.type for p in pr.params}
         aggs = {g.symbol: g for g in pr.aggregates}
         scope = c.test(pr.scope, vars) if pr.scope is not None else None
-        deps = set()
+        deps: set = set()
         _deps(pr.condition, deps)
         for g in pr.aggregates:
             _deps(g.formula, deps)
