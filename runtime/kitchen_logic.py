@@ -156,7 +156,7 @@ def free_vars(f, vars: dict) -> set:
     if isinstance(f, ir.Atom):
         return {a for a in f.args if a in vars}
     if isinstance(f, ir.Compare):
-        out = set()
+        out: set = set()
         for t in (f.left, f.right):
             if t.kind == "var" and t.name in vars:
                 out.add(t.name)
@@ -234,9 +234,9 @@ class Compiler:
                 return lambda st, env: bool(p0(st, env) or p1(st, env))
             return lambda st, env: any(p(st, env) for p in parts)
         if isinstance(f, ir.Exists):
-            inner = dict(vars)
-            inner[f.var] = f.type
-            solver = Solver(self, conjuncts(f.formula), frozenset(vars), inner)
+            scope = dict(vars)
+            scope[f.var] = f.type
+            solver = Solver(self, conjuncts(f.formula), frozenset(vars), scope)
             steps = solver.steps
             if len(steps) == 1 and isinstance(steps[0], Lookup):     # exists(x: T where R(x, bound))
                 return _exists_lookup(steps[0])
@@ -326,6 +326,7 @@ class Compiler:
         if t.kind == "var":
             return _getter(t.name, vars)
         if t.kind == "attr":
+            assert t.arg is not None, "an attribute term names its object"
             attr, og = t.name, _getter(t.arg, vars)
             return lambda st, env: st.get(attr, og(st, env))
         a = self.attributes.get(other.name) if other is not None and other.kind == "attr" else None
@@ -370,6 +371,7 @@ class Compiler:
             elif isinstance(e, ir.AddFact):
                 adds.append(self._fact(e.atom, vars))
             elif isinstance(e, ir.Assign):
+                assert e.target.arg is not None, "an assignment's target is an attribute term"
                 og = _getter(e.target.arg, vars)
                 a = self.attributes.get(e.target.name)
                 vg = self.term(e.value, vars, e.target) if e.value.kind != "value" else \
@@ -569,9 +571,9 @@ def _expr(c: Compiler, e, vars: dict, aggregates: dict) -> Callable:  # noqa: C9
     if isinstance(e, ir.Count):
         if e.symbol in aggregates:
             agg = aggregates[e.symbol]
-            inner = dict(vars)
-            inner[agg.var] = agg.type
-            solver = Solver(c, conjuncts(agg.formula), frozenset(vars), inner)
+            scope = dict(vars)
+            scope[agg.var] = agg.type
+            solver = Solver(c, conjuncts(agg.formula), frozenset(vars), scope)
             var = agg.var
             steps = solver.steps
             if steps and isinstance(steps[0], Lookup) and steps[0].var == var and \
@@ -944,7 +946,7 @@ def _count_lookup(lk: Lookup, tests: list) -> Callable:
 def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, Optional[Any], dict]:
     """Search the conjuncts in declared order; return (depth reached, the conjunct that failed there or None
     when every conjunct held, the binding at that point)."""
-    best = [-1, None, env]
+    best: list[Any] = [-1, None, env]
 
     def go(i, e):
         if i > best[0]:
@@ -966,7 +968,9 @@ def explain(c: Compiler, parts: list, vars: dict, st, env: dict) -> tuple[int, O
     try:
         go(0, dict(env))
     finally:
-        go = None       # the recursive closure refers to itself: a reference cycle (~9 KB a failing Interact)
+        # the recursive closure refers to itself: a reference cycle (~9 KB a failing Interact); rebinding the
+        # name to None breaks it (mypy: a function's name stays a function; ``del go`` reads as undefined to ruff)
+        go = None  # type: ignore[assignment]
     return best[0], best[1], best[2]
 
 
