@@ -67,13 +67,16 @@ def multitask_efficiency(problem: ProcedureProblem, runs: Sequence[Run], done_ke
 
 
 def _sum(xs: list) -> Fraction:
-    """``sum(xs, Fraction(0))``: whole ``Fraction`` values are added as ints (the common case: seconds), the
-    same exact value and type."""
+    """``sum(xs, Fraction(0))``: ints and whole ``Fraction`` values are added as ints (the common case: seconds),
+    the same exact value and type."""
     total = 0
     for x in xs:
-        if type(x) is not Fraction or x.denominator != 1:
+        if type(x) is int:
+            total += x
+        elif type(x) is not Fraction or x.denominator != 1:
             return sum(xs, Fraction(0))
-        total += x.numerator
+        else:
+            total += x.numerator
     return Fraction(total)
 
 
@@ -214,9 +217,12 @@ def episode_score(result: SimResult) -> EpisodeScore:
 
 
 # ---------------------------------------------------------------------------------------- one plan
-def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None) -> dict:
-    """The metrics block of a validation report."""
-    p = result.problem
+def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None, *,
+                 problem: Optional[ProcedureProblem] = None) -> dict:
+    """The metrics block of a validation report.  ``problem``: given for ``procsim.simulate_whole``'s result (int
+    times, the whole-number problem): measured against this problem, the makespan a ``Fraction``, the same block
+    as for ``simulate``'s result."""
+    p = result.problem if problem is None else problem
     clean_runs = result.clean_runs
     clean = result.clean_done
     total = len(p.steps)
@@ -224,6 +230,8 @@ def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None)
     e = multitask_efficiency(p, clean_runs, clean)
     lb = lower_bound(p)
     makespan = _finish(result.runs)             # result.makespan
+    if problem is not None and type(makespan) is int:
+        makespan = Fraction(makespan)
     out = {
         "makespan": makespan,
         "success": not result.violations and len(result.done) == len(p.steps),

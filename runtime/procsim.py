@@ -38,7 +38,7 @@ from chronoplan.runtime.events import CHECK, END, START
 from chronoplan.runtime.procstate import ProcState
 from chronoplan.runtime.simtypes import Chunk, Run, SimResult, StepState, step_name
 
-__all__ = ["Chunk", "Run", "SimResult", "StepState", "ProcState", "simulate", "step_name"]
+__all__ = ["Chunk", "Run", "SimResult", "StepState", "ProcState", "simulate", "simulate_whole", "step_name"]
 
 
 def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool = False,
@@ -62,6 +62,33 @@ def simulate(problem: ProcedureProblem, chunks: Iterable[Chunk], *, first: bool 
     finally:
         if collecting:
             gc.enable()
+
+
+def simulate_whole(problem: ProcedureProblem, chunks: Sequence, *, first: bool = False,
+                   suppress: Iterable[tuple[str, int]] = (), rows: bool = False) -> Optional[SimResult]:
+    """``simulate`` for a report, when every time of the problem and of the plan is whole (else None): the
+    whole-number replay's own result, its runs and completion times left as ints and its problem the whole-number
+    copy (``runtime.metrics.plan_metrics(result, problem=problem)`` measures it as ``simulate``'s), only the
+    violations' times turned into Fractions.  ``chunks``: ``Chunk`` records, or with ``rows`` tuples (index, task,
+    step, start, duration or None) whose times are already ints in the scenario's unit."""
+    whole = problem.memo("_whole_problem", _whole_problem)
+    if whole is False:
+        return None
+    todo = [_WholeChunk(*row) for row in chunks] if rows else _whole_chunks(chunks)
+    if todo is None:
+        return None
+    collecting = gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        res = _replay(whole, todo, first, suppress, True)
+    finally:
+        if collecting:
+            gc.enable()
+    for v in res.violations:
+        if v.time is not None:
+            object.__setattr__(v, "time", Fraction(v.time))
+    return res
 
 
 def _replay(problem: ProcedureProblem, chunks: Sequence, first: bool, suppress: Iterable, whole: bool) -> SimResult:
@@ -157,8 +184,8 @@ class _WholeChunk:
     """A ``Chunk`` with int times (what ProcState reads of a chunk; never handed out)."""
     __slots__ = ("index", "task", "step", "start", "duration", "agent")
 
-    def __init__(self, c: Chunk, start: int, duration) -> None:
-        self.index, self.task, self.step, self.agent = c.index, c.task, c.step, c.agent
+    def __init__(self, index, task, step, start: int, duration, agent=None) -> None:
+        self.index, self.task, self.step, self.agent = index, task, step, agent
         self.start, self.duration = start, duration
 
 
@@ -168,7 +195,7 @@ def _whole_chunks(chunks: Sequence[Chunk]) -> Optional[list[_WholeChunk]]:
     try:
         for c in chunks:
             d = c.duration
-            out.append(_WholeChunk(c, _int(c.start), None if d is None else _int(d)))
+            out.append(_WholeChunk(c.index, c.task, c.step, _int(c.start), None if d is None else _int(d), c.agent))
     except ValueError:
         return None
     return out

@@ -11,7 +11,7 @@ import copy
 from collections import deque
 from dataclasses import MISSING, fields
 from fractions import Fraction
-from heapq import heappop
+from heapq import heappop, heappush
 from typing import Optional, Union
 
 from chronoplan.compiler import ir
@@ -232,7 +232,7 @@ class ProcState:
                 if len(self.problem.agents) > 1 else f"start {name} at or after {self.t(free)}",
                 c.index, agent, t))
         for u in s.uses:
-            holders = [r for r in self.holders.get(u.resource, ()) if r.end > t]
+            holders = [r for r in self.holders.get(u.resource, ()) if r.start + r.duration > t]      # r.end > t
             cap = self.capacity.get(u.resource, 1)
             if len(holders) >= cap:
                 name = step_name(s.key)
@@ -353,9 +353,9 @@ class ProcState:
         return out
 
     def apply_start(self, c: Chunk, st: StepState, agent: str, d: Fraction, o: Fraction) -> Run:
-        run = _new_run(Run)                   # Run(c.index, st.step.key, agent, c.start, d, o, self.seq)
-        run.__dict__.update(index=c.index, key=st.step.key, agent=agent, start=c.start, duration=d, busy=o,
-                            seq=self.seq)
+        t = c.start
+        run = _new_run(Run)                   # Run(c.index, st.step.key, agent, t, d, o, self.seq)
+        run.__dict__.update(index=c.index, key=st.step.key, agent=agent, start=t, duration=d, busy=o, seq=self.seq)
         if st.first_start is None:
             st.first_start, st.first_index = c.start, c.index
             for lag in st.step.lags:
@@ -372,10 +372,12 @@ class ProcState:
                 runs.popleft()                                          # they come first)
         if o > 0:
             self._add_busy(agent, run)
+        holders = self.holders
         for u in st.step.uses:
-            self.holders[u.resource] = [r for r in self.holders.get(u.resource, ()) if r.end > c.start] + [run]
+            holders[u.resource] = [r for r in holders.get(u.resource, ()) if r.start + r.duration > t] + [run]
         self.runs.append(run)
-        self.queue.push(run.end, END, run, self.agent_rank.get(agent, 0), c.index)
+        queue = self.queue                    # queue.push(run.end, END, run, agent rank, c.index)
+        heappush(queue._heap, (t + d, END, self.agent_rank.get(agent, 0), c.index, next(queue.counter), run))
         return run
 
     def start(self, c: Chunk, *, refuse: bool = False) -> tuple[list[Violation], Optional[Run]]:
@@ -498,10 +500,10 @@ class ProcState:
         for st in self.steps.values():
             if self.stopped:
                 return
-            s = st.step
-            name = step_name(s.key)
             if st.done_at is not None:
                 continue
+            s = st.step
+            name = step_name(s.key)
             if st.first_start is None:
                 if s.key in self.suppressed:
                     continue

@@ -21,7 +21,7 @@ from typing import Any, Optional
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import procfast
-from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.runtime.procsim import Chunk, simulate, simulate_whole
 from chronoplan.validators import plans as P
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
@@ -124,6 +124,9 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                     if report is not None:
                         return report
                     swept = True
+                    result = _replay_columns(problem, fast, columns, first)
+                    if result is not None:
+                        return _exact_report(problem, result, [], name, reference)
                 read = P.read_fields(text, fields, problem.time_unit)
     if read is None:
         read = read_plan(plan, problem.time_unit, fmt)
@@ -140,9 +143,13 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
         report = None if columns is None else _fast_report(problem, fast, columns, name, reference)
         if report is not None:
             return report
-    result = _simulate(problem, read, first)
+    return _exact_report(problem, _simulate(problem, read, first), schema_errors, name, reference)
+
+
+def _exact_report(problem: ProcedureProblem, result, schema_errors: list, name: str, reference: Any) -> Report:
+    """The report of the exact engine's result (``simulate``'s, or ``simulate_whole``'s with int times)."""
     errors = schema_errors + list(result.violations)
-    metrics = M.plan_metrics(result)
+    metrics = M.plan_metrics(result, problem=None if result.problem is problem else problem)
     hit = None if reference is None else _reference(problem, reference)
     if hit is not None and hit[1] is not None:
         e_ref = _reference_efficiency(problem, hit, len(result.clean_runs))
@@ -159,7 +166,26 @@ _UNREAD = object()          # a plan whose decoding gave an error or an error no
 
 
 def _simulate(problem: ProcedureProblem, read: ReadPlan, first: bool):
-    return simulate(problem, chunks_of(read), first=first, suppress=read.skipped)
+    chunks = chunks_of(read)
+    result = simulate_whole(problem, chunks, first=first, suppress=read.skipped)
+    return result if result is not None else simulate(problem, chunks, first=first, suppress=read.skipped)
+
+
+def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, first: bool):
+    """The exact engine's result for Step text read into sweep columns (``_text_columns``), without reading it
+    again into ``Chunk`` records: ``simulate_whole``'s, or None when a time is not whole (then the text is read)."""
+    starts, sids, durations = columns
+    keys = fast.memo.get("keys")                  # step id -> (task, step)
+    if keys is None:
+        keys = fast.memo["keys"] = list(fast.ids)
+    scale = fast.scale
+    if scale != 1:
+        if any(t % scale for t in starts) or any(d % scale for d in durations if d is not None):
+            return None
+        starts = [t // scale for t in starts]
+        durations = [None if d is None else d // scale for d in durations]
+    rows = [(i, *keys[sid], t, d) for i, (t, sid, d) in enumerate(zip(starts, sids, durations))]
+    return simulate_whole(problem, rows, first=first, rows=True)
 
 
 # ------------------------------------------------------------------------------------------ fast path
