@@ -28,6 +28,11 @@ CATEGORIES = tuple(c.value for c in Category)      # the contract's closed list,
 
 
 def _json_value(v: Any) -> Any:
+    t = type(v)
+    if t is Fraction:                         # the common cases first, as json_number renders them
+        return int(v) if v.denominator == 1 else float(v)
+    if t is int or t is str or t is bool or v is None:
+        return v
     if isinstance(v, (int, float, Fraction)) and not isinstance(v, bool):
         return json_number(v)
     if isinstance(v, dict):
