@@ -106,7 +106,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
     fast = None if exact else procfast.compiled(problem)
     read = plan if isinstance(plan, ReadPlan) else None
     swept = False
-    if fast is not None and read is None:
+    if read is None:
         if isinstance(plan, Native):
             value = plan.value
         else:
@@ -118,15 +118,18 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
             text = P.step_text(value, fmt)
             fields = None if text is None else P.step_fields(text)
             if text is not None and fields is not None:
-                columns = _text_columns(fast, fields)
-                if columns is not None:
+                columns = None if fast is None else _text_columns(fast, fields)
+                result = None
+                if fast is not None and columns is not None:
                     report = _fast_report(problem, fast, columns, name, reference)
                     if report is not None:
                         return report
                     swept = True
                     result = _replay_columns(problem, fast, columns, first)
-                    if result is not None:
-                        return _exact_report(problem, result, [], name, reference)
+                if result is None:
+                    result = _replay_fields(problem, fields, first)
+                if result is not None:
+                    return _exact_report(problem, result, [], name, reference)
                 read = P.read_fields(text, fields, problem.time_unit)
     if read is None:
         read = read_plan(plan, problem.time_unit, fmt)
@@ -169,6 +172,31 @@ def _simulate(problem: ProcedureProblem, read: ReadPlan, first: bool):
     chunks = chunks_of(read)
     result = simulate_whole(problem, chunks, first=first, suppress=read.skipped)
     return result if result is not None else simulate(problem, chunks, first=first, suppress=read.skipped)
+
+
+def _replay_fields(problem: ProcedureProblem, fields: list, first: bool):
+    """The exact engine's result for Step text in its common form (``plans.step_fields``), read straight into
+    int times (what ``plans.read_fields`` reads, without a ``Fraction`` per time): ``simulate_whole``'s, or None
+    when the scenario is unitless, a recipe name is blank or a time is not whole (then the text is read)."""
+    per = problem.time_unit.seconds
+    if per is None:
+        return None
+    secs: dict = {"": None}                      # clock text -> seconds, for this plan
+    rows = []
+    for i, (key, dur, start) in enumerate(fields):
+        task, step = P.step_key(key)
+        if not task:
+            return None
+        t = secs.get(start)
+        if t is None:
+            t = secs[start] = P.clock_seconds(start)
+        d = secs.get(dur, -1)
+        if d == -1:
+            d = secs[dur] = P.clock_seconds(dur)
+        if t % per or (d is not None and d % per):
+            return None
+        rows.append((i, task, step, t // per, None if d is None else d // per))
+    return simulate_whole(problem, rows, first=first, rows=True)
 
 
 def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, first: bool):
