@@ -29,6 +29,7 @@ Semantics (docs/benchmarks/paracook.md):
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from heapq import heappop
@@ -50,7 +51,7 @@ class KitchenStep(NamedTuple):
     """One kitchen plan action as written: position in the agent's list, action name, the other JSON fields
     (not ``ir.Step``, a step of a procedure)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like the method tuple.index, which it hides
     action: Any
     args: Any = None
 
@@ -60,7 +61,7 @@ class ActionRun(NamedTuple):
     out, its start and end, the distance walked (not ``simtypes.Run``, an executed chunk of a procedure step)."""
 
     agent: str
-    index: int
+    index: int  # type: ignore[assignment]  # a field named like the method tuple.index, which it hides
     surface: str
     operator: Optional[str]
     start: Any
@@ -89,6 +90,7 @@ class KitchenResult:
 
 class _Running:
     __slots__ = ("op", "env", "index", "surface", "start", "end", "distance", "holds", "broken", "objs")
+    objs: frozenset                 # set by _execute, for an action with a 'when all' condition only
 
     def __init__(self, op, env, index, surface, start, end, distance, holds) -> None:
         self.op, self.env, self.index, self.surface = op, env, index, surface
@@ -157,9 +159,9 @@ class KitchenSim:
         self.served: list = []
         self.stopped = False
         self.world_rank = len(world.agents)
-        self.cur = (None, None)
+        self.cur: tuple = (None, None)            # (agent, plan index) of the action being handled
         self.containment = world.roles.get("containment")
-        self._due = None
+        self._due: Optional[str] = None          # the agent whose next action is due now (_next)
         self.watchers: dict = {}                  # agent -> its running action with a 'when all' condition
         rules = world.rules
         self.compat = None if rules is DEFAULT or not _Compat.needed(rules) else _Compat(rules)
@@ -248,7 +250,7 @@ class KitchenSim:
             if entry[1] == START:
                 self._start(ev, t)
             elif ev[0] == "end":
-                if code_clock and t != compat.ticked:
+                if code_clock and t != compat.ticked:  # type: ignore[union-attr]  # code_clock: compat is set
                     self._tick(t)                # ParaCook's timers, at the start of an agent instant
                 self._end(ev[1], t)
             elif ev[0] == "proc":
@@ -305,6 +307,7 @@ class KitchenSim:
         # Matching does not modify the binding it is given, so consecutive candidates naming their parameters
         # alike share one (operators creating objects get their own).
         last = None
+        made: Sequence[str]                 # the tentative objects of an operator creating some (else empty)
         for op, names, first, n1, new, cap_check, res_holds, instant, end_test, end_apply in cands:
             if names is not last or new:
                 e0 = {names[0]: agent, n1: args[0]} if n1 is not None else dict(zip(names, (agent,) + args))
@@ -418,7 +421,7 @@ class KitchenSim:
 
     def _args(self, surface: ir.Surface, step: KitchenStep):
         """(args, None) or (None, (code, message, hint))."""
-        out = []
+        out: list = []
         fields = step.args if isinstance(step.args, dict) else {}
         for p in surface.params[1:]:
             if p.name not in fields:
@@ -491,7 +494,7 @@ class KitchenSim:
             self.runs[agent].append(_new_run(ActionRun, (agent, i, surface.name, op.name, t, t, distance)))
             self._next(agent, t)
             return
-        holds = ()
+        holds: tuple = ()
         if op.res_holds:                             # the held resources with a capacity
             holds = tuple([env[n] for n in op.res_holds if self.w.resource_capacity(st, env.get(n)) is not None])
             for obj in holds:
@@ -688,7 +691,7 @@ class KitchenSim:
         """The objects within ``proc.depth`` links (through its dependencies) of the changed ones, and the
         running instances holding any of them: their bindings of ``proc``."""
         st = self.st
-        objs = set()
+        objs: set = set()
         for name, tup in touched:
             if name in proc.deps or name == "destroy":
                 objs.update(x for x in tup if isinstance(x, str))
@@ -764,7 +767,9 @@ class KitchenSim:
             alive = proc.scope(st, env)
         need = proc.duration(st, env) if alive else 0
         ik = (proc.name, key)
-        timers = self.compat.timers
+        compat = self.compat
+        assert compat is not None, "ParaCook's timers run under its code rules only"
+        timers = compat.timers
         timer = timers.get(ik)
         if timer is None:
             if not need:
@@ -781,11 +786,13 @@ class KitchenSim:
         """Bring ParaCook's timers up to date at ``t``: each running timer whose process condition (outside its
         scope: the cookware is on a stove) holds is credited the time since its anchor; one that reaches its
         required total completes (the process effects apply) and stops."""
-        self.compat.ticked = t
-        if not self.compat.timers:
+        compat = self.compat
+        assert compat is not None, "ParaCook's timers run under its code rules only"
+        compat.ticked = t
+        if not compat.timers:
             return
         st = self.st
-        for ik, timer in list(self.compat.timers.items()):
+        for ik, timer in list(compat.timers.items()):
             if not timer.cooking:
                 continue
             proc = next(p for p in self.w.procs if p.name == ik[0])

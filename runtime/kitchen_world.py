@@ -98,8 +98,8 @@ class Proc:
     deps: frozenset
     depth: int
     binders: list                              # per parameter position: Solver over the scope, that param bound
+    cond_in_scope: Callable                    # ``cond`` where ``scope`` holds (its conjuncts left out)
     triggers: Optional[dict] = None            # change name -> [Trigger]; None: search the neighbourhood
-    cond_in_scope: Optional[Callable] = None   # ``cond`` where ``scope`` holds (its conjuncts left out)
 
 
 class Link(NamedTuple):
@@ -417,18 +417,18 @@ class World:
             binders.append(Solver(c, base, frozenset([p.name]), vars))
         formulas = [pr.condition] + [ir.Exists(g.var, g.type, g.formula) for g in pr.aggregates]
         cond = c.test(pr.condition, vars)
-        proc = Proc(pr.name, pr, tuple(p.name for p in pr.params), tuple(p.type for p in pr.params), scope,
-                    cond, c.expression(pr.duration.xreplace(self.consts), vars, aggs),
-                    c.effects(pr.effects, vars, self._delay), frozenset(deps), depth, binders,
-                    _triggers(formulas, [p.name for p in pr.params], set(self.relations)))
-        proc.cond_in_scope = cond
+        duration = c.expression(pr.duration.xreplace(self.consts), vars, aggs)
+        apply = c.effects(pr.effects, vars, self._delay)
+        triggers = _triggers(formulas, [p.name for p in pr.params], set(self.relations))
+        cond_in_scope = cond
         if pr.scope is not None:
             within = conjuncts(pr.scope)
             parts = conjuncts(pr.condition)
             if all(f in parts for f in within):
                 rest = [f for f in parts if f not in within]
-                proc.cond_in_scope = c.test(ir.And(tuple(rest)), vars) if rest else (lambda st, env: True)
-        return proc
+                cond_in_scope = c.test(ir.And(tuple(rest)), vars) if rest else (lambda st, env: True)
+        return Proc(pr.name, pr, tuple(p.name for p in pr.params), tuple(p.type for p in pr.params), scope,
+                    cond, duration, apply, frozenset(deps), depth, binders, cond_in_scope, triggers)
 
     # ------------------------------------------------------------------ the initial state
     def initial_state(self) -> State:
