@@ -127,10 +127,21 @@ _TABLE = (
         ("C303", "cell outside the grid"),
         ("C304", "station not reachable from any walkable tile"),
         ("C305", "agent starts on a non-walkable tile"),
-        ("C401", "scenario refers to an unknown recipe, procedure, map, app or tool"),
+        ("C401", "scenario refers to an unknown recipe, procedure, map, app, tool or household"),
         ("C402", "scenario is missing something it needs"),
         ("C403", "invalid tool call in a reference plan"),
         ("C404", "reference plan dependency is invalid"),
+        ("C601", "household names an unknown room, place, thing or thing type (or one of the wrong kind)"),
+        ("C602", "door joins a room to itself"),
+        ("C603", "household rooms missing or not connected (a room no door path reaches)"),
+        ("C604", "household number out of range (capacity, hands, speed, horizon, message limit or goal count "
+                 "below its minimum)"),
+        ("C605", "goal relation is not on/inside or does not fit its place (inside a surface, on a container)"),
+        ("C606", "goal asks for more things than the household has"),
+        ("C607", "observe rule: unknown relation, type or name, wrong number or type of arguments"),
+        ("C608", "unknown action syntax (cwah or tdw)"),
+        ("C609", "household item where it does not belong (closed surface, map in a household scenario, goal "
+                 "in another scenario)"),
     )),
     (Scope.COMPILE, W, None, (
         ("W501", "unused declaration"),
