@@ -146,7 +146,8 @@ def _length(ctx, length: A.Length, what: str, positive: bool = False) -> Fractio
 
 
 def _doors(ctx, d, home: _Home) -> tuple:
-    out, seen = [], {}
+    out: list = []
+    seen: dict = {}
     for item in d.items:
         if not isinstance(item, A.HDoor):
             continue
@@ -205,7 +206,8 @@ def _things(ctx, home: _Home, item: A.HThing) -> list:
 
 
 def _settings(ctx, d) -> tuple:
-    hands, speed, given = 2, Fraction(1), {}
+    hands, speed = 2, Fraction(1)
+    given: dict = {}
     for item in d.items:
         if not isinstance(item, A.HSetting):
             continue
@@ -517,7 +519,8 @@ def _goal_fits(ctx, h: ir.Household, goal: ir.GoalCount, earlier: list, types: d
     things in a place than its capacity."""
     thing = h.thing(goal.what)
     ttype = thing.type if thing else goal.what
-    same = [g for g in (*earlier, goal) if g.what == ttype or (h.thing(g.what) and h.thing(g.what).type == ttype)]
+    type_of = {t.name: t.type for t in h.things}
+    same = [g for g in (*earlier, goal) if type_of.get(g.what, g.what) == ttype]
     have = types.get(ttype, [])
     if thing is not None and sum(g.count for g in (*earlier, goal) if g.what == goal.what) > 1:
         ctx.error("C606", f"'{goal.what}' is one thing; the goals ask for it {goal.count} times", goal.span)
