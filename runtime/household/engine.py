@@ -6,7 +6,8 @@ Output: ``HouseholdEngine`` -- ``reset()``, ``step(actions) -> {agent: Result}``
 results, never exceptions), ``observation(agent)`` (the text the agent is shown), ``available(agent)``
 (catalogue indices it may choose now), ``available_text(agent)`` (the "available actions" list with its
 costs), ``knowledge[agent]`` (what it has seen and when, what it was told), ``metrics()``, ``done``,
-``success``, ``t`` and, with ``log=True``, ``log`` (a ``runtime.household.log.EpisodeLog``).
+``success``, ``t`` and, with ``log=True``, ``log`` (a ``runtime.household.log.EpisodeLog``).  With
+``omniscient=True`` every agent sees everything at every step (the optimum's replay).
 
 Semantics (docs/benchmarks/pce.md):
 - Time advances one step per ``step``.  An action of duration d issued at step t occupies its agent for the
@@ -135,8 +136,9 @@ _LINKS = frozenset({"in", "on", "at", "inside", "into", "onto", "is", "the", "he
 class HouseholdEngine:
     """One episode's world and the agents' knowledge (see the module docstring for the rules)."""
 
-    def __init__(self, problem: HouseholdProblem, *, log: bool = False) -> None:
+    def __init__(self, problem: HouseholdProblem, *, log: bool = False, omniscient: bool = False) -> None:
         self.problem = p = problem
+        self.omniscient = omniscient
         self.catalogue: tuple[Action, ...] = catalogue(problem)
         self.index: dict[Action, int] = {a: i for i, a in enumerate(self.catalogue)}
         self.send_index = self.index[Action(ActKind.SEND)]
@@ -148,6 +150,9 @@ class HouseholdEngine:
         self._containers = frozenset(p.containers)
         self._members = self._member_table()
         self._visible = compile_rules(p.home.observe, self)
+        if omniscient:
+            everything = frozenset(self.movable) | frozenset(p.places) | frozenset(p.agents)
+            self._visible = lambda agent: set(everything - {agent})
         self._log_on = log
         self.reset()
 
