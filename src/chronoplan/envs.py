@@ -437,11 +437,18 @@ class KitchenGymEnv(ChronoEnv):
         return {"time": json_number(self.inner.sim.t), "refusals": self.refusals}
 
 
+# households (issue #13): the single-agent wrapper lives in chronoplan.env (with the PettingZoo ParallelEnv)
+HOUSEHOLD_IDS = {"chronoplan/Household-v0": "chronoplan.env:HouseholdGymEnv"}
+
+
 def register() -> None:
-    """Register the three ids with gymnasium (done at import; calling it again changes nothing)."""
+    """Register the ids with gymnasium (done at import; calling it again changes nothing)."""
     for env_id, cls in IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point=f"chronoplan.envs:{cls}")
+    for env_id, entry in HOUSEHOLD_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=entry)
 
 
 register()
