@@ -149,6 +149,8 @@ class HouseholdEngine:
         self._baskets = frozenset(p.baskets)
         self._containers = frozenset(p.containers)
         self._members = self._member_table()
+        self._room_memo: Optional[dict] = None
+        self._texts: dict = {}
         self._visible = compile_rules(p.home.observe, self)
         if omniscient:
             everything = frozenset(self.movable) | frozenset(p.places) | frozenset(p.agents)
@@ -189,6 +191,7 @@ class HouseholdEngine:
         self.actions_done: dict[str, int] = {a: 0 for a in p.agents}
         self.version = 0
         self._avail: dict[str, tuple[int, list[int]]] = {}
+        self._checked: dict[str, dict] = {}
         self._bodies: dict[str, tuple[int, str]] = {}
         self._observe()
         self._check_end()
@@ -215,6 +218,12 @@ class HouseholdEngine:
         return where
 
     def room_of(self, name: str) -> str:
+        memo = self._room_memo
+        if memo is not None:
+            room = memo.get(name)
+            if room is None:
+                room = memo[name] = name if name in self._rooms else self.problem.room_of_point(self.point_of(name))
+            return room
         if name in self._rooms:
             return name
         return self.problem.room_of_point(self.point_of(name))
@@ -260,9 +269,14 @@ class HouseholdEngine:
     def _observe(self) -> None:
         """Evaluate the rules for every agent and fold what each sees into its knowledge."""
         t = self.t
+        self._room_memo = {}                 # the world does not change while the rules are evaluated
+        try:
+            for a in self.problem.agents:
+                self.visible[a] = self._visible(a)
+        finally:
+            self._room_memo = None
         for a in self.problem.agents:
-            seen = self._visible(a)
-            self.visible[a] = seen
+            seen = self.visible[a]
             k = self.knowledge[a]
             for o in seen:
                 k.first_seen.setdefault(o, t)
@@ -606,10 +620,12 @@ class HouseholdEngine:
             return cached[1]
         if self.done or agent in self.running:
             out = [self.wait_index]
+            checked: dict = {}
         else:
-            out = [i for i in self._candidates(agent) if not isinstance(self.check(agent, self.catalogue[i]),
-                                                                          Reason)]
+            checked = {i: self.check(agent, self.catalogue[i]) for i in self._candidates(agent)}
+            out = [i for i, got in checked.items() if not isinstance(got, Reason)]
         self._avail[agent] = (self.version, out)
+        self._checked[agent] = checked
         return out
 
     def _candidates(self, agent: str) -> list[int]:
@@ -636,19 +652,31 @@ class HouseholdEngine:
 
     def available_text(self, agent: str) -> str:
         """The "available actions" list: one action per line with the agent's cost."""
+        avail = self.available(agent)
+        if agent in self.running or self.done:
+            return "[wait] (your action is still running)" if self.problem.syntax == ActionSyntax.CWAH \
+                else "wait (your action is still running)"
+        checked = self._checked[agent]
+        here = self.pos[agent]
+        first = self.held[agent][0] if self.held[agent] else None
         lines = []
-        for i in self.available(agent):
-            a = self.catalogue[i]
-            if agent in self.running:
-                return "[wait] (your action is still running)" if self.problem.syntax == ActionSyntax.CWAH \
-                    else "wait (your action is still running)"
-            metres, steps = self.cost(agent, a)
-            text = render(a, self.problem, held=tuple(self.held[agent]))
-            if a.kind == ActKind.SEND:
-                text = render(Action(ActKind.SEND, text="<text>"), self.problem).replace("<<text>>", "<text>")
-            unit = "step" if steps == 1 else "steps"
-            lines.append(f"{text} - my cost: {metres:.2f} meters ({steps} {unit})")
+        for i in avail:
+            steps, point = checked[i]
+            key = (i, first if self.catalogue[i].kind == ActKind.PUT else None, here, point, steps)
+            line = self._texts.get(key)
+            if line is None:
+                line = self._texts[key] = self._cost_line(self.catalogue[i], first, here, point, steps)
+            lines.append(line)
         return "\n".join(lines)
+
+    def _cost_line(self, a: Action, first: Optional[str], here: str, point: str, steps: int) -> str:
+        if a.kind == ActKind.SEND:
+            text = render(Action(ActKind.SEND, text="<text>"), self.problem).replace("<<text>>", "<text>")
+        else:
+            text = render(a, self.problem, held=(first,) if first else ())
+        metres = float(self.problem.metres(here, point))
+        unit = "step" if steps == 1 else "steps"
+        return f"{text} - my cost: {metres:.2f} meters ({steps} {unit})"
 
     def observation(self, agent: str) -> str:
         """The text shown to ``agent`` now: a status line, then what it sees, knows and may do."""

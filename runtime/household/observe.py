@@ -91,6 +91,24 @@ def _compare(f: ir.Compare, scope: frozenset) -> Pred:
     return lambda env: a(env) != b(env)
 
 
+def _and(parts: tuple) -> Pred:
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        p0, p1 = parts
+        return lambda env: p0(env) and p1(env)
+    return lambda env: all(p(env) for p in parts)
+
+
+def _or(parts: tuple) -> Pred:
+    if len(parts) == 1:
+        return parts[0]
+    if len(parts) == 2:
+        p0, p1 = parts
+        return lambda env: p0(env) or p1(env)
+    return lambda env: any(p(env) for p in parts)
+
+
 def compile_formula(f: ir.Formula, world: World, scope: frozenset) -> Pred:
     """A formula -> a predicate over an environment of variable bindings."""
     if isinstance(f, ir.Atom):
@@ -100,9 +118,7 @@ def compile_formula(f: ir.Formula, world: World, scope: frozenset) -> Pred:
         return lambda env: not inner(env)
     if isinstance(f, (ir.And, ir.Or)):
         parts = tuple(compile_formula(g, world, scope) for g in f.args)
-        if isinstance(f, ir.And):
-            return lambda env: all(p(env) for p in parts)
-        return lambda env: any(p(env) for p in parts)
+        return _and(parts) if isinstance(f, ir.And) else _or(parts)
     if isinstance(f, ir.Const_):
         value = f.value
         return lambda env: value

@@ -23,6 +23,7 @@ horizon is reached first (all agents truncated).  Info per agent: ``status``, ``
 """
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
 from typing import Any, Optional, Union
@@ -85,6 +86,7 @@ class _Common:
         self.engine = HouseholdEngine(self.problem, log=log)
         names = [*self.problem.rooms, *self.problem.places, *self.problem.things, *self.problem.agents]
         self.charset = frozenset(string.printable) | frozenset("".join(names))
+        self._foreign = re.compile("[^" + "".join(re.escape(c) for c in sorted(self.charset)) + "]")
         n = len(self.engine.catalogue)
         self._obs_space = spaces.Dict({"observation": spaces.Text(MAX_OBSERVATION, min_length=0, charset=self.charset),
                                        "action_mask": spaces.MultiBinary(n)})
@@ -101,7 +103,7 @@ class _Common:
 
     def _text(self, agent: str) -> str:
         text = self.engine.observation(agent)
-        if not set(text) <= self.charset:
+        if self._foreign.search(text):
             text = "".join(c if c in self.charset else "?" for c in text)
         if len(text) > MAX_OBSERVATION:
             text = text[:MAX_OBSERVATION - 6] + "\n[...]"
