@@ -41,7 +41,8 @@ class Baseline:
         """Per goal, how many more things it needs as far as ``agent`` knows; per thing, its goals."""
         e, p = self.engine, self.engine.problem
         k = e.knowledge[agent]
-        need, goals_of = [], {}
+        need: list[int] = []
+        goals_of: dict[str, list[int]] = {}
         for gi, (g, things) in enumerate(zip(p.goals, p.goal_things)):
             met = sum(1 for x in things if k.belief.get(x) == g.where or k.belief.get(x) == agent)
             need.append(g.count - met)

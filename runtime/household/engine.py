@@ -235,7 +235,7 @@ class HouseholdEngine:
         where = self.loc.get(x)
         if where == s:
             return s not in self._containers and s not in self._baskets and s in self.problem.places
-        return where in self._baskets and where != x and self.on(where, s)
+        return where is not None and where in self._baskets and where != x and self.on(where, s)
 
     def closed(self, c: str) -> bool:
         return c in self._containers and c not in self.open
@@ -255,7 +255,8 @@ class HouseholdEngine:
         if goal.relation == "on":
             return self.on(x, goal.where)
         where = self.loc.get(x)
-        return where == goal.where or (where in self._baskets and self.loc.get(where) == goal.where)
+        return where == goal.where or (where is not None and where in self._baskets
+                                       and self.loc.get(where) == goal.where)
 
     def delivered(self) -> list[int]:
         """Per goal: how many of its things count (at most its count)."""
@@ -351,7 +352,7 @@ class HouseholdEngine:
 
     def _check_grab(self, agent: str, a: Action) -> Union[tuple[int, str], Reason]:
         x = a.target
-        if x not in self.movable:
+        if x is None or x not in self.movable:
             return Reason.BAD_TARGET
         k = self.knowledge[agent]
         if not k.knows(x):
@@ -422,7 +423,7 @@ class HouseholdEngine:
         return walk + turn, a.target
 
     def _check_check(self, agent: str, a: Action) -> Union[tuple[int, str], Reason]:
-        if a.target not in self._containers:
+        if a.target is None or a.target not in self._containers:
             return Reason.BAD_TARGET
         return self.problem.steps(self.pos[agent], a.target) + 1, a.target
 

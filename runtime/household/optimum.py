@@ -272,7 +272,8 @@ def optimum(problem: HouseholdProblem, *, max_expanded: int = 2_000_000, max_sec
         return Optimum(0, True, {a: [] for a in problem.agents}, 0, 0.0)
     # entries: (f, -t, t, n, pos, loc, open, runs, trail, exact); a child is pushed with its parent's f (a lower
     # bound of its own) and its heuristic is computed when it is first popped (lazy A*)
-    heap = [(m.h(0, pos0, loc0, open0, runs0), 0, 0, next(counter), pos0, loc0, open0, runs0, None, True)]
+    heap: list[tuple] = [(m.h(0, pos0, loc0, open0, runs0), 0, 0, next(counter), pos0, loc0, open0, runs0, None,
+                          True)]
     best: dict = {}
     expanded = 0
     while heap:

@@ -154,7 +154,8 @@ class _Common:
 class HouseholdParallelEnv(_Common, ParallelEnv):
     """A household episode as a PettingZoo ``ParallelEnv`` (see the module docstring)."""
 
-    metadata = {"name": "chronoplan_household_v0", "render_modes": ["ansi"], "is_parallelizable": True}
+    metadata: dict[str, Any] = {"name": "chronoplan_household_v0", "render_modes": ["ansi"],
+                                "is_parallelizable": True}
 
     def __init__(self, path: Union[str, Path, Project], scenario: Optional[str] = None, *, seed: Optional[int] = None,
                  syntax: Optional[Union[str, ActionSyntax]] = None, log: bool = False,
