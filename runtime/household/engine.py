@@ -717,8 +717,11 @@ class HouseholdEngine:
                  "Goal: " + "; ".join(f"{g.count} {g.what} {g.relation} {self._name(g.where)}" for g in p.goals)
                  + "."]
         lines += self._seen_lines(agent)
+        # in id order: the belief dict's order comes from iterating sets of names, which differs between
+        # processes (PYTHONHASHSEED), and an observation text (its log digest) must not
         remembered = [f"{self._name(x)} {self._where(x, w)} (known since step {k.known_at(x)})"
-                      for x, w in k.belief.items() if x not in self.visible[agent] and w != agent]
+                      for x, w in sorted(k.belief.items(), key=lambda kv: p.ids.get(kv[0], 0))
+                      if x not in self.visible[agent] and w != agent]
         told_only = [self._name(x) for x in k.told if x not in k.belief]
         if remembered:
             lines.append("You remember: " + "; ".join(remembered) + ".")
