@@ -56,22 +56,6 @@ class Family:
 
 
 PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")
-HOUSEHOLD_PENDING = ("household episodes are played and graded through the episode engine of issue #13, which "
-                     "this build does not serve yet; `chronoplan check` compiles them")
-
-
-def household_pending_grade(grader, scen, plan, fmt, first, name, reference):
-    """The grader of the minimal household entry: an E012 report saying what is missing (no exception)."""
-    from chronoplan.validators.report import error_report
-    return error_report(name, scen.name, "E012", f"scenario {scen.name}: household scenarios have no plan "
-                        f"format yet; {HOUSEHOLD_PENDING}", "check the file with `chronoplan check`")
-
-
-def household_pending_schema(project, scenario):
-    """The schema builders of the minimal household entry: ``SchemaUnavailable`` saying what is missing."""
-    from chronoplan.validators.schema import SchemaUnavailable
-    raise SchemaUnavailable(f"scenario {scenario}: household scenarios have no plan schema yet; {HOUSEHOLD_PENDING}")
-
 FAMILIES: dict[ScenarioKind, Family] = {
     ScenarioKind.PROCEDURES: Family(
         ScenarioKind.PROCEDURES, "procedure", ("schedule", "recipe2plan"),
@@ -104,17 +88,19 @@ FAMILIES: dict[ScenarioKind, Family] = {
          "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
          "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
         Ref("chronoplan.validators.render_charts:chart_tools")),
-    # minimal entry (issue #13, first landing): the language, the IR and `check` know households; grading
-    # episode logs, schemas and `play` come with the household validators (the full entry replaces this one)
+    # partially observable households (issue #13): episode logs replayed through runtime.household's engine
     ScenarioKind.HOUSEHOLD: Family(
-        ScenarioKind.HOUSEHOLD, "household", (),
-        Ref("chronoplan.validators.families:household_pending_grade"),
-        Ref("chronoplan.validators.families:household_pending_schema"),
-        Ref("chronoplan.validators.families:household_pending_schema"),
-        None, (), (),
-        ("success",),
-        {"PDDL export": HOUSEHOLD_PENDING, "planner": HOUSEHOLD_PENDING, "interactive protocol": HOUSEHOLD_PENDING,
-         "plan format": HOUSEHOLD_PENDING}),
+        ScenarioKind.HOUSEHOLD, "household", ("episode",),
+        Ref("chronoplan.validators.household.grade:grade_episode"),
+        Ref("chronoplan.validators.household.schema:episode_schema"),
+        Ref("chronoplan.validators.household.schema:strict_episode_schema"),
+        None, ("astar",), ("household",),
+        ("success", "steps", "transport_rate", "messages", "characters"),
+        {"PDDL export": "the omniscient optimum is solved exactly by `chronoplan solve --planner astar` "
+                        "(runtime/household/optimum.py); the baseline and the optimum are compared by "
+                        "`chronoplan play --baseline` (docs/benchmarks/pce.md)",
+         "chart": "`chronoplan validate` reports the episode's metrics; `chronoplan play --baseline` prints the "
+                  "baseline's steps next to the optimum's"}),
 }
 
 
