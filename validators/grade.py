@@ -126,11 +126,11 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
         yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
                          "bytes", "split the file"))
         return
-    header = sniff_text(data.lstrip()[:200_000].split(b"\n", 1)[0]) if isinstance(data, bytes) and \
-        data.lstrip()[:1] == b"{" else None
-    if header is not None:                   # a household episode log (stdin, another suffix)
-        yield PlanSource(name, stem, EpisodeSource(data=bytes(data), scenario=_scenario_of(header)))
-        return
+    if isinstance(data, bytes) and data.lstrip()[:1] == b"{":
+        header = sniff_text(data.lstrip()[:200_000].split(b"\n", 1)[0])
+        if header is not None:               # a household episode log (stdin, another suffix)
+            yield PlanSource(name, stem, EpisodeSource(data=data, scenario=_scenario_of(header)))
+            return
     yield from _sources(name, stem, decode(data), data if raw_text else None)
 
 

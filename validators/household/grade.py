@@ -221,11 +221,12 @@ class _Grading:
             self.st.add(PlanError("E032", f"line {no} is a JSON {type(v).__name__}, not a step record "
                                   "{\"step\", \"actions\", ...}", "one object per step", index=no))
             return
-        step = v.get("step")
-        if not _is_int(step) or not 0 <= step <= MAX_STEP:
-            self.st.add(PlanError("E032", f"line {no}: \"step\" is {_short(repr(step))}, not a whole number from 0",
+        raw_step = v.get("step")
+        if not isinstance(raw_step, int) or isinstance(raw_step, bool) or not 0 <= raw_step <= MAX_STEP:
+            self.st.add(PlanError("E032", f"line {no}: \"step\" is {_short(repr(raw_step))}, not a whole number from 0",
                                   "number the steps 0, 1, 2, ...", index=no))
             return
+        step: int = raw_step
         self.records += 1
         if step < e.t:
             self.st.add(PlanError("E033", f"line {no}: step {step} does not come after the previous record's "

@@ -15,10 +15,6 @@ import sys
 
 from chronoplan.compiler.diagnostics import MAX_SHOWN, plural, render_lines
 
-KIND_LABELS = {"procedures": "procedure", "tools": "tool-use", "grid": "kitchen", "household": "household"}
-
-
-
 
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help="*.chrono files or directories")
@@ -37,10 +33,12 @@ def counts(project) -> dict:
 
 
 def scenarios_by_kind(project) -> dict:
-    """Kind label (procedure, tool-use, kitchen) -> scenario names, from each scenario's IR kind."""
+    """Family label (procedure, tool-use, kitchen, household: the registry's ``Family.label``) -> scenario names,
+    from each scenario's IR kind."""
+    from chronoplan.validators.families import family_of
     out: dict = {}
     for s in project.scenarios.values():
-        out.setdefault(KIND_LABELS[s.kind.value], []).append(s.name)
+        out.setdefault(family_of(s).label, []).append(s.name)
     return out
 
 

@@ -8,7 +8,8 @@ Protocol ``recipe2plan`` (``validators.react_env``): timed actions ``Step(3, Cob
 plan judged at once, nothing executed).  Both: "look" reprints the observation, "help" lists the
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
-Grid kitchens (orders on a map) are played by ``commands.play_kitchen`` (ParaCook action batches).
+Grid kitchens (orders on a map) are played by ``commands.play_kitchen`` (ParaCook action batches), households
+by ``commands.play_household`` (``agent: action`` lines; ``--baseline``, ``--log``, ``--syntax``, ``--seed``).
 """
 from __future__ import annotations
 
@@ -21,9 +22,17 @@ from chronoplan.commands.common import command_lines
 def configure(p) -> None:
     p.add_argument("paths", nargs="+", metavar="FILE", help=".chrono file or directory")
     p.add_argument("--scenario", "-s", help="scenario name (optional when there is only one)")
-    p.add_argument("--protocol", choices=("timearena", "recipe2plan"), default="timearena",
+    p.add_argument("--protocol", choices=("timearena", "recipe2plan", "household"), default="timearena",
                    help="timearena: step texts at the current minute (default); recipe2plan: timed "
-                   "Step(step, recipe, duration, start) actions")
+                   "Step(step, recipe, duration, start) actions; household: `agent: action` lines (household "
+                   "scenarios always use it)")
+    p.add_argument("--syntax", choices=("cwah", "tdw"), default=None,
+                   help="households: the action syntax shown (default: the scenario's)")
+    p.add_argument("--seed", type=int, default=None, help="households: the seed of the hidden placements "
+                   "(default: the scenario's)")
+    p.add_argument("--baseline", action="store_true", help="households: play the scripted baseline to the end and "
+                   "print its steps next to the omniscient optimum")
+    p.add_argument("--log", metavar="OUT.jsonl", default=None, help="households: write the episode log (JSON Lines)")
     p.add_argument("--show-executable", action="store_true", help="list the commands that would be accepted")
     p.add_argument("--max-refusals", type=int, default=None, help="refusals in a row that end the episode "
                    "(0: never; default 5 for timearena, 3 for recipe2plan)")
@@ -86,14 +95,30 @@ def run(args) -> int:
         from chronoplan.validators.families import family_of
         fam = family_of(scen)
         kitchen = "kitchen" in fam.protocols
+        household = "household" in fam.protocols
         if not fam.protocols:
             print(f"chronoplan play: error: scenario {scen.name}: {fam.lacks('interactive protocol')}",
                   file=sys.stderr)
             return 2
-        problem = None if kitchen else procedure_problem(project, scen)
+        if household and args.protocol not in fam.protocols + ("timearena",):
+            print(f"chronoplan play: error: scenario {scen.name} is a household scenario: it is played with "
+                  "--protocol household", file=sys.stderr)
+            return 2
+        if not household and args.protocol == "household":
+            print(f"chronoplan play: error: --protocol household plays household scenarios; scenario {scen.name} is "
+                  f"a {fam.label} scenario (protocols: {', '.join(fam.protocols)})", file=sys.stderr)
+            return 2
+        if not household and (args.baseline or args.log or args.syntax or args.seed is not None):
+            print("chronoplan play: error: --baseline, --log, --syntax and --seed are for household scenarios",
+                  file=sys.stderr)
+            return 2
+        problem = None if kitchen or household else procedure_problem(project, scen)
     except (KeyError, InstantiationError) as exc:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    if household:
+        from chronoplan.commands.play_household import run_household
+        return run_household(project, scen, args)
     if kitchen:
         from chronoplan.commands.play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)
