@@ -48,8 +48,8 @@ def project():
     return chronoplan.load(DOMAINS)
 
 
-# the families whose plans have a schema; household episodes (#13) are graded from episode logs, not plans
-PLAN_KINDS = ("procedures", "tools", "grid")
+# every family has a plan schema (households: the schema of an episode log's lines, #13)
+PLAN_KINDS = ("procedures", "tools", "grid", "household")
 
 
 def names(kind=None):
