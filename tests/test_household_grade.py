@@ -282,3 +282,14 @@ def test_the_docs_list_exactly_the_household_codes():
     rows = re.findall(r"^\| `([EW]\d{3})` \| (error|warning) \| `([a-z-]+)` \| (.+?) \|$", text, re.M)
     assert {c: (sev, cat, title) for c, sev, cat, title in rows} == {
         c: (v.severity.value, v.category.value, v.title) for c, v in codes_in(Scope.HOUSEHOLD).items()}
+
+
+def test_the_baseline_optimum_table_is_up_to_date():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_household_table
+    finally:
+        sys.path.pop(0)
+    text = (ROOT / "docs" / "benchmarks" / "pce.md").read_text(encoding="utf-8")
+    assert gen_household_table.with_block(text) == text, "regenerate it: python tools/gen_household_table.py"
+    assert "| tea_1 | 1 | 4 | 66 | 24 | yes | 2.75 |" in text

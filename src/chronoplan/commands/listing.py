@@ -1,7 +1,7 @@
 """``chronoplan list FILE|DIR [--format text|json]``: the scenarios of a project.
 
 Input: paths.  Output: one scenario name per line, or (json) a JSON array of ``{"name", "kind", "unit"}``
-objects (kind: procedures | tools | grid) on stdout; diagnostics on stderr and exit 2 when the files have
+objects (kind: procedures | tools | grid | household) on stdout; diagnostics on stderr and exit 2 when the files have
 errors.
 """
 from __future__ import annotations
