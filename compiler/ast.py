@@ -445,6 +445,17 @@ class AgentItem:
     name: Ident
     pos: Optional[tuple]
     span: Optional[Span] = _span()
+    room: Optional[Ident] = None       # ``alice at kitchen``: the start room in a household
+
+
+@dataclass(frozen=True)
+class GoalCountItem:
+    """``2 inside(plate, dishwasher)`` in a household scenario's ``goal`` list."""
+
+    count: Num
+    relation: Ident
+    args: tuple                        # Idents (two when well formed: what, where)
+    span: Optional[Span] = _span()
 
 
 @dataclass(frozen=True)
@@ -456,10 +467,89 @@ class RefCallDecl:
     span: Optional[Span] = _span()
 
 
+# ------------------------------------------------------------------ households
+@dataclass(frozen=True)
+class Length:
+    """A length in metres (``4.5 m``)."""
+
+    value: Fraction
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HRooms:
+    names: tuple                       # Idents
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HDoor:
+    a: Ident
+    b: Ident
+    length: Length
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HPlace:
+    """``container fridge in kitchen closed 2 m`` / ``basket b1 capacity 3 in livingroom 1 m``."""
+
+    kind: Ident                        # container | surface | basket
+    name: Ident
+    capacity: Optional[Num]
+    room: Ident
+    state: Optional[Ident]             # closed | open
+    length: Length
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HThing:
+    """``thing cupcake1, cupcake2: cupcake in one of (fridge, kitchen)``; ``hidden`` for ``one of``."""
+
+    names: tuple                       # Idents
+    type: Ident
+    options: tuple                     # Idents
+    hidden: bool
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HSetting:
+    """``hands 2`` (value a Num) or ``speed 1 m`` (value a Length)."""
+
+    kind: str                          # hands | speed
+    value: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class SeeRule:
+    """``see x: thing when F`` (``formula`` None: always)."""
+
+    var: Ident
+    type: Ident
+    formula: Any
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HObserve:
+    rules: tuple                       # SeeRules
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class HouseholdDecl:
+    name: Ident
+    items: tuple                       # HRooms | HDoor | HPlace | HThing | HSetting | HObserve
+    span: Optional[Span] = _span()
+
+
 @dataclass(frozen=True)
 class ScenarioItem:
     """kind in map|agents|orders|procedures|share|unit|const|limit|occupancy|apps|tools|query|profile|structure|
-    reference."""
+    reference|household|goal|horizon|seed|messages|syntax."""
 
     kind: str
     args: tuple

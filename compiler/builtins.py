@@ -3,10 +3,13 @@
 Input: nothing (a table).  Output: frozen declarations, in the order the documentation and the messages list
 them -- ``TYPES`` (the built-in type names), ``FUNCTIONS`` (``dist``, ``ceil``, ``floor``, ``maximum``,
 ``minimum``: arity, argument kinds, result dimension), ``RELATIONS`` (``adjacent``, ``at``, ``walkable``,
-``reachable``, ``accepts``: parameter types) and ``EFFECTS`` (``deliver``, ``destroy``).  The checker
+``reachable``, ``accepts``: parameter types), ``EFFECTS`` (``deliver``, ``destroy``), and for households
+``HOUSEHOLD_TYPES`` (the types an observe rule ranges over) and ``OBSERVE_RELATIONS`` (``same_room``, ``inside``,
+``on``, ``closed``, ``holds``, ``near``, ``explored``, ``is``).  The checker
 (``check.py``, ``check_expr.py``, ``check_actions.py``) reads names, arities and types here; the kitchen runtime
 (``runtime/kitchen_logic.py``) and the kitchen exports recognise built-ins through this table, never through a
-list of their own.  A relation declared in a domain with a built-in's name hides the built-in.
+list of their own; the household checker (``check_household.py``) and the household runtime read the observe
+relations here.  A relation declared in a domain with a built-in's name hides the built-in.
 """
 from __future__ import annotations
 
@@ -89,3 +92,25 @@ RELATIONS: dict[str, RelationSpec] = {r.name: r for r in (ADJACENT, AT, WALKABLE
 DELIVER = EffectSpec("deliver", ("object",), "serve the container against the scenario's current order")
 DESTROY = EffectSpec("destroy", ("object",), "remove the object and every fact about it")
 EFFECTS: dict[str, EffectSpec] = {e.name: e for e in (DELIVER, DESTROY)}
+
+
+# ----------------------------------------------------------------------------- households
+# the types of a household (``see v: T`` and ``exists(v: T where ...)`` in observe rules); a thing's declared
+# type (``thing cupcake1: cupcake``) is a subtype of ``thing``
+HOUSEHOLD_TYPES: dict[str, Optional[str]] = {     # type -> parent
+    "object": None, "agent": "object", "room": "object", "thing": "object", "place": "object",
+    "container": "place", "surface": "place", "basket": "place",
+}
+
+OBSERVE_RELATIONS: dict[str, RelationSpec] = {r.name: r for r in (
+    RelationSpec("same_room", ("object", "object"), "the two are in the same room (a room is in itself; a "
+                                                    "thing held by an agent is where the agent is)"),
+    RelationSpec("inside", ("thing", "place"), "the thing is inside the container or basket"),
+    RelationSpec("on", ("thing", "place"), "the thing is on the surface"),
+    RelationSpec("closed", ("container",), "the container is closed"),
+    RelationSpec("holds", ("agent", "object"), "the agent holds the thing or the basket"),
+    RelationSpec("near", ("agent", "place"), "the agent stands at the place"),
+    RelationSpec("explored", ("agent",), "the agent has looked all around its current room (TDW-MAT's "
+                                         "360-degree turn) since it entered it"),
+    RelationSpec("is", ("object", "object"), "the two names denote the same object"),
+)}

@@ -2,8 +2,8 @@
 
 Input: parsed ``ast.Module`` values (imports already resolved by the driver).  Output: ``(Project, [Diagnostic])``.
 Names are resolved in ordered passes (declarations, types, constants, state, resources, actions and processes,
-recipes, procedures, maps, tools, scenarios, unused warnings); every pass collects diagnostics and goes on, so
-one run reports everything.  The Project is built even when there are errors (erroneous parts are left out).
+recipes, procedures, maps, tools, households, scenarios, unused warnings); every pass collects diagnostics and
+goes on, so one run reports everything.  The Project is built even when there are errors (erroneous parts are left out).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ DECL_KINDS = {
     A.RelationDecl: "relation", A.ResourceDecl: "resource", A.ActionDecl: "action", A.ProcessDecl: "process",
     A.RecipeDecl: "recipe", A.ProcedureDecl: "procedure", A.MapDecl: "map", A.ToolDecl: "tool",
     A.AppDecl: "app", A.ScenarioDecl: "scenario", A.ContainerDecl: "container", A.SurfaceDecl: "surface",
+    A.HouseholdDecl: "household",
 }
 
 
@@ -268,7 +269,15 @@ def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:
 # ------------------------------------------------------------------ driver
 def check(modules) -> tuple:
     """Check parsed modules; return (ir.Project, diagnostics sorted by position)."""
-    from chronoplan.compiler import check_actions, check_kitchen, check_maps, check_procs, check_scen, check_tools
+    from chronoplan.compiler import (
+        check_actions,
+        check_household,
+        check_kitchen,
+        check_maps,
+        check_procs,
+        check_scen,
+        check_tools,
+    )
     ctx = Ctx()
     collect(ctx, modules)
     check_types(ctx)
@@ -281,6 +290,7 @@ def check(modules) -> tuple:
     check_maps.check_maps(ctx)
     check_kitchen.check_kitchen(ctx)
     check_tools.check_tools(ctx)
+    check_household.check_households(ctx)
     check_scen.check_scenarios(ctx)
     check_kitchen.check_kitchen_scenarios(ctx)
     warn_unused(ctx)
@@ -290,7 +300,8 @@ def check(modules) -> tuple:
         attributes=ctx.out("attributes"), relations=ctx.out("relations"), resources=ctx.out("resources"),
         actions=ctx.out("actions"), processes=ctx.out("processes"), recipes=ctx.out("recipes"),
         procedures=ctx.out("procedures"), maps=ctx.out("maps"), tools=ctx.out("tools"), apps=ctx.out("apps"),
-        scenarios=ctx.out("scenarios"), containers=ctx.out("containers"), surfaces=ctx.out("surfaces"))
+        scenarios=ctx.out("scenarios"), containers=ctx.out("containers"), surfaces=ctx.out("surfaces"),
+        households=ctx.out("households"))
     return project, ctx.diags
 
 

@@ -5,10 +5,12 @@ Output: IR scenarios; diagnostics for unknown recipes/procedures/maps/apps/tools
 agents outside the grid (C303) or on non-walkable tiles (C305), stations no agent can reach (C304), constant
 overrides of unknown constants (C101) or another dimension (C106), invalid reference tool calls (C403) and
 reference dependencies (C404).  Step-level scenarios are instantiated once to prove their numbers evaluate.
+A scenario that names a household is checked by ``check_household.household_scenario``; household items
+elsewhere, and start rooms without a household, are C609.
 """
 from __future__ import annotations
 
-from chronoplan.compiler import ir
+from chronoplan.compiler import check_household, ir
 from chronoplan.compiler.check_expr import convert
 from chronoplan.compiler.check_maps import bfs, neighbours
 from chronoplan.compiler.check_tools import value_fits, value_ir
@@ -21,24 +23,27 @@ STRUCTURES = ("single", "parallel", "chain", "one-to-many", "many-to-one", "many
 def check_scenarios(ctx) -> None:
     broken = _broken_maps(ctx)
     hidden = dict.fromkeys(broken, 0)         # broken map -> follow-on errors of the scenarios that use it
+    broken_homes = _broken_maps(ctx, "household", "households")
+    hidden_homes = dict.fromkeys(broken_homes, 0)
     for name, d in ctx.table("scenario").items():
-        s = _scenario(ctx, d, broken, hidden)
+        s = _scenario(ctx, d, broken, hidden, hidden_homes)
         if s is not None:
             ctx.out("scenarios")[name] = s
-    for map_name, n in hidden.items():
-        if n:
-            i = broken[map_name]
-            ctx.diags[i] = hidden_note(ctx.diags[i], n, f"about the scenarios on map '{map_name}'",
-                                       "this map is fixed")
+    for kind, found, counts in (("map", broken, hidden), ("household", broken_homes, hidden_homes)):
+        for map_name, n in counts.items():
+            if n:
+                i = found[map_name]
+                about = f"on map '{map_name}'" if kind == "map" else f"of household '{map_name}'"
+                ctx.diags[i] = hidden_note(ctx.diags[i], n, f"about the scenarios {about}", f"this {kind} is fixed")
 
 
-def _broken_maps(ctx) -> dict:
-    """{name: index in ctx.diags of its first error} of the declared maps that failed with an error inside
-    their declaration: a scenario naming one gets no errors of its own about it (C401 "it has errors", C402
-    "agent positions need a map"), only the count of them as a note on that first error."""
+def _broken_maps(ctx, kind: str = "map", table: str = "maps") -> dict:
+    """{name: index in ctx.diags of its first error} of the declared maps (or households) that failed with an
+    error inside their declaration: a scenario naming one gets no errors of its own about it (C401 "it has
+    errors", C402 "agent positions need a map"), only the count of them as a note on that first error."""
     out = {}
-    for name, decl in ctx.table("map").items():
-        if name in ctx.out("maps") or decl.span is None:
+    for name, decl in ctx.table(kind).items():
+        if name in ctx.out(table) or decl.span is None:
             continue
         first = next((i for i, d in enumerate(ctx.diags) if d.is_error and _inside(d.span, decl.span)), None)
         if first is not None:
@@ -53,20 +58,23 @@ def _inside(span, outer) -> bool:
     return (outer.line, outer.col) <= (span.line, span.col) <= end
 
 
-def _scenario(ctx, d, broken, hidden):  # noqa: C901
+def _scenario(ctx, d, broken, hidden, hidden_homes=None):  # noqa: C901
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
          "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
-         "reference": []}
+         "reference": [], "household": None, "goal": [], "horizon": None, "seed": None, "messages": None,
+         "syntax": None}
     spans = {}
     for item in d.items:
         spans.setdefault(item.kind, item.span)
-        if item.kind in LIST_ITEMS or item.kind in ("agents", "const", "profile", "reference"):
+        if item.kind in LIST_ITEMS or item.kind in ("agents", "const", "profile", "reference", "goal"):
             f[item.kind].extend(item.args)
         elif f[item.kind] is not None:
             ctx.error("C102", f"'{item.kind}' given twice in scenario '{d.name.name}'", item.span)
         else:
             f[item.kind] = item.args[0]
-    ok = True
+    if f["household"] is not None:
+        return check_household.household_scenario(ctx, d, f, spans, {} if hidden_homes is None else hidden_homes)
+    ok = check_household.misplaced_items(ctx, d, f, spans)
 
     def known(kind, table, idents):
         nonlocal ok
@@ -101,7 +109,7 @@ def _scenario(ctx, d, broken, hidden):  # noqa: C901
             ok = False
     if not (orders or procedures or apps or tools or f["reference"]):
         if ok:
-            ctx.error("C402", f"scenario '{d.name.name}' has no orders, procedures or tools", d.name.span)
+            ctx.error("C402", f"scenario '{d.name.name}' has no orders, procedures, tools or household", d.name.span)
         return None
     if orders and f["map"] is None:
         ctx.error("C402", f"scenario '{d.name.name}' has orders but no map", spans["orders"])
@@ -205,7 +213,11 @@ def _agents(ctx, d, items, map_name, broken_map=None, hidden=None):
             ok = False
             continue
         seen.add(a.name.name)
-        if a.pos is not None:
+        if a.room is not None:
+            ctx.error("C609", f"agent '{a.name.name}' starts in a room, which needs a household", a.room.span,
+                      "add: household NAME (or give a grid position: at (x, y))")
+            ok = False
+        elif a.pos is not None:
             if m is None and broken_map is not None:
                 hidden[broken_map] += 1
                 ok = False

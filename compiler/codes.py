@@ -10,10 +10,10 @@ derived from its code here, never typed at the place that reports it.
 Categories are the plan-report contract's closed list (docs/errors.md); compile and PDDL diagnostics are not
 plan problems and have none.  Numbering of E codes: the hundreds digit names the category block (E0xx
 syntax/schema, E1xx unknown-name, E2xx precondition, E3xx dependency, E4xx agent-busy/resource-busy, E5xx
-duration/interrupt, E6xx time-window, E7xx goal, E8xx repeat); timed plans use x01-x49 of each block, grid
-kitchens x50-x99; E090 (internal error) is shared by every plan kind.  docs/errors.md ("Every code") is
-generated from this table (``python tools/gen_codes_doc.py``) and the family
-pages are tested against it (tests/test_validate_errors_doc.py).
+duration/interrupt, E6xx time-window, E7xx goal, E8xx repeat); timed plans use x01-x29 (x01-x49 where no
+household code is), household episode logs x30-x49 (W030-W049 their warnings), grid kitchens x50-x99; E090
+(internal error) is shared by every plan kind.  docs/errors.md ("Every code") is generated from this table
+(``python tools/gen_codes_doc.py``) and the family pages are tested against it (tests/test_validate_errors_doc.py).
 """
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ class Scope(enum.Enum):
     STEPS = "timed plans"
     KITCHEN = "grid-kitchen plans"
     TOOLS = "tool-call plans"
+    HOUSEHOLD = "household episode logs"
 
     @property
     def doc(self) -> str:
@@ -78,6 +79,7 @@ _DOCS = {
     Scope.STEPS: "errors.md#plan-validation-errors",
     Scope.KITCHEN: "benchmarks/paracook.md#errors",
     Scope.TOOLS: "tools.md#checks-and-codes",
+    Scope.HOUSEHOLD: "benchmarks/pce.md#errors",
 }
 
 
@@ -127,10 +129,21 @@ _TABLE = (
         ("C303", "cell outside the grid"),
         ("C304", "station not reachable from any walkable tile"),
         ("C305", "agent starts on a non-walkable tile"),
-        ("C401", "scenario refers to an unknown recipe, procedure, map, app or tool"),
+        ("C401", "scenario refers to an unknown recipe, procedure, map, app, tool or household"),
         ("C402", "scenario is missing something it needs"),
         ("C403", "invalid tool call in a reference plan"),
         ("C404", "reference plan dependency is invalid"),
+        ("C601", "household names an unknown room, place, thing or thing type (or one of the wrong kind)"),
+        ("C602", "door joins a room to itself"),
+        ("C603", "household rooms missing or not connected (a room no door path reaches)"),
+        ("C604", "household number out of range (capacity, hands, speed, horizon, message limit or goal count "
+                 "below its minimum)"),
+        ("C605", "goal relation is not on/inside or does not fit its place (inside a surface, on a container)"),
+        ("C606", "goal asks for more things than the household has"),
+        ("C607", "observe rule: unknown relation, type or name, wrong number or type of arguments"),
+        ("C608", "unknown action syntax (cwah or tdw)"),
+        ("C609", "household item where it does not belong (closed surface, map in a household scenario, goal "
+                 "in another scenario)"),
     )),
     (Scope.COMPILE, W, None, (
         ("W501", "unused declaration"),
@@ -251,6 +264,44 @@ _TABLE = (
         ("E750", "wrong dish: the served plate does not match the current order"),
         ("E751", "orders left unserved at the end of the plan"),
         ("E752", "a dish was served when every order had already been served"),
+    )),
+    # household episode logs (docs/benchmarks/pce.md; x30-x49 of each block)
+    (Scope.HOUSEHOLD, E, C.SYNTAX, (
+        ("E030", "a line of the episode log is not a JSON object (invalid JSON, NaN/Infinity, nesting too deep)"),
+        ("E031", "an action text names no action (neither C-WAH nor TDW-MAT syntax)"),
+    )),
+    (Scope.HOUSEHOLD, E, C.SCHEMA, (
+        ("E032", "an episode log record lacks a field or has one of the wrong type (the header, step, actions, "
+                 "messages, observations)"),
+        ("E033", "an episode log record's step is not after the previous record's (repeated or going back)"),
+    )),
+    (Scope.HOUSEHOLD, E, C.UNKNOWN_NAME, (
+        ("E130", "the log is of another episode: its header names another scenario, seed, household, horizon or "
+                 "agents"),
+        ("E131", "a record names an agent the episode does not have"),
+        ("E132", "an action names an object the episode does not have (a hallucinated object)"),
+        ("E133", "knowledge hallucination: an action on an object the agent has neither seen nor been told about "
+                 "(the message gives the step it first became known to the agent, if ever)"),
+    )),
+    (Scope.HOUSEHOLD, E, C.PRECONDITION, (
+        ("E230", "an action the rules forbid (hands full, closed container, not held, no room left...)"),
+        ("E231", "a message longer than the scenario's limit (500 characters in C-WAH)"),
+    )),
+    (Scope.HOUSEHOLD, E, C.AGENT_BUSY, (
+        ("E430", "an action given while the agent's previous action still runs"),
+    )),
+    (Scope.HOUSEHOLD, E, C.TIME_WINDOW, (
+        ("E630", "a record at or after the horizon"),
+        ("E631", "a record after the episode ended in success"),
+    )),
+    (Scope.HOUSEHOLD, E, C.GOAL, (
+        ("E730", "the horizon is reached with goals unmet (the episode failed)"),
+        ("E731", "the log stops before the episode ends (goals unmet, horizon not reached)"),
+    )),
+    (Scope.HOUSEHOLD, W, C.SCHEMA, (
+        ("W030", "an observation digest differs from the replay's (the log was edited or written by another "
+                 "engine version)"),
+        ("W031", "a record's messages differ from what its send actions sent"),
     )),
     # tool-call plans (docs/tools.md)
     (Scope.TOOLS, E, C.SYNTAX, (

@@ -70,9 +70,13 @@ class ScenarioKind(enum.Enum):
     PROCEDURES = "procedures"   # step-level procedures (Recipe2Plan, TimeArena): timed schedules
     TOOLS = "tools"             # tool calls against apps (PlanningArena-style tool plans)
     GRID = "grid"               # grid kitchens (ParaCook): per-agent action lists
+    HOUSEHOLD = "household"     # partially observable households (C-WAH, TDW-MAT): decentralised episodes
 
     @classmethod
-    def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple) -> ScenarioKind:
+    def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple,
+               household: Optional[str] = None) -> ScenarioKind:
+        if household is not None:
+            return cls.HOUSEHOLD
         if procedures:
             return cls.PROCEDURES
         if apps or tools or reference:
@@ -586,6 +590,102 @@ class RefCall:
     span: Optional[Span] = field(default=None, compare=False, hash=False)
 
 
+# ----------------------------------------------------------------------------- households (partial observability)
+class PlaceKind(enum.Enum):
+    """What a household place is: a container (may be closed), a surface, or a carriable basket."""
+
+    CONTAINER = "container"
+    SURFACE = "surface"
+    BASKET = "basket"
+
+
+class ActionSyntax(enum.Enum):
+    """The high-level action syntax shown to agents: C-WAH (``[goexplore] <kitchen> (2)``) or TDW-MAT
+    (``go to <kitchen>``, ``explore current room <kitchen>``)."""
+
+    CWAH = "cwah"
+    TDW = "tdw"
+
+
+@dataclass(frozen=True)
+class Door:
+    """Rooms ``a`` and ``b`` are connected; walking between their entry points is ``metres`` long."""
+
+    a: str
+    b: str
+    metres: Fraction
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Place:
+    """A container, surface or carriable basket in ``room``, ``metres`` from the room's entry point."""
+
+    name: str
+    kind: PlaceKind
+    room: str
+    metres: Fraction
+    closed: bool = False           # containers: closed at the start
+    capacity: Optional[int] = None  # things it can hold (None = unbounded)
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Thing:
+    """A movable thing of ``type``; ``options`` are rooms or place names: one option is a fixed placement,
+    several a hidden one, drawn with the scenario's seed."""
+
+    name: str
+    type: str
+    options: tuple[str, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class ObserveRule:
+    """``see var: type when formula``: an agent (``self`` in the formula) perceives every object ``var`` of
+    ``type`` (``thing``, ``container``, ``surface``, ``basket``, ``place``, ``agent``, ``room`` or a thing type)
+    for which ``when`` holds."""
+
+    var: str
+    type: str
+    when: Formula
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Household:
+    """A home: rooms joined by doors, places in rooms, things (fixed or hidden) and the observation model."""
+
+    name: str
+    rooms: tuple[str, ...]
+    doors: tuple[Door, ...]
+    places: tuple[Place, ...]
+    things: tuple[Thing, ...]
+    observe: tuple[ObserveRule, ...]
+    hands: int = 2                 # things an agent may hold at once
+    speed: Fraction = Fraction(1)  # metres walked per step
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+    def place(self, name: str) -> Optional[Place]:
+        return next((p for p in self.places if p.name == name), None)
+
+    def thing(self, name: str) -> Optional[Thing]:
+        return next((t for t in self.things if t.name == name), None)
+
+
+@dataclass(frozen=True)
+class GoalCount:
+    """``count relation(what, where)``: at least ``count`` things (of type ``what``, or the thing ``what``)
+    are ``on`` the surface / ``inside`` the container or basket ``where``."""
+
+    count: int
+    relation: str                  # "on" | "inside"
+    what: str                      # a thing type or a thing
+    where: str                     # a place
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
 @dataclass(frozen=True)
 class AgentDecl:
     name: str
@@ -611,11 +711,20 @@ class Scenario:
     reference: tuple[RefCall, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
     occupancy: OccupancyRule = OccupancyRule.OVERLAP
+    # households (``ScenarioKind.HOUSEHOLD``); the defaults leave every other family unchanged
+    household: Optional[str] = None                  # the ``Household`` the episode plays in
+    starts: tuple[tuple[str, str], ...] = ()         # (agent, room) in declaration order
+    goals: tuple[GoalCount, ...] = ()
+    horizon: Optional[int] = None                    # steps; the episode fails when not done by then
+    seed: int = 0                                    # draws the hidden placements (``random.Random(seed)``)
+    message_limit: int = 500                         # characters per message
+    message_cost: int = 1                            # steps a message costs its sender
+    syntax: ActionSyntax = ActionSyntax.CWAH         # the high-level action syntax shown to agents
     kind: ScenarioKind = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ScenarioKind.decide(self.procedures, self.apps, self.tools,
-                                                             self.reference))
+                                                             self.reference, self.household))
 
 
 @dataclass(frozen=True)
@@ -641,6 +750,7 @@ class Project:
     containers: dict = field(default_factory=dict)
     surfaces: dict = field(default_factory=dict)
     parts: dict = field(default_factory=dict, compare=False, repr=False)  # scenario -> its domain's Project
+    households: dict = field(default_factory=dict)   # name -> Household
 
     def part(self, scenario: str) -> Project:
         """The project of the domain that declares ``scenario`` (self for a single-domain project)."""

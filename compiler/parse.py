@@ -448,6 +448,71 @@ class _ToAST(Transformer_NonRecursive):
     def surface_final(self, c):
         return (True, ())
 
+    # households ----------------------------------------------------------------
+    def _int(self, tok) -> A.Num | None:
+        return None if tok is None else A.Num(Fraction(int(tok)), self.tsp(tok))
+
+    @v_args(meta=True)
+    def household_decl(self, meta, c):
+        return A.HouseholdDecl(self.id(c[0]), tuple(c[1:]), self.sp(meta))
+
+    @v_args(meta=True)
+    def h_rooms(self, meta, c):
+        return A.HRooms(self.ids(c[1:]), self.sp(meta))
+
+    @v_args(meta=True)
+    def h_door(self, meta, c):
+        _kw, a, b, length = c
+        return A.HDoor(self.id(a), self.id(b), length, self.sp(meta))
+
+    @v_args(meta=True)
+    def h_place(self, meta, c):
+        kind, name, cap, room, state, length = c
+        return A.HPlace(kind, self.id(name), self._int(cap), self.id(room), state, length, self.sp(meta))
+
+    def place_kind(self, c):
+        return self.id(c[0])
+
+    @v_args(meta=True)
+    def ps_closed(self, meta, c):
+        return A.Ident("closed", self.sp(meta))
+
+    @v_args(meta=True)
+    def ps_open(self, meta, c):
+        return A.Ident("open", self.sp(meta))
+
+    @v_args(meta=True)
+    def metres(self, meta, c):
+        return A.Length(_num(c[0]), self.sp(meta))
+
+    @v_args(meta=True)
+    def h_thing(self, meta, c):
+        hidden, options = c[-1]
+        return A.HThing(self.ids(c[1:-2]), self.id(c[-2]), options, hidden, self.sp(meta))
+
+    def p_fixed(self, c):
+        return (False, self.ids(c))
+
+    def p_hidden(self, c):
+        return (True, self.ids(c))
+
+    @v_args(meta=True)
+    def h_hands(self, meta, c):
+        return A.HSetting("hands", self._int(c[1]), self.sp(meta))
+
+    @v_args(meta=True)
+    def h_speed(self, meta, c):
+        return A.HSetting("speed", c[1], self.sp(meta))
+
+    @v_args(meta=True)
+    def h_observe(self, meta, c):
+        return A.HObserve(tuple(c[1:]), self.sp(meta))
+
+    @v_args(meta=True)
+    def see_rule(self, meta, c):
+        _kw, var, typ, formula = c
+        return A.SeeRule(self.id(var), self.id(typ), formula, self.sp(meta))
+
     # tools ---------------------------------------------------------------------
     @v_args(meta=True)
     def app_decl(self, meta, c):
@@ -550,12 +615,26 @@ class _ToAST(Transformer_NonRecursive):
     sc_limit = _sc("limit")
     sc_profile = _sc("profile", lambda self, c: tuple(x for x in c if x is not None))
     sc_reference = _sc("reference")
+    sc_household = _sc("household", _names)
+    sc_syntax = _sc("syntax", _names)
+    sc_goal = _sc("goal")
+    sc_horizon = _sc("horizon", lambda self, c: (self._int(c[0]),))
+    sc_seed = _sc("seed", lambda self, c: (self._int(c[0]),))
+    sc_messages = _sc("messages", lambda self, c: ((self._int(c[0]), self._int(c[1])),))
 
     @v_args(meta=True)
     def agent(self, meta, c):
         name, x, y = c
         pos = None if x is None else (int(x), int(y))
         return A.AgentItem(self.id(name), pos, self.sp(meta))
+
+    @v_args(meta=True)
+    def agent_room(self, meta, c):
+        return A.AgentItem(self.id(c[0]), None, self.sp(meta), self.id(c[1]))
+
+    @v_args(meta=True)
+    def goal_count(self, meta, c):
+        return A.GoalCountItem(self._int(c[0]), self.id(c[1]), self.ids(c[2:]), self.sp(meta))
 
     def profile_item(self, c):
         return (self.id(c[0]), c[1])
@@ -578,7 +657,9 @@ _TERMINAL_LABELS = {
     "LPAR": "'('", "RPAR": "')'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
     "COLON": "':'", "COMMA": "','", "EQUAL": "'='", "DOT": "'.'", "STAR": "'*'", "PLUS": "'+'", "MINUS": "'-'",
     "SLASH": "'/'", "AT": "'@'", "LESSTHAN": "'<'", "VBAR": "'|'", "DOLLAR": "'$'", "QMARK": "'?'",
-    "OPTIONAL": "'?'", "$END": "end of input",
+    "OPTIONAL": "'?'", "$END": "end of input", "METRES": "a length unit (m)",
+    **{f"H_{k.upper()}": f"'{k}'" for k in ("room", "door", "container", "surface", "basket", "thing", "hands",
+                                           "speed", "observe", "see")},
 }
 
 # (keyword that opens the construct, set of expected terminals that identify the gap) -> label

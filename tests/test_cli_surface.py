@@ -69,7 +69,8 @@ def test_list_json(capsys):
 def test_list_json_kinds_cover_every_family(capsys):
     assert main(["list", str(ROOT / "domains"), "--format", "json"]) == 0
     kinds = {r["kind"] for r in json.loads(capsys.readouterr().out)}
-    assert kinds == {"procedures", "tools", "grid"}
+    from chronoplan.compiler.ir import ScenarioKind
+    assert kinds == {k.value for k in ScenarioKind}
 
 
 def test_reference_fields_must_be_returned_by_the_producing_tool(tmp_path, capsys):

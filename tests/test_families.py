@@ -22,8 +22,10 @@ import chronoplan
 from chronoplan.cli import main
 from chronoplan.commands.play import PROTOCOLS
 from chronoplan.commands.solve import PLANNERS
+from chronoplan.compiler.household_problem import HouseholdProblem
 from chronoplan.compiler.ir import ScenarioKind
 from chronoplan.compiler.pddl_common import ExportError
+from chronoplan.runtime.household.baseline import run_baseline
 from chronoplan.validators.compat import Compat
 from chronoplan.validators.families import (
     FAMILIES,
@@ -45,6 +47,8 @@ TOOLS = ROOT / "domains" / "tools"
 ROAST = "Roast-Chicken_Garlic-Potatoes"
 SHOP = "shop_checkout_chain"
 BURGER = "burger_s42_o1_a2"
+HOME = ROOT / "domains" / "household"
+TEA = "tea_1"
 # a plan no reader accepts in another family's format: the reader says so instead of reading it
 NOT_MY_FORMAT = re.compile(r"cannot be graded against|unknown tool-plan format")
 
@@ -52,10 +56,11 @@ NOT_MY_FORMAT = re.compile(r"cannot be graded against|unknown tool-plan format")
 @pytest.fixture(scope="module")
 def samples() -> dict:
     """Family -> (project, scenario name, a valid plan), one bundled scenario per family."""
-    recipes, tools = chronoplan.load(RECIPES), chronoplan.load(TOOLS)
+    recipes, tools, home = chronoplan.load(RECIPES), chronoplan.load(TOOLS), chronoplan.load(HOME)
     out = {ScenarioKind.PROCEDURES: (recipes, ROAST, json.loads((RECIPES / "plans" / "valid.json").read_text())),
            ScenarioKind.TOOLS: (tools, SHOP, reference_plan(tools.scenario(SHOP))),
-           ScenarioKind.GRID: (generated(), BURGER, BURGER_B)}
+           ScenarioKind.GRID: (generated(), BURGER, BURGER_B),
+           ScenarioKind.HOUSEHOLD: (home, TEA, run_baseline(HouseholdProblem(home, TEA), log=True).log.text())}
     assert set(out) == set(ScenarioKind)
     return out
 
@@ -93,7 +98,11 @@ def test_protocols_are_plays_and_the_environments():
     assert {p for f in FAMILIES.values() for p in f.protocols} == set(PROTOCOLS)
     pytest.importorskip("gymnasium")
     from chronoplan import envs
-    assert {getattr(envs, cls).protocol for cls in envs.IDS.values()} == set(PROTOCOLS)
+    assert {getattr(envs, cls).protocol for cls in envs.IDS.values()} | {envs.HOUSEHOLD_PROTOCOL} == set(PROTOCOLS)
+    pytest.importorskip("pettingzoo")
+    from chronoplan import env
+    assert env.HouseholdGymEnv.protocol == env.HouseholdParallelEnv.protocol == envs.HOUSEHOLD_PROTOCOL
+    assert set(envs.HOUSEHOLD_IDS) == {env.HOUSEHOLD_ID}
 
 
 def test_compat_modes_belong_to_one_family_each():
@@ -133,6 +142,8 @@ def test_every_report_of_a_family_carries_its_metrics(samples, kind):
         bad["schedule"] = bad["schedule"][1:]
     elif kind is ScenarioKind.TOOLS:
         bad["steps"] = bad["steps"][:1]
+    elif kind is ScenarioKind.HOUSEHOLD:           # the log stops before the episode ends
+        bad = "".join(good.splitlines(keepends=True)[:3])
     else:
         bad = {agent: acts[:2] for agent, acts in bad.items()}
     plans = [good, bad, {}, [], "garbage", 42, None, {"schedule": []}, {"steps": []}, "Step(1, X, 00:00:00, 00:01:00)"]
@@ -157,7 +168,7 @@ def test_lacks_says_what_exists_instead():
     assert procs.lacks("chart") == "procedure scenarios have no chart"
     for fam in FAMILIES.values():           # every capability a command may find missing has its "instead"
         missing = [c for c, has in (("PDDL export", fam.pddl), ("planner", fam.planners),
-                                    ("interactive protocol", fam.protocols)) if not has]
+                                    ("interactive protocol", fam.protocols), ("chart", fam.chart)) if not has]
         missing += [f"planner {p}" for p in PLANNERS if fam.planners and p not in fam.planners]
         for capability in missing:
             assert fam.instead.get(capability), (fam.name, capability)
@@ -171,6 +182,10 @@ def test_export_of_any_scenario_asks_the_family(samples):
         export_scenario(project, scen)
     assert [d.code for d in exc.value.diagnostics] == ["P010"]
     assert str(exc.value).count(family_of(project.scenario(scen)).lacks("PDDL export")) == 1
+    project, scen, _ = samples[ScenarioKind.HOUSEHOLD]
+    with pytest.raises(ExportError) as exc:
+        export_scenario(project, scen)
+    assert [d.code for d in exc.value.diagnostics] == ["P010"] and "--planner astar" in str(exc.value)
     project, scen, _ = samples[ScenarioKind.PROCEDURES]
     assert "(define (domain" in export_scenario(project, scen).domain_text()
 
@@ -210,6 +225,32 @@ def test_play_offers_the_family_protocols(capsys, samples):
             "timearena, recipe2plan)") in err
     assert main(["play", str(TOOLS), "--scenario", SHOP]) == 2
     assert "tool-use scenarios have no interactive protocol; grade whole tool plans" in capsys.readouterr().err
+    assert main(["play", str(HOME), "--scenario", TEA, "--protocol", "timearena"]) == 2
+    assert ("household scenarios have no timearena protocol (protocols of household scenarios: household)"
+            in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("option", [["--baseline"], ["--log", "x.jsonl"], ["--syntax", "tdw"], ["--seed", "3"]])
+def test_play_refuses_household_options_for_other_families(capsys, option):
+    assert main(["play", str(RECIPES), "--scenario", ROAST, *option]) == 2
+    assert "--baseline, --log, --syntax and --seed are for household scenarios" in capsys.readouterr().err
+
+
+def test_play_defaults_to_the_family_protocol(capsys, monkeypatch):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
+    assert main(["play", str(HOME), "--scenario", TEA]) == 1                  # household, not timearena
+    assert "=== alice" in capsys.readouterr().out
+
+
+def test_solve_routes_astar_by_its_entry_point(capsys):
+    assert PLANNERS["astar"].entry == "chronoplan.validators.household.solve:solve_astar"
+    assert Ref(PLANNERS["astar"].entry).load().__name__ == "solve_astar"
+    assert main(["solve", str(HOME), "--scenario", TEA, "--planner", "astar", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "optimal"
+    assert main(["solve", str(RECIPES), "--scenario", ROAST, "--planner", "astar"]) == 2
+    assert ("procedure scenarios have no planner astar; astar solves partially observable households"
+            in capsys.readouterr().err)
 
 
 def test_list_and_check_name_families_from_the_registry(capsys):

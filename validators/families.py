@@ -61,7 +61,7 @@ class Family:
 
     @property
     def name(self) -> str:
-        """The family's name in JSON output (``chronoplan list``: procedures | tools | grid)."""
+        """The family's name in JSON output (``chronoplan list``: procedures | tools | grid | household)."""
         return self.kind.value
 
     def lacks(self, capability: str) -> str:
@@ -71,6 +71,7 @@ class Family:
 
 
 PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")   # solved through Family.pddl_solve
+ASTAR_INSTEAD = "astar solves partially observable households (docs/benchmarks/pce.md)"
 
 FAMILIES: dict[ScenarioKind, Family] = {
     ScenarioKind.PROCEDURES: Family(
@@ -85,7 +86,7 @@ FAMILIES: dict[ScenarioKind, Family] = {
         protocols=("timearena", "recipe2plan"),
         compat=("recipe2plan", "timearena"),
         metrics=("makespan", "success", "progress", "steps_done", "steps_total"),
-        instead={},
+        instead={"planner astar": ASTAR_INSTEAD},
         chart=Ref("chronoplan.validators.render_charts:chart_procedures")),
     ScenarioKind.GRID: Family(
         ScenarioKind.GRID, "kitchen", "grid kitchens",
@@ -99,7 +100,8 @@ FAMILIES: dict[ScenarioKind, Family] = {
         protocols=("kitchen",),
         compat=("paracook",),
         metrics=("makespan", "success", "oct", "poct", "pmd", "T_max", "D_max"),
-        instead={"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)"},
+        instead={"planner cpsat": "use a PDDL planner (--planner kairos or fast-downward, docs/planners.md)",
+                 "planner astar": ASTAR_INSTEAD},
         chart=Ref("chronoplan.validators.render_charts:chart_kitchen")),
     ScenarioKind.TOOLS: Family(
         ScenarioKind.TOOLS, "tool-use", "tool-use scenarios",
@@ -118,6 +120,27 @@ FAMILIES: dict[ScenarioKind, Family] = {
                  "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
                  "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
         chart=Ref("chronoplan.validators.render_charts:chart_tools")),
+    # partially observable households (issue #13): episode logs replayed through runtime.household's engine
+    ScenarioKind.HOUSEHOLD: Family(
+        ScenarioKind.HOUSEHOLD, "household", "partially observable households",
+        formats=("episode",),
+        grade=Ref("chronoplan.validators.household.grade:grade_episode"),
+        schema=Ref("chronoplan.validators.household.schema:episode_schema"),
+        strict_schema=Ref("chronoplan.validators.household.schema:strict_episode_schema"),
+        pddl=None,
+        planners=("astar",),
+        pddl_solve=None,
+        protocols=("household",),
+        compat=(),
+        metrics=("success", "steps", "transport_rate", "messages", "characters"),
+        instead={"PDDL export": "the omniscient optimum is solved exactly by `chronoplan solve --planner astar` "
+                                "(runtime/household/optimum.py); the baseline and the optimum are compared by "
+                                "`chronoplan play --baseline` (docs/benchmarks/pce.md)",
+                 **{f"planner {p}": "households have no PDDL export or schedule model; their omniscient optimum is "
+                                    "`--planner astar` (docs/benchmarks/pce.md)" for p in ("cpsat",) + PDDL_PLANNERS},
+                 "chart": "`chronoplan validate` reports the episode's metrics; `chronoplan play --baseline` prints "
+                          "the baseline's steps next to the optimum's"},
+        chart=None),
 }
 
 

@@ -26,6 +26,7 @@ from chronoplan.compiler.diagnostics import raise_pending_interrupt
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.validators.compat import Compat, family_error, usable
 from chronoplan.validators.families import family_of
+from chronoplan.validators.household.read import EpisodeSource, sniff, sniff_text
 from chronoplan.validators.plan_text import (
     BOM,
     MAX_TEXT,
@@ -138,6 +139,10 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
             yield from _read_stdin(name, stem, raw_text)
             return
         elif path.suffix == ".jsonl":
+            header = sniff(path)
+            if header is not None:           # a household episode log: one plan, read by its grader
+                yield PlanSource(name, stem, EpisodeSource(path=str(path), scenario=_scenario_of(header)))
+                return
             with path.open("rb") as stream:
                 yield from _read_lines(stream, name, stem)
             return
@@ -157,7 +162,17 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
         yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
                          "bytes", "split the file"))
         return
+    if isinstance(data, bytes) and data.lstrip()[:1] == b"{":
+        header = sniff_text(data.lstrip()[:200_000].split(b"\n", 1)[0])
+        if header is not None:               # a household episode log (stdin, another suffix)
+            yield PlanSource(name, stem, EpisodeSource(data=data, scenario=_scenario_of(header)))
+            return
     yield from _sources(name, stem, decode(data), data if raw_text else None)
+
+
+def _scenario_of(header: dict) -> Optional[str]:
+    got = header.get("scenario")
+    return got if isinstance(got, str) else None
 
 
 def plan_files(path: Path) -> list[Path]:
@@ -201,6 +216,8 @@ def match_scenario(project: ir.Project, explicit: Optional[str], value: Any, ste
         return explicit if isinstance(explicit, str) and explicit in project.scenarios else None
     if len(project.scenarios) == 1:
         return next(iter(project.scenarios))
+    if isinstance(value, EpisodeSource) and value.scenario in project.scenarios:
+        return value.scenario
     if isinstance(value, dict) and isinstance(value.get("scenario"), str) and value["scenario"] in project.scenarios:
         return value["scenario"]
     return stem if stem in project.scenarios else None
@@ -240,6 +257,9 @@ class Grader:
         try:
             if self.compat is Compat.RECIPE2PLAN:
                 return self._grade_original(scenario, plan, fmt, name, reference)
+            episode = self._episode(scenario, plan, fmt, first, name)
+            if episode is not None:
+                return episode
             got = plan_value(plan, decoded=decoded)
             inner = unwrap_reply(got.value) if got.error is None else None
             if inner is not None:
@@ -250,6 +270,21 @@ class Grader:
             return with_notes(report, got.notes)
         except Exception as exc:   # noqa: BLE001 - one plan's crash must not stop the batch
             return internal_error_report(name, str(scenario), exc)
+
+    def _episode(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str) -> Optional[Report]:
+        """The report of an episode log (a household scenario's plan, read by its own grader), or None for any
+        other plan: an episode log given for another family's scenario is an ``E012``."""
+        scen = self.project.scenarios.get(scenario)
+        household = scen is not None and "episode" in family_of(scen).formats   # its family reads episode logs
+        if isinstance(plan, EpisodeSource) and scen is not None and not household:
+            return error_report(name, scenario, "E012", f"{name} is a household episode log; scenario {scenario} "
+                                f"is a {family_of(scen).label} scenario", "grade it against its household scenario")
+        if not household:
+            return None
+        scen, refused = self._scenario(scenario, name)
+        if scen is None:
+            return refused
+        return family_of(scen).grade(self, scen, plan, fmt, first, name, None)
 
     def _scenario(self, scenario: str, name: str) -> tuple[Optional[ir.Scenario], Optional[Report]]:
         """The scenario to grade against, or the report of why there is none (unknown name; a compat mode

@@ -69,6 +69,7 @@ def jsonable(value: Any) -> Any:
 def environments(family: Family) -> str:
     """The environment ids that play a family's protocols (``Family.protocols``), or why there are none."""
     ids = [env_id for env_id, cls in IDS.items() if globals()[cls].protocol in family.protocols]
+    ids += [env_id for env_id in HOUSEHOLD_IDS if HOUSEHOLD_PROTOCOL in family.protocols]
     return " or ".join(ids) if ids else f"none ({family.lacks('interactive protocol')})"
 
 
@@ -441,11 +442,20 @@ class KitchenGymEnv(ChronoEnv):
         return {"time": json_number(self.inner.sim.t), "refusals": self.refusals}
 
 
+# households (issue #13): the single-agent wrapper lives in chronoplan.env (with the PettingZoo ParallelEnv), which
+# needs pettingzoo; it plays the ``household`` protocol (``HouseholdGymEnv.protocol``)
+HOUSEHOLD_IDS = {"chronoplan/Household-v0": "chronoplan.env:HouseholdGymEnv"}
+HOUSEHOLD_PROTOCOL = "household"
+
+
 def register() -> None:
-    """Register the three ids with gymnasium (done at import; calling it again changes nothing)."""
+    """Register the ids with gymnasium (done at import; calling it again changes nothing)."""
     for env_id, cls in IDS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point=f"chronoplan.envs:{cls}")
+    for env_id, entry in HOUSEHOLD_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=entry)
 
 
 register()

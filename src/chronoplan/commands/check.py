@@ -30,11 +30,12 @@ def counts(project) -> dict:
     return {"type": len(project.types), "constant": len(project.constants), "resource": len(project.resources),
             "action": len(project.actions), "process": len(project.processes), "recipe": len(project.recipes),
             "procedure": len(project.procedures), "map": len(project.maps), "app": len(project.apps),
-            "tool": len(project.tools), "scenario": len(project.scenarios)}
+            "tool": len(project.tools), "household": len(project.households), "scenario": len(project.scenarios)}
 
 
 def scenarios_by_kind(project) -> dict:
-    """Family label (procedure, tool-use, kitchen: ``validators.families.Family.label``) -> scenario names."""
+    """Family label (procedure, tool-use, kitchen, household: ``validators.families.Family.label``) -> scenario
+    names."""
     out: dict = {}
     for s in project.scenarios.values():
         out.setdefault(family_of(s).label, []).append(s.name)
@@ -48,6 +49,9 @@ def summary(project) -> str:
         lines.append(f"  {plural(len(project.procedures), 'procedure')} with {plural(steps, 'step')}")
     for m in project.maps.values():
         lines.append(f"  map {m.name}: {m.width}x{m.height}, {plural(len(m.stations), 'station')}")
+    for h in project.households.values():
+        lines.append(f"  household {h.name}: {plural(len(h.rooms), 'room')}, {plural(len(h.places), 'place')}, "
+                     f"{plural(len(h.things), 'thing')}")
     for kind, names in scenarios_by_kind(project).items():
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} in all)" if len(names) > 6 else "")
         lines.append(f"  {kind} scenarios: {shown}")

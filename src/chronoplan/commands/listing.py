@@ -2,7 +2,7 @@
 
 Input: paths.  Output: one scenario name per line, or (json) a JSON array of ``{"name", "kind", "unit"}``
 objects (kind: the name of the scenario's family in the registry ``validators.families``: procedures | tools |
-grid) on stdout; diagnostics on stderr and exit 2 when the files have errors.
+grid | household) on stdout; diagnostics on stderr and exit 2 when the files have errors.
 """
 from __future__ import annotations
 

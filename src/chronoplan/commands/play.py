@@ -1,4 +1,5 @@
-"""``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan|kitchen]``: an interactive environment.
+"""``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan|kitchen|household] [--baseline]
+[--log OUT] [--syntax cwah|tdw] [--seed N]``: an interactive environment.
 
 Input: .chrono files/directories, a scenario, then commands read line by line from stdin (a terminal or a
 pipe).  The protocols a scenario can be played with are its family's (``validators.families.Family.
@@ -11,7 +12,9 @@ plan judged at once, nothing executed).  Both: "look" reprints the observation, 
 commands, "quit" ends.  Output: observations and feedback on stdout; a final summary line.  Exit status:
 0 when every step was done, 1 when the episode ended otherwise, 2 on usage or compile errors.
 Protocol ``kitchen``: grid kitchens (orders on a map), played by ``commands.play_kitchen`` (ParaCook action
-batches).
+batches).  Protocol ``household``: partially observable households, played by ``commands.play_household``
+(``agent: action`` lines); its options ``--baseline``, ``--log``, ``--syntax`` and ``--seed`` are refused for
+other families (exit 2).
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ PROTOCOLS = {                    # every name a family's registry entry may list
     "timearena": "step texts at the current minute (step-level scenarios)",
     "recipe2plan": "timed Step(step, recipe, duration, start) actions (step-level scenarios)",
     "kitchen": "ParaCook action batches (grid kitchens, commands.play_kitchen)",
+    "household": "`agent: action` lines (households, commands.play_household)",
 }
 
 
@@ -33,6 +37,13 @@ def configure(p) -> None:
     p.add_argument("--protocol", choices=tuple(PROTOCOLS), default=None,
                    help="; ".join(f"{k}: {v}" for k, v in PROTOCOLS.items())
                    + " (default: the first of the scenario's family)")
+    p.add_argument("--syntax", choices=("cwah", "tdw"), default=None,
+                   help="households: the action syntax shown (default: the scenario's)")
+    p.add_argument("--seed", type=int, default=None, help="households: the seed of the hidden placements "
+                   "(default: the scenario's)")
+    p.add_argument("--baseline", action="store_true", help="households: play the scripted baseline to the end and "
+                   "print its steps next to the omniscient optimum")
+    p.add_argument("--log", metavar="OUT.jsonl", default=None, help="households: write the episode log (JSON Lines)")
     p.add_argument("--show-executable", action="store_true", help="list the commands that would be accepted")
     p.add_argument("--max-refusals", type=int, default=None, help="refusals in a row that end the episode "
                    "(0: never; default 5 for timearena, 3 for recipe2plan)")
@@ -103,10 +114,17 @@ def run(args) -> int:
             print(f"chronoplan play: error: scenario {scen.name}: {fam.lacks(f'{protocol} protocol')} "
                   f"(protocols of {fam.label} scenarios: {', '.join(fam.protocols)})", file=sys.stderr)
             return 2
-        problem = None if protocol == "kitchen" else procedure_problem(project, scen)
+        if protocol != "household" and (args.baseline or args.log or args.syntax or args.seed is not None):
+            print("chronoplan play: error: --baseline, --log, --syntax and --seed are for household scenarios "
+                  f"(--protocol household); scenario {scen.name} is a {fam.label} scenario", file=sys.stderr)
+            return 2
+        problem = None if protocol in ("kitchen", "household") else procedure_problem(project, scen)
     except (KeyError, InstantiationError) as exc:
         print(f"chronoplan play: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    if protocol == "household":
+        from chronoplan.commands.play_household import run_household
+        return run_household(project, scen, args)
     if protocol == "kitchen":
         from chronoplan.commands.play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)

@@ -79,7 +79,15 @@ def _render(args) -> tuple[int, dict, str]:
     if isinstance(data, str):
         return _error(data)
     from chronoplan.validators.grade import match_scenario
+    from chronoplan.validators.household.read import sniff_text
     from chronoplan.validators.plan_text import decode
+    header = sniff_text(data.lstrip()[:200_000].split(b"\n", 1)[0]) if data.lstrip()[:1] == b"{" else None
+    if header is not None:           # a household episode log: the family says what it has instead of a chart
+        from chronoplan.validators.families import family_of
+        name = header.get("scenario")
+        scen = project.scenarios.get(args.scenario or (name if isinstance(name, str) else ""))
+        if scen is not None and family_of(scen).chart is None:
+            return _error(f"scenario {scen.name}: {family_of(scen).lacks('chart')}", scenario=scen.name)
     entries = decode(data, json_lines=plan_path.suffix == ".jsonl")
     if len(entries) != 1:
         return _error(f"{args.plan} holds {len(entries)} plans: render draws one (put it in a file of its own)")

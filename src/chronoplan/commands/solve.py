@@ -4,7 +4,8 @@
 Input: a .chrono file or directory and a scenario.  Output: a reference plan from the chosen planner,
 replayed through the validator (``validators.grade``); on stdout a summary (text) or one JSON object
 {"planner", "status", "makespan", "bound", "valid", "seconds"} (--format json); with -o the plan as
-schedule JSON.  ``PLANNERS`` names every planner: cpsat has its own ``module:function`` entry point taking
+schedule JSON (astar: the household optimum's JSON).  ``PLANNERS`` names every planner: cpsat and astar
+(``validators.household.solve``) have their own ``module:function`` entry point taking
 ``(project, scenario_name, timeout, workers)``; a PDDL planner runs on the export of the scenario's family,
 through the family registry's ``Family.pddl_solve`` (``validators.families``: ``runtime.planners.
 solve_procedures`` or ``runtime.kitchen_solve.solve_kitchen``, taking ``(project, scenario_name, planner,
@@ -41,7 +42,7 @@ MAX_WORKERS = 256
 @dataclass(frozen=True)
 class Planner:
     help: str
-    extra: str                   # the pip extra that provides its dependencies
+    extra: str                   # the pip extra that provides its dependencies ("": none, it always ships)
     entry: Optional[str] = None  # "module:function" (project, scenario, timeout, workers, **extra) -> Result;
     #                              None: a PDDL planner, run by the scenario family's ``pddl_solve``
 
@@ -55,6 +56,9 @@ PLANNERS = {
     "lpg": Planner("temporal PDDL export, LPG-td", "planners"),
     "fast-downward": Planner("classical PDDL export, Fast Downward, sequence rescheduled", "planners"),
     "pyperplan": Planner("classical PDDL export, pyperplan, sequence rescheduled", "planners"),
+    # households (issue #13): the omniscient optimum by A* over joint decision states, proven when the search closes
+    "astar": Planner("omniscient optimum of household episodes (A*, proven)", "",
+                     "chronoplan.validators.household.solve:solve_astar"),
 }
 
 
@@ -132,8 +136,8 @@ def _load_planner(name: str, fam) -> Callable:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise RuntimeError(f"the {name} planner is not available ({exc}); "
-                           f"pip install 'chronoplan[{spec.extra}]'") from None
+        raise RuntimeError(f"the {name} planner is not available ({exc})"
+                           + (f"; pip install 'chronoplan[{spec.extra}]'" if spec.extra else "")) from None
     solve = getattr(module, function)
     if spec.entry is not None:
         return solve
@@ -199,7 +203,9 @@ def run(args) -> int:  # noqa: C901
     plan = result.plan_json(scenario) if result.status in ("optimal", "feasible") else None
     valid, report = None, None
     if plan is not None:
-        if grader is None:
+        if getattr(result, "report", None) is not None:      # a planner that checks its own plan (astar)
+            report = result.report
+        elif grader is None:
             from chronoplan.validators.grade import grade
             report = grade(project, scenario, plan, name=args.output or "<solution>")
         else:
@@ -234,7 +240,12 @@ def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> 
     print(f"{head} [{out['planner']}, {out['seconds']:.2f} s]")
     if result.message:
         print(f"  note: {result.message}")
-    if plan is not None and "plan" in plan:                     # a kitchen: per-agent ParaCook actions
+    if plan is not None and "actions" in plan:                  # a household: per-agent (start step, action)
+        print(f"  {'proven optimal' if plan['proven'] else 'not proven optimal'}: {plan['steps']} steps, every "
+              "placement known (omniscient)")
+        for agent, acts in plan["actions"].items():
+            print(f"  {agent}: " + ", ".join(f"{t}: {text}" for t, text in acts))
+    elif plan is not None and "plan" in plan:                   # a kitchen: per-agent ParaCook actions
         for agent, acts in plan["plan"].items():
             print(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
     elif plan is not None:

@@ -1,7 +1,8 @@
 """``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]
 [--compat NAME]``.
 
-Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin).  Output: per plan
+Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin; a file whose first line is
+a household episode header is one episode log, graded by ``validators.household``).  Output: per plan
 a report (text, or one JSON object per line with ``--format json``), a summary table in text mode and a
 progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 1 some plan invalid,
 2 usage or compile error (including a plan that matches no scenario, an unknown or refused ``--compat``
