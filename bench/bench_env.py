@@ -32,7 +32,7 @@ from pathlib import Path
 
 import chronoplan
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
-from chronoplan.runtime.env import Env
+from chronoplan.runtime.procedure.env import Env
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 import chronoplan
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.env import parallel_env
 from chronoplan.runtime.household.baseline import Baseline
 from chronoplan.runtime.household.engine import HouseholdEngine

@@ -31,11 +31,11 @@ from pathlib import Path
 
 import chronoplan
 from chronoplan.runtime.compiled import compiled, run_pure
-from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen.engine import KitchenSim
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.grade import grade_grid_plan, world_for
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 PARACOOK_REFERENCE_PLANS_PER_S = 130        # quoted in issue 4 (ParaCook's simulator); not measured here
 TARGET_PLANS_PER_S = 3000                    # issue 4's target for the full grade on the small workload
@@ -103,7 +103,7 @@ def bench_small(project, reps: int, rounds: int) -> dict:
 
 def big_instance():
     """A 100x100 pasta kitchen (stations x10), 10 agents, about 1,000 actions from the scripted planner."""
-    from chronoplan.runtime import generate as G
+    from chronoplan.runtime.kitchen import generate as G
     physics = chronoplan.load(G.PHYSICS)
     lay = G.make_layout(physics, "pasta", 7, width=100, height=100, walls=400, agents=10, scale=10, name="big")
     dishes = G.make_orders(physics, "pasta", 7, 40)

@@ -5,7 +5,7 @@ names, a time limit per run.  Output: one line per run on stdout, a JSON file of
 and a Markdown table (``--markdown FILE`` prints it into FILE between the markers
 ``<!-- kitchen-planners -->`` and ``<!-- /kitchen-planners -->``): per planner, solved (a plan the
 simulator accepts) / runs, median wall time, and the simulator's OCT of its plan against the OCT of the
-scripted reference planner (``runtime/kitchen_planner.py``, measured in the same run) -- kitchens have no
+scripted reference planner (``runtime/kitchen/scripted.py``, measured in the same run) -- kitchens have no
 CP-SAT model, so there is no proven optimum to compare with.
 
     python bench/bench_kitchen_planners.py --timeout 60 --json bench/kitchen-planners.json \\
@@ -30,11 +30,11 @@ CATEGORIES = ["burger", "burrito", "pasta", "salad", "sashimi", "sushi"]
 
 def run(args) -> list:
     import chronoplan
-    from chronoplan.runtime.kitchen_planner import plan as scripted
-    from chronoplan.runtime.kitchen_solve import solve_kitchen
-    from chronoplan.runtime.kitchen_world import World
-    from chronoplan.runtime.planners import missing
-    from chronoplan.validators.paracook_grade import grade_grid_plan
+    from chronoplan.runtime.kitchen.scripted import plan as scripted
+    from chronoplan.runtime.kitchen.solve import solve_kitchen
+    from chronoplan.runtime.kitchen.world import World
+    from chronoplan.runtime.planners.external import missing
+    from chronoplan.validators.kitchen.grade import grade_grid_plan
     project = chronoplan.load(ROOT / "domains" / "paracook" / "generated")
     rows = []
     for planner in args.planners:

@@ -38,11 +38,11 @@ def group_of(project, scen) -> str:
 def run(args) -> dict:
     import chronoplan
     from chronoplan.compiler.instantiate import procedure_problem
-    from chronoplan.compiler.pddl_plan import to_pddl_plan
-    from chronoplan.compiler.pddl_temporal import export_temporal
-    from chronoplan.runtime.cpsat import solve_cpsat
-    from chronoplan.runtime.planners import ENGINES, missing, run_val, solve_problem, validate_binary
-    from chronoplan.runtime.procsim import Chunk, simulate
+    from chronoplan.compiler.pddl.plan import to_pddl_plan
+    from chronoplan.compiler.pddl.temporal import export_temporal
+    from chronoplan.runtime.planners.cpsat import solve_cpsat
+    from chronoplan.runtime.planners.external import ENGINES, missing, run_val, solve_problem, validate_binary
+    from chronoplan.runtime.procedure.sim import Chunk, simulate
     from chronoplan.validators.families import export_scenario
     proj, diags, _ = chronoplan.compile_paths(*args.path)
     if proj is None:

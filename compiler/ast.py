@@ -1,7 +1,7 @@
 """Abstract syntax tree of the chronoplan language.
 
 Input: built by ``compiler.parse`` from the lark tree (syntax only: no lookups, no errors).
-Output: frozen dataclasses read by ``compiler.check``.  Every name is an ``Ident`` carrying its span;
+Output: frozen dataclasses read by ``compiler.check.checker``.  Every name is an ``Ident`` carrying its span;
 spans never take part in equality.
 """
 from __future__ import annotations

@@ -6,9 +6,9 @@ them -- ``TYPES`` (the built-in type names), ``FUNCTIONS`` (``dist``, ``ceil``, 
 ``reachable``, ``accepts``: parameter types), ``EFFECTS`` (``deliver``, ``destroy``), and for households
 ``HOUSEHOLD_TYPES`` (the types an observe rule ranges over) and ``OBSERVE_RELATIONS`` (``same_room``, ``inside``,
 ``on``, ``closed``, ``holds``, ``near``, ``explored``, ``is``).  The checker
-(``check.py``, ``check_expr.py``, ``check_actions.py``) reads names, arities and types here; the kitchen runtime
-(``runtime/kitchen_logic.py``) and the kitchen exports recognise built-ins through this table, never through a
-list of their own; the household checker (``check_household.py``) and the household runtime read the observe
+(``check/checker.py``, ``check/expr.py``, ``check/actions.py``) reads names, arities and types here; the kitchen runtime
+(``runtime/kitchen/logic.py``) and the kitchen exports recognise built-ins through this table, never through a
+list of their own; the household checker (``check/household.py``) and the household runtime read the observe
 relations here.  A relation declared in a domain with a built-in's name hides the built-in.
 """
 from __future__ import annotations

@@ -3,8 +3,8 @@ diagnostics, E plan errors, W reading notes and T tool-plan errors.
 
 Input: nothing (a table).  Output: ``REGISTRY`` (code -> ``Code``: severity, category, title, scope and the
 docs page that documents it), ``category_of(code)`` / ``severity_of(code)``, and ``codes_in(*scopes)``,
-from which every per-family view is derived (``diagnostics.CODES``, ``pddl_common.CODES``,
-``runtime.violations.CODES``, ``runtime.kitchen_codes.KCODES``).  A plan problem's category is always
+from which every per-family view is derived (``diagnostics.CODES``, ``pddl.common.CODES``,
+``runtime.violations.CODES``, ``runtime.kitchen.codes.KCODES``).  A plan problem's category is always
 derived from its code here, never typed at the place that reports it.
 
 Categories are the plan-report contract's closed list (docs/errors.md); compile and PDDL diagnostics are not

@@ -136,7 +136,7 @@ def plural(n: int, word: str) -> str:
 def hidden_note(root: Diagnostic, hidden: int, about: str, until: str) -> Diagnostic:
     """``root`` (the cause) with the note that ``hidden`` follow-on errors ``about`` something were dropped
     ``until`` the cause is fixed: "2 follow-on errors about undefined names are hidden until this import is
-    fixed".  Used for failed imports (``driver``) and broken maps (``check_scen``)."""
+    fixed".  Used for failed imports (``driver``) and broken maps (``check.scenarios``)."""
     verb = "are" if hidden != 1 else "is"
     return replace(root, notes=root.notes + (f"{plural(hidden, 'follow-on error')} {about} {verb} hidden until "
                                              f"{until}",))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import ir
-from chronoplan.compiler.check import check
+from chronoplan.compiler.check.checker import check
 from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, hidden_count, hidden_note, sort_key
 from chronoplan.compiler.parse import parse
 from chronoplan.compiler.sources import read_source, resolve_import

@@ -1,6 +1,6 @@
 """The typed intermediate representation (IR) of a chronoplan project.
 
-Input: built by ``compiler.check`` from the AST.  Output: frozen dataclasses consumed by the runtime,
+Input: built by ``compiler.check.checker`` from the AST.  Output: frozen dataclasses consumed by the runtime,
 validators and backends.  Durations and other quantities are sympy expressions over constant and
 parameter symbols (built from the parse tree, never from text), with the built-ins that are not arithmetic as
 typed nodes (``Dist``, ``AttrRef``, ``Count``); ``compiler.instantiate`` turns a scenario

@@ -9,11 +9,11 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "simulate": "chronoplan.runtime.procsim",
-    "Chunk": "chronoplan.runtime.procsim",
-    "SimResult": "chronoplan.runtime.procsim",
-    "Env": "chronoplan.runtime.env",
-    "Feedback": "chronoplan.runtime.env",
+    "simulate": "chronoplan.runtime.procedure.sim",
+    "Chunk": "chronoplan.runtime.procedure.sim",
+    "SimResult": "chronoplan.runtime.procedure.sim",
+    "Env": "chronoplan.runtime.procedure.env",
+    "Feedback": "chronoplan.runtime.procedure.env",
 }
 __all__ = list(_EXPORTS) + ["metrics"]
 

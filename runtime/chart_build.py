@@ -1,7 +1,7 @@
 """Charts of simulated runs: procedure schedules and kitchen plans -> ``chart.Chart``.
 
-Input: for procedures a ``ProcedureProblem`` and the ``procsim.SimResult`` of a plan; for kitchens a
-``kitchen.KitchenResult``, the plan's steps per agent and each agent's cells over time (``kitchen_walk``
+Input: for procedures a ``ProcedureProblem`` and the ``procedure.sim.SimResult`` of a plan; for kitchens a
+``kitchen.engine.KitchenResult``, the plan's steps per agent and each agent's cells over time (``kitchen_walk``
 replays a plan and records them); for both the grader's errors (anything with ``code``, ``message``,
 ``agent``, ``index``, ``time``: ``runtime.violations.PlanError``) and the title.  Output: a ``Chart``.
 
@@ -203,9 +203,9 @@ def _step_bar(problem, r, row: int, lane: int, chunks: list, abbr: dict, task_co
 
 # ------------------------------------------------------------------------------------------ kitchens
 def kitchen_walk(world, steps: dict, max_errors: Optional[int] = None) -> tuple:
-    """Run a plan ``{agent: [kitchen.KitchenStep]}`` (agents the scenario lacks are left out) and record every
+    """Run a plan ``{agent: [kitchen.engine.KitchenStep]}`` (agents the scenario lacks are left out) and record every
     agent's cell after each instant where an action ends: (KitchenResult, {agent: [(time, cell)]})."""
-    from chronoplan.runtime.kitchen import KitchenSim
+    from chronoplan.runtime.kitchen.engine import KitchenSim
 
     def fresh():
         sim = KitchenSim(world, max_errors=max_errors)

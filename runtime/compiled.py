@@ -19,15 +19,15 @@ from typing import Optional
 
 MODULES = {
     "chronoplan.runtime.events": "runtime/events.py",
-    "chronoplan.runtime.kitchen": "runtime/kitchen.py",
-    "chronoplan.runtime.kitchen_explain": "runtime/kitchen_explain.py",
-    "chronoplan.runtime.kitchen_geo": "runtime/kitchen_geo.py",
-    "chronoplan.runtime.kitchen_logic": "runtime/kitchen_logic.py",
-    "chronoplan.runtime.kitchen_metrics": "runtime/kitchen_metrics.py",
-    "chronoplan.runtime.kitchen_state": "runtime/kitchen_state.py",
-    "chronoplan.runtime.kitchen_world": "runtime/kitchen_world.py",
-    "chronoplan.validators.paracook_grade": "validators/paracook_grade.py",
-    "chronoplan.validators.paracook_read": "validators/paracook_read.py",
+    "chronoplan.runtime.kitchen.engine": "runtime/kitchen/engine.py",
+    "chronoplan.runtime.kitchen.explain": "runtime/kitchen/explain.py",
+    "chronoplan.runtime.kitchen.geo": "runtime/kitchen/geo.py",
+    "chronoplan.runtime.kitchen.logic": "runtime/kitchen/logic.py",
+    "chronoplan.runtime.kitchen.metrics": "runtime/kitchen/metrics.py",
+    "chronoplan.runtime.kitchen.state": "runtime/kitchen/state.py",
+    "chronoplan.runtime.kitchen.world": "runtime/kitchen/world.py",
+    "chronoplan.validators.kitchen.grade": "validators/kitchen/grade.py",
+    "chronoplan.validators.kitchen.read": "validators/kitchen/read.py",
     "chronoplan.validators.report": "validators/report.py",
 }
 

@@ -1,6 +1,6 @@
 """Metrics of the step-level benchmarks.
 
-Input: a ``ProcedureProblem`` and a ``procsim.SimResult`` (or runs and completed steps; or a batch of
+Input: a ``ProcedureProblem`` and a ``procedure.sim.SimResult`` (or runs and completed steps; or a batch of
 episode scores).  Output: numbers (exact ``Fraction`` where they are ratios of times):
 - ``progress`` (Recipe2Plan progress rate): steps completed before the first violation / all steps;
 - ``multitask_efficiency`` E = (sum of executed durations - finish time) / sum of the durations of the
@@ -23,7 +23,7 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
-from chronoplan.runtime.procsim import Chunk, Run, SimResult
+from chronoplan.runtime.procedure.sim import Chunk, Run, SimResult
 
 
 def is_autonomous(step) -> bool:
@@ -219,7 +219,7 @@ def episode_score(result: SimResult) -> EpisodeScore:
 # ---------------------------------------------------------------------------------------- one plan
 def plan_metrics(result: SimResult, reference: Optional[Sequence[Chunk]] = None, *,
                  problem: Optional[ProcedureProblem] = None) -> dict:
-    """The metrics block of a validation report.  ``problem``: given for ``procsim.simulate_whole``'s result (int
+    """The metrics block of a validation report.  ``problem``: given for ``procedure.sim.simulate_whole``'s result (int
     times, the whole-number problem): measured against this problem, the makespan a ``Fraction``, the same block
     as for ``simulate``'s result."""
     p = result.problem if problem is None else problem

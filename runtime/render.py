@@ -1,7 +1,7 @@
 """Drawing charts with matplotlib (PNG, SVG) and kitchens as text.
 
-Input: a ``chart.Chart`` (``draw``), a ``chart.MapView`` (``draw_map``), a ``kitchen_world.World`` and
-optionally a simulation state (``ascii_map``, ``map_png``), or a ``kitchen.KitchenResult`` (``gantt_png``).
+Input: a ``chart.Chart`` (``draw``), a ``chart.MapView`` (``draw_map``), a ``kitchen.world.World`` and
+optionally a simulation state (``ascii_map``, ``map_png``), or a ``kitchen.engine.KitchenResult`` (``gantt_png``).
 Output: ``draw`` writes a PNG or SVG file of a fixed width (``WIDTH_PX`` at ``DPI``) whose height follows
 the number of lanes, and returns its (width, height) in pixels: title on top, the Gantt axes, then the legend
 and the notes below the axes (they never cover a bar), then for kitchens the map with each agent's walk.
@@ -63,7 +63,7 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
         for s in m.stations:
             desc = f"{station_letter(world, s.kind)} {s.name} ({s.x},{s.y})" + (f" {s.arg}" if s.arg else "")
             if state is not None and place is not None:
-                from chronoplan.runtime.kitchen_explain import describe_object
+                from chronoplan.runtime.kitchen.explain import describe_object
                 items = [describe_object(world, state, t[0]) for t in state.rels[place].by(1, s.name)]
                 if items:
                     desc += ": " + ", ".join(items)
@@ -358,7 +358,7 @@ def map_png(world, path, state=None) -> None:
 
 
 def gantt_png(result, path, title: Optional[str] = None) -> None:
-    """A Gantt chart of a kitchen run (``kitchen.KitchenResult``) with its errors, as PNG."""
+    """A Gantt chart of a kitchen run (``kitchen.engine.KitchenResult``) with its errors, as PNG."""
     name = result.world.scenario.name
     chart = kitchen_chart(result, {}, {}, list(result.errors),
                           title or f"{name}: {'OCT ' + str(result.oct) if result.success else 'failed'}",

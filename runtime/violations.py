@@ -5,7 +5,7 @@ Output: ``PlanError`` (its ``category`` derived from the code; ``to_json()`` is 
 contract's ``errors`` list), ``json_number`` (numbers in reports), and ``CODES``, the view of the registry
 for timed plans (code -> (category, title); docs/errors.md lists it).  ``Violation`` (the step-level
 engines) is another name of the same record, which the kitchen engine builds too (its codes:
-``kitchen_codes.KCODES``); ``chronoplan.validators.report`` re-exports it.
+``kitchen.codes.KCODES``); ``chronoplan.validators.report`` re-exports it.
 """
 from __future__ import annotations
 
@@ -80,4 +80,4 @@ class PlanError:
         return text
 
 
-Violation = PlanError        # the step-level engines' name for it (runtime/procstate.py, env.py)
+Violation = PlanError        # the step-level engines' name for it (runtime/procedure/state.py, procedure/env.py)

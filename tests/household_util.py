@@ -8,7 +8,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 
 F = Fraction
 

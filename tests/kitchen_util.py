@@ -3,10 +3,10 @@ from functools import cache
 from pathlib import Path
 
 import chronoplan
-from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen.engine import KitchenSim
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.grade import grade_grid_plan, world_for
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "domains" / "paracook" / "generated"

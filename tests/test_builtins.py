@@ -6,12 +6,12 @@ import pytest
 
 from chronoplan.compiler import builtins
 from chronoplan.compiler.driver import compile_text
-from chronoplan.runtime import kitchen_logic
+from chronoplan.runtime.kitchen import logic
 
 
 def test_runtime_implements_exactly_the_declared_relations():
-    assert set(kitchen_logic.BUILTIN_TESTS) == set(builtins.RELATIONS)
-    assert kitchen_logic.BUILTIN_ATOMS == tuple(builtins.RELATIONS)
+    assert set(logic.BUILTIN_TESTS) == set(builtins.RELATIONS)
+    assert logic.BUILTIN_ATOMS == tuple(builtins.RELATIONS)
 
 
 def test_declarations_are_consistent():

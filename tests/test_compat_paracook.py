@@ -4,7 +4,7 @@ All plans run on the generated burger map (seed 42; legend and paths in test_kit
 MOVE = 1, INTERACT = 0, CUT = 4, PAN = 24, RETURN = 10.  BURGER_B (test_kitchen_plans.py): agent1 puts
 meat1 into pan1 on stove1 at 22 (frying alone ends at 46) and finishes; agent2 puts bread1 on plate2 at 15,
 waits at (4,2) [20, 46], plates pan1's meat at 46 and serves at 47.  Under ParaCook's code rules
-(runtime/kitchen_compat.py) a cookware timer is brought up to date only at the instants where some agent
+(runtime/kitchen/rules.py) a cookware timer is brought up to date only at the instants where some agent
 completes an action of non-zero duration ("agent instants"), and only while the cookware is on a stove;
 it then credits all the time since its last update.  [a, b] is an action's start and end time.
 """
@@ -21,11 +21,11 @@ from test_kitchen_plans import BURGER_B
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.runtime import compiled as C
-from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.runtime.kitchen_compat import DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules, rules_for
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen.engine import KitchenSim
+from chronoplan.runtime.kitchen.rules import DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules, rules_for
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan, world_for
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 try:                                     # the CLI's registry (validators/compat/__init__.py); a stand-in when absent
     from chronoplan.validators.compat import Compat

@@ -300,7 +300,7 @@ def test_validate_many_threads_compat(pin, tmp_path):
 
 def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatch):
     from chronoplan.compiler.driver import compile_paths
-    from chronoplan.validators import paracook_grade
+    from chronoplan.validators.kitchen import grade
     from chronoplan.validators.report import Report
 
     project = compile_paths(r2pdata.Path(__file__).resolve().parents[1] / "domains" / "paracook")[0]
@@ -311,7 +311,7 @@ def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatc
         seen.append(kw)
         return Report(True, plan_name, scenario, (), {"makespan": None, "success": True})
 
-    monkeypatch.setattr(paracook_grade, "grade_grid_plan", fake)
+    monkeypatch.setattr(grade, "grade_grid_plan", fake)
     assert Grader(project, Compat.PARACOOK).grade(scen, {"plan": {}}).valid
     assert Grader(project).grade(scen, {"plan": {}}).valid
     assert seen == [{"compat": Compat.PARACOOK}, {}]

@@ -17,11 +17,11 @@ import pytest
 
 import chronoplan
 from chronoplan.runtime import compiled as C
-from chronoplan.runtime.kitchen import simulate
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_grade import grade_grid_plan
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen.engine import simulate
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.grade import grade_grid_plan
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -72,7 +72,7 @@ def test_module_list_matches_sources():
         assert (ROOT / path).is_file(), path
         assert name == "chronoplan." + path[:-3].replace("/", ".")
     listed = {str(Path(p).with_suffix(".pxd")) for p in C.MODULES.values()}
-    for pxd in list(ROOT.glob("runtime/*.pxd")) + list(ROOT.glob("validators/*.pxd")):
+    for pxd in list(ROOT.glob("runtime/**/*.pxd")) + list(ROOT.glob("validators/**/*.pxd")):
         assert str(pxd.relative_to(ROOT)) in listed, f"{pxd.name} declares types for a module setup.py never compiles"
 
 

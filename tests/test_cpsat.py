@@ -1,4 +1,4 @@
-"""The CP-SAT reference solver (runtime/cpsat.py) and ``chronoplan solve``.
+"""The CP-SAT reference solver (runtime/planners/cpsat.py) and ``chronoplan solve``.
 
 Hand-made scenarios with hand-computed optima, every plan replayed through the validator, and (marked
 ``optimal``) all 65 Recipe2Plan instances with and without time constraints (130 scenarios) proved optimal
@@ -22,7 +22,7 @@ import r2pdata  # noqa: E402
 import chronoplan  # noqa: E402
 from chronoplan.cli import main  # noqa: E402
 from chronoplan.compiler.instantiate import procedure_problem  # noqa: E402
-from chronoplan.runtime.cpsat import grid_unit, solve_cpsat, trivial_bound  # noqa: E402
+from chronoplan.runtime.planners.cpsat import grid_unit, solve_cpsat, trivial_bound  # noqa: E402
 from chronoplan.validators.replay import validate_plan  # noqa: E402
 
 pytestmark = pytest.mark.optimal

@@ -21,7 +21,7 @@ import r2pdata  # noqa: E402
 import chronoplan  # noqa: E402
 from chronoplan.cli import main  # noqa: E402
 from chronoplan.compiler.instantiate import procedure_problem  # noqa: E402
-from chronoplan.runtime.cpsat import solve_cpsat  # noqa: E402
+from chronoplan.runtime.planners.cpsat import solve_cpsat  # noqa: E402
 from chronoplan.validators.compat import Compat  # noqa: E402
 from chronoplan.validators.grade import Grader  # noqa: E402
 from chronoplan.validators.replay import validate_plan  # noqa: E402

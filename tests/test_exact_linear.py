@@ -4,7 +4,7 @@ Input: chain scenarios of n steps (tasks of 10 steps; step 5 of each task keeps 
 not its prerequisite) and plans of n and 4n steps: valid, a lag partner dropped in every task (its lag then waits
 for a step that never comes), every step at time 0 on an agent without resources, a serial plan squeezed to
 half its length, every entry repeated, and the entries listed backwards.  Output: the Python
-lines the step engines (runtime/procstate.py, procsim.py, metrics.py) execute for ``validate_plan(...,
+lines the step engines (runtime/procedure/state.py, procedure/sim.py, metrics.py) execute for ``validate_plan(...,
 exact=True)`` -- a count that the machine's load does not disturb -- grow about 4x, not 16x (the waiting lags
 were scanned at every step completion, and an agent's runs at every start while they overlapped).
 """

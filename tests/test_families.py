@@ -22,9 +22,9 @@ import chronoplan
 from chronoplan.cli import main
 from chronoplan.commands.play import PROTOCOLS
 from chronoplan.commands.solve import PLANNERS
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ScenarioKind
-from chronoplan.compiler.pddl_common import ExportError
+from chronoplan.compiler.pddl.common import ExportError
 from chronoplan.runtime.household.baseline import run_baseline
 from chronoplan.validators.compat import Compat
 from chronoplan.validators.families import (
@@ -85,7 +85,7 @@ def test_every_ref_loads(fam):
 def test_planners_are_the_solve_commands():
     named = {p for f in FAMILIES.values() for p in f.planners}
     assert named == set(PLANNERS)                          # every planner solves some family, and is known
-    from chronoplan.runtime.planners import ENGINES
+    from chronoplan.runtime.planners.external import ENGINES
     assert set(PDDL_PLANNERS) == set(ENGINES) == {n for n, p in PLANNERS.items() if p.entry is None}
     for fam in FAMILIES.values():
         if set(fam.planners) & set(PDDL_PLANNERS):         # a PDDL planner runs on the family's own export

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from chronoplan.runtime.metrics import plan_metrics
-from chronoplan.runtime.procsim import simulate
+from chronoplan.runtime.procedure.sim import simulate
 from chronoplan.validators.plans import read_plan
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -18,9 +18,9 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 import chronoplan  # noqa: E402
 import chronoplan.envs as envs  # noqa: E402
 from chronoplan.compiler.instantiate import procedure_problem  # noqa: E402
-from chronoplan.runtime.env import Env  # noqa: E402
+from chronoplan.runtime.procedure.env import Env  # noqa: E402
 from chronoplan.runtime.timefmt import clock  # noqa: E402
-from chronoplan.validators.paracook_grade import grade_grid_plan  # noqa: E402
+from chronoplan.validators.kitchen.grade import grade_grid_plan  # noqa: E402
 from chronoplan.validators.react_env import ReactEnv  # noqa: E402
 from chronoplan.validators.replay import validate_plan  # noqa: E402
 

@@ -378,7 +378,7 @@ scenario s {{ unit min agents a procedures P }}
 
 
 def test_huge_capacity_is_a_located_export_error(capsys, monkeypatch, tmp_path):
-    from chronoplan.compiler.pddl_common import ExportError
+    from chronoplan.compiler.pddl.common import ExportError
     from chronoplan.validators.families import export_scenario
     status, out, err = check(capsys, monkeypatch, tmp_path, CAPACITY.format(board=1_000_000, bowl=5000))
     assert status == 0                           # the simulator and CP-SAT take any capacity
@@ -404,8 +404,8 @@ def test_capacity_at_the_limit_exports(tmp_path):
 def test_huge_ingredient_count_is_a_kitchen_export_error(tmp_path):
     from pathlib import Path
 
-    from chronoplan.compiler.pddl_common import ExportError
-    from chronoplan.compiler.pddl_kitchen import export_kitchen
+    from chronoplan.compiler.pddl.common import ExportError
+    from chronoplan.compiler.pddl.kitchen import export_kitchen
     kitchen = (Path(__file__).parent.parent / "domains" / "paracook" / "kitchen.chrono").read_text()
     kitchen = kitchen.replace('import "physics.chrono"', 'import "paracook/physics.chrono"\n'
                               "recipe huge in burger = plate[" + "9" * 30 + " * bread]")
@@ -424,11 +424,13 @@ def test_huge_ingredient_count_is_a_kitchen_export_error(tmp_path):
 def test_limits_are_documented():
     from pathlib import Path
 
-    from chronoplan.compiler import check_maps, numparse, pddl_common, sources
+    from chronoplan.compiler import numparse, sources
+    from chronoplan.compiler.check import maps
+    from chronoplan.compiler.pddl import common
     doc = (Path(__file__).parent.parent / "docs" / "language.md").read_text()
     limits = doc.split("## Limits", 1)[1].split("\n## ", 1)[0]
-    for value in (numparse.MAX_DIGITS, check_maps.MAX_MAP_SIDE, check_maps.MAX_SYMBOL_ERRORS, D.MAX_SHOWN,
-                  D.SNIPPET_WIDTH, D.MAX_MESSAGE, pddl_common.MAX_UNROLLED, sources.MAX_IMPORT_CHARS,
+    for value in (numparse.MAX_DIGITS, maps.MAX_MAP_SIDE, maps.MAX_SYMBOL_ERRORS, D.MAX_SHOWN,
+                  D.SNIPPET_WIDTH, D.MAX_MESSAGE, common.MAX_UNROLLED, sources.MAX_IMPORT_CHARS,
                   sources.MAX_SOURCE_BYTES):
         assert f"{value:,}" in limits, value
     for code in ("C004", "C108", "C111", "C302", "P020"):

@@ -406,13 +406,13 @@ def _failing_interacts(n):
 
 
 def test_failing_kitchen_interacts_leave_no_reference_cycles():
-    """Each failing Interact's explanation built a self-referencing closure (kitchen_logic.explain); grading runs
+    """Each failing Interact's explanation built a self-referencing closure (kitchen.logic.explain); grading runs
     with the cyclic collector paused, so 100k of them kept ~9 KB each (909 MB)."""
     import gc
 
     from kitchen_util import generated
 
-    from chronoplan.validators.paracook_grade import grade_grid_plan
+    from chronoplan.validators.kitchen.grade import grade_grid_plan
     project = generated()
     grade_grid_plan(project, "burger_s42_o1_a1", _failing_interacts(5))          # warm the world cache
     gc.collect()
@@ -426,9 +426,9 @@ def test_failing_kitchen_interacts_keep_only_the_listed_errors():
 
     from kitchen_util import generated
 
-    from chronoplan.runtime.kitchen import KitchenSim
-    from chronoplan.validators.paracook_grade import MAX_ERRORS, grade_grid_plan, world_for
-    from chronoplan.validators.paracook_read import read_cook_plan
+    from chronoplan.runtime.kitchen.engine import KitchenSim
+    from chronoplan.validators.kitchen.grade import MAX_ERRORS, grade_grid_plan, world_for
+    from chronoplan.validators.kitchen.read import read_cook_plan
     project, scen = generated(), "burger_s42_o1_a1"
     grade_grid_plan(project, scen, _failing_interacts(5))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax
 from chronoplan.runtime.household.actions import Action, ActKind, ParseFailure, catalogue, parse, render
 from chronoplan.runtime.household.baseline import run_baseline

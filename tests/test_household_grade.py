@@ -14,7 +14,7 @@ import pytest
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.codes import Scope, codes_in
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.runtime.household.baseline import run_baseline
 from chronoplan.validators.grade import validate_many
 from chronoplan.validators.household.grade import grade_log
@@ -177,7 +177,7 @@ def test_baseline_logs_are_valid_and_match_play(project, tmp_path, capsys):
 def test_logs_are_the_same_in_every_process(project, tmp_path):
     """The observation digests do not depend on PYTHONHASHSEED (a set's order once leaked into them)."""
     out = tmp_path / "other.jsonl"
-    code = ("import chronoplan, sys; from chronoplan.compiler.household_problem import HouseholdProblem; "
+    code = ("import chronoplan, sys; from chronoplan.compiler.household.problem import HouseholdProblem; "
             "from chronoplan.runtime.household.baseline import run_baseline; "
             f"p = chronoplan.load({str(HOME)!r}); "
             "run_baseline(HouseholdProblem(p, 'meal_1'), log=True).log.write(sys.argv[1])")

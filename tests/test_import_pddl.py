@@ -19,8 +19,8 @@ import pytest
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.importers.pddl import import_pddl
-from chronoplan.compiler.pddl_plan import PlanAction, TimedEntry, plan_text, to_pddl_plan
-from chronoplan.runtime.planners import missing, run_val, run_worker, validate_binary
+from chronoplan.compiler.pddl.plan import PlanAction, TimedEntry, plan_text, to_pddl_plan
+from chronoplan.runtime.planners.external import missing, run_val, run_worker, validate_binary
 from chronoplan.validators.families import export_scenario
 
 JOBS_DOMAIN = """

@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
 import bench_kitchen as B  # noqa: E402
 
-from chronoplan.validators.paracook_grade import grade_grid_plan, world_for  # noqa: E402
+from chronoplan.validators.kitchen.grade import grade_grid_plan, world_for  # noqa: E402
 
 
 def test_big_map_ten_agents_thousand_actions():

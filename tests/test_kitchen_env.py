@@ -4,7 +4,7 @@ import json
 from kitchen_util import IN, M, W, grade, world
 from test_kitchen_plans import BURGER_B
 
-from chronoplan.runtime.kitchen_env import KitchenEnv
+from chronoplan.runtime.kitchen.env import KitchenEnv
 
 
 def env(scenario="burger_s42_o1_a2", **kw):

@@ -17,7 +17,7 @@ import pytest
 from kitchen_util import GENERATED, IN, F, M, P, W, codes, generated, grade
 
 from chronoplan.cli import main
-from chronoplan.validators.paracook_grade import grade_grid_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan
 
 SCEN = "burger_s42_o1_a2"
 S1 = "burger_s42_o1_a1"

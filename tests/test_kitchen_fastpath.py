@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.runtime import kitchen_world
-from chronoplan.runtime.kitchen import simulate
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen import world as kitchen_world
+from chronoplan.runtime.kitchen.engine import simulate
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ["burger_s42_o2_a2", "burrito_s42_o2_a3", "pasta_s42_o2_a2", "sashimi_s42_o3_a3", "sushi_s42_o2_a2",

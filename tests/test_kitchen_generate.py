@@ -7,12 +7,12 @@ from kitchen_util import GENERATED, M, generated, grade
 from test_kitchen_plans import BURGER_B
 
 import chronoplan
-from chronoplan.runtime import generate as G
-from chronoplan.runtime.kitchen_metrics import batch_metrics
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
+from chronoplan.runtime.kitchen import generate as G
+from chronoplan.runtime.kitchen.metrics import batch_metrics
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
 from chronoplan.runtime.render import ascii_map
-from chronoplan.validators.paracook_grade import grade_grid_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan
 
 DISPENSERS = {"salad": 3, "sashimi": 2, "sushi": 4, "burger": 5, "burrito": 5, "pasta": 6}
 STOVES = {"sushi": (0, 2), "burger": (2, 0), "pasta": (2, 2), "burrito": (2, 2), "salad": (0, 0), "sashimi": (0, 0)}

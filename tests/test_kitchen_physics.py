@@ -8,9 +8,9 @@ so frying alone would end at 22 + PAN = 46.
 from kitchen_util import GENERATED, IN, F, M, P, W, generated, grade, inside, on, simulate
 
 import chronoplan
-from chronoplan.runtime.kitchen import KitchenSim
-from chronoplan.validators.paracook_grade import world_for
-from chronoplan.validators.paracook_read import read_cook_plan
+from chronoplan.runtime.kitchen.engine import KitchenSim
+from chronoplan.validators.kitchen.grade import world_for
+from chronoplan.validators.kitchen.read import read_cook_plan
 
 OPENING = [M(5, 6), IN("dispenser5"), M(8, 1), IN("chopping_board2"), P("chopping_board2"), IN("chopping_board2"),
            M(4, 2), IN("stove1")]

@@ -10,9 +10,9 @@ from kitchen_util import KITCHEN, ROOT, kitchen
 
 from chronoplan.cli import main
 from chronoplan.commands.play_kitchen import LineError, LineReader
-from chronoplan.runtime import kitchen_planner
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_grade import grade_grid_plan
+from chronoplan.runtime.kitchen import scripted
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.grade import grade_grid_plan
 
 PARACOOK = ROOT / "domains" / "paracook"
 TOOLS = ROOT / "domains" / "tools"
@@ -47,7 +47,7 @@ def play(monkeypatch, capsys, lines, *args, path=KITCHEN):
 
 @cache
 def planned(name):
-    return kitchen_planner.plan(World(kitchen(), name))
+    return scripted.plan(World(kitchen(), name))
 
 
 def test_scripted_episode_succeeds_from_stdin(monkeypatch, capsys):

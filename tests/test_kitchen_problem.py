@@ -6,10 +6,10 @@ from kitchen_util import generated, kitchen
 from test_kitchen_language import BASE
 
 from chronoplan.compiler.driver import compile_text
-from chronoplan.compiler.kitchen_problem import NO_PLACEMENT, KitchenError, KitchenProblem
-from chronoplan.compiler.pddl_common import ExportError
-from chronoplan.compiler.pddl_kitchen import export_kitchen
-from chronoplan.runtime.kitchen_world import CompileFailure, World
+from chronoplan.compiler.kitchen.problem import NO_PLACEMENT, KitchenError, KitchenProblem
+from chronoplan.compiler.pddl.common import ExportError
+from chronoplan.compiler.pddl.kitchen import export_kitchen
+from chronoplan.runtime.kitchen.world import CompileFailure, World
 
 
 def _scenarios():

@@ -20,11 +20,11 @@ import test_kitchen_plans as human
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.runtime.planners import missing
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.runtime.planners.external import missing
 from chronoplan.validators.families import export_scenario
-from chronoplan.validators.paracook_grade import grade_grid_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 PARACOOK = ROOT / "domains" / "paracook"

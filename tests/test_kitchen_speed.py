@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import bench_kitchen as B  # noqa: E402
 
 import chronoplan  # noqa: E402
-from chronoplan.validators.paracook_grade import grade_grid_plan  # noqa: E402
+from chronoplan.validators.kitchen.grade import grade_grid_plan  # noqa: E402
 
 
 def _plans():

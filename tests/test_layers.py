@@ -134,8 +134,8 @@ def test_the_contract_fails_on_a_module_named_by_a_string():
 
 
 @pytest.mark.parametrize("module, expected", [
-    ("chronoplan.compiler.check", "compiler"), ("chronoplan.commands.check", "commands"),
-    ("chronoplan.runtime.procsim", "runtime"), ("chronoplan.commands.validate", "commands"),
+    ("chronoplan.compiler.check.checker", "compiler"), ("chronoplan.commands.check", "commands"),
+    ("chronoplan.runtime.procedure.sim", "runtime"), ("chronoplan.commands.validate", "commands"),
     ("chronoplan.cli", "commands"), ("chronoplan", "commands"), ("chronoplan.grammar", "grammar"),
 ])
 def test_layers_of_modules(module, expected):

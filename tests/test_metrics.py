@@ -8,7 +8,7 @@ import pytest
 import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.runtime.procedure.sim import Chunk, simulate
 
 DOMAIN = """
 domain mtest

@@ -11,7 +11,7 @@ import chronoplan
 import chronoplan.cli
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import procedure_problem
-from chronoplan.compiler.pddl_plan import TimedEntry, retime, schedule_sequence
+from chronoplan.compiler.pddl.plan import TimedEntry, retime, schedule_sequence
 from chronoplan.validators.replay import validate_plan
 
 # One cook.  "Switch on" may only start at minute 5 (release 5, deadline 6 on a 1-minute step); "prep"
@@ -114,7 +114,7 @@ def test_with_several_agents_an_autonomous_start_names_its_agent(project):
 @pytest.mark.parametrize("scenario, makespan", [("relaxed", 10), ("paper", 15), ("two", 10)])
 def test_cpsat_models_the_rule(project, scenario, makespan):
     pytest.importorskip("ortools")
-    from chronoplan.runtime.cpsat import solve_cpsat
+    from chronoplan.runtime.planners.cpsat import solve_cpsat
     p = problem(project, scenario)
     res = solve_cpsat(p, timeout=10, workers=2)
     assert res.status == "optimal" and res.makespan == makespan
@@ -128,7 +128,7 @@ def test_cpsat_splits_an_interruptible_step_around_an_autonomous_start(tmp_path)
     switch) may start there: the chunks are written apart (merging them would put a start inside the knead)
     and the switch is listed first at minute 5."""
     pytest.importorskip("ortools")
-    from chronoplan.runtime.cpsat import solve_cpsat
+    from chronoplan.runtime.planners.cpsat import solve_cpsat
     path = tmp_path / "k.chrono"
     path.write_text(TEXT.replace('"Prepare the vegetables." 10 min', '"Knead." 10 min interruptible')
                     .replace("deadline 6 min", "deadline 6 min\n  step 1 \"Bake.\" 30 min autonomous after 0 "

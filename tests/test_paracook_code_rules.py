@@ -23,9 +23,9 @@ from kitchen_util import IN, F, W, generated
 from test_compat_paracook import A1, A2, LIFT, REUSE, S1, S2, TO_SINK
 from test_kitchen_fastpath import _mutate
 
-from chronoplan.runtime.kitchen_compat import PARACOOK
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.validators.paracook_grade import grade_grid_plan, world_for
+from chronoplan.runtime.kitchen.rules import PARACOOK
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan, world_for
 
 PAN_TAKES = {"meat", "chicken", "mushroom", "tomato", "fish", "prawn"}     # chopped
 POT_TAKES = {"rice", "pasta"}                                              # raw

@@ -1,10 +1,10 @@
-"""docs/benchmarks/paracook.md agrees with the code: the error-code table with runtime.kitchen_codes.KCODES, and
-the list of differences from ParaCook's code with what ``--compat paracook`` (kitchen_compat.PARACOOK) does."""
+"""docs/benchmarks/paracook.md agrees with the code: the error-code table with runtime.kitchen.codes.KCODES, and
+the list of differences from ParaCook's code with what ``--compat paracook`` (kitchen.rules.PARACOOK) does."""
 import re
 from pathlib import Path
 
-from chronoplan.runtime.kitchen_codes import KCODES
-from chronoplan.runtime.kitchen_compat import DEFAULT, PARACOOK
+from chronoplan.runtime.kitchen.codes import KCODES
+from chronoplan.runtime.kitchen.rules import DEFAULT, PARACOOK
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks" / "paracook.md"
 FIELDS = ("**ParaCook's code**", "**chronoplan**", "**Why**", "**`--compat paracook`**")

@@ -1,4 +1,4 @@
-"""JSON Schemas of ParaCook plans (validators/paracook_schema.py): valid draft 2020-12, real names and map
+"""JSON Schemas of ParaCook plans (validators/kitchen/schema.py): valid draft 2020-12, real names and map
 bounds, the scripted planner's plans conform, and agreement with the reader and the simulator's argument
 checks on a corpus of valid and mutated plans."""
 import copy
@@ -12,11 +12,11 @@ from jsonschema import Draft202012Validator
 from kitchen_util import GENERATED, KITCHEN, generated, kitchen
 
 from chronoplan.cli import main
-from chronoplan.runtime import kitchen_planner
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.validators.paracook_grade import grade_grid_plan
-from chronoplan.validators.paracook_read import META_KEYS, read_cook_plan
-from chronoplan.validators.paracook_schema import NotAKitchen, paracook_plan_schema
+from chronoplan.runtime.kitchen import scripted
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.validators.kitchen.grade import grade_grid_plan
+from chronoplan.validators.kitchen.read import META_KEYS, read_cook_plan
+from chronoplan.validators.kitchen.schema import NotAKitchen, paracook_plan_schema
 from chronoplan.validators.schema import SchemaUnavailable, schema_for
 
 # one scenario per category, with 1-3 agents, plus the hand-written kitchen
@@ -34,7 +34,7 @@ _PLANS: dict = {}
 
 def planned(project, name):
     if name not in _PLANS:
-        _PLANS[name] = kitchen_planner.plan(World(project, name))
+        _PLANS[name] = scripted.plan(World(project, name))
     return _PLANS[name]
 
 

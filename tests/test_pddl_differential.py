@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.compiler.pddl_plan import TimedEntry, to_pddl_plan
-from chronoplan.runtime.planners import run_val, validate_binary
-from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.compiler.pddl.plan import TimedEntry, to_pddl_plan
+from chronoplan.runtime.planners.external import run_val, validate_binary
+from chronoplan.runtime.procedure.sim import Chunk, simulate
 from chronoplan.validators.families import export_scenario
 
 pytest.importorskip("ortools", reason="the corpus starts from CP-SAT schedules: pip install 'chronoplan[optimal]'")
@@ -63,7 +63,7 @@ def _codes(problem, entries) -> list:
 
 
 def _optimal(problem):
-    from chronoplan.runtime.cpsat import solve_cpsat
+    from chronoplan.runtime.planners.cpsat import solve_cpsat
     r = solve_cpsat(problem, 20, 1, max_pieces=1)         # one piece per step: PDDL runs steps whole
     assert r.status in ("optimal", "feasible")
     keys = [(e.task, e.step) for e in r.schedule]

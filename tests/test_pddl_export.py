@@ -18,9 +18,9 @@ from chronoplan.cli import main
 from chronoplan.compiler import ir
 from chronoplan.compiler.diagnostics import render
 from chronoplan.compiler.instantiate import ConcreteLag, ProcedureProblem, ResourceInstance, SchedStep
-from chronoplan.compiler.pddl_common import CODES, ExportError, time_scale
-from chronoplan.compiler.pddl_temporal import export_temporal
-from chronoplan.compiler.pddl_write import num
+from chronoplan.compiler.pddl.common import CODES, ExportError, time_scale
+from chronoplan.compiler.pddl.temporal import export_temporal
+from chronoplan.compiler.pddl.write import num
 from chronoplan.validators.families import export_scenario
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""PDDL export of grid kitchens (compiler/pddl_kitchen.py) and planners' plans mapped back (runtime/kitchen_solve.py).
+"""PDDL export of grid kitchens (compiler/pddl/kitchen.py) and planners' plans mapped back (runtime/kitchen/solve.py).
 
 Golden files (tests/golden/pddl/kitchen/): the temporal and classical export of the bundled scenario
 burger_s1_a1_slowcut and a plan from kairos and from Fast Downward for them; regenerate the exports with
@@ -22,13 +22,13 @@ from golden_util import check_golden as _golden
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.pddl_common import ExportError
-from chronoplan.compiler.pddl_plan import parse_plan
-from chronoplan.runtime.kitchen_solve import retime, to_steps
-from chronoplan.runtime.kitchen_world import World
-from chronoplan.runtime.planners import missing, run_val, validate_binary
+from chronoplan.compiler.pddl.common import ExportError
+from chronoplan.compiler.pddl.plan import parse_plan
+from chronoplan.runtime.kitchen.solve import retime, to_steps
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.runtime.planners.external import missing, run_val, validate_binary
 from chronoplan.validators.families import export_scenario
-from chronoplan.validators.paracook_grade import grade_grid_plan
+from chronoplan.validators.kitchen.grade import grade_grid_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 PARACOOK = ROOT / "domains" / "paracook"
@@ -210,7 +210,7 @@ def test_val_agrees_with_the_simulator_on_golden_plans_and_every_one_action_dele
     export and by chronoplan (mapped back, retimed, graded).  The one intended disagreement: deleting a
     move that the agent's next move makes up for (MoveTo names only the target cell, so the simulator
     does not notice; PDDL's move needs the agent at its source cell)."""
-    from chronoplan.compiler.pddl_plan import plan_text
+    from chronoplan.compiler.pddl.plan import plan_text
     export, actions = _golden_plan(paracook, kind)
     actions = sorted(actions, key=lambda a: a.start)
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chronoplan
-from chronoplan.compiler.pddl_names import NameMap, slug
-from chronoplan.compiler.pddl_plan import (
+from chronoplan.compiler.pddl.names import NameMap, slug
+from chronoplan.compiler.pddl.plan import (
     PlanAction,
     TimedEntry,
     parse_plan,
@@ -21,7 +21,7 @@ from chronoplan.compiler.pddl_plan import (
     to_pddl_plan,
     to_schedule,
 )
-from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.runtime.procedure.sim import Chunk, simulate
 from chronoplan.validators.families import export_scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "pddl"

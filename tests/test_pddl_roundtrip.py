@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import chronoplan
-from chronoplan.compiler.pddl_plan import PlanAction, plan_text, to_pddl_plan
-from chronoplan.runtime.planners import run_val, validate_binary
+from chronoplan.compiler.pddl.plan import PlanAction, plan_text, to_pddl_plan
+from chronoplan.runtime.planners.external import run_val, validate_binary
 from chronoplan.validators.families import export_scenario
 
 pytestmark = pytest.mark.planners
@@ -71,8 +71,8 @@ def test_pddlreader_reads_every_bundled_classical_export(bundled, reader):
 @pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
 def test_val_accepts_every_bundled_scenario(bundled):
     pytest.importorskip("ortools", reason="the plans come from CP-SAT: pip install 'chronoplan[optimal]'")
-    from chronoplan.runtime.cpsat import solve_cpsat
-    from chronoplan.runtime.procsim import Chunk, simulate
+    from chronoplan.runtime.planners.cpsat import solve_cpsat
+    from chronoplan.runtime.procedure.sim import Chunk, simulate
     proj, names = bundled
     for name in names:
         e = export_scenario(proj, name)

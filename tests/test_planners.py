@@ -19,9 +19,9 @@ from proc_util import descendants, table
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.pddl_plan import to_pddl_plan
-from chronoplan.compiler.pddl_temporal import export_temporal
-from chronoplan.runtime.planners import (
+from chronoplan.compiler.pddl.plan import to_pddl_plan
+from chronoplan.compiler.pddl.temporal import export_temporal
+from chronoplan.runtime.planners.external import (
     ENGINES,
     missing,
     run_val,
@@ -169,7 +169,7 @@ def engine_processes() -> set:
         if row.state == "Z":
             continue
         cmd, start = row.cmd, str(row.start)
-        if "site-packages/up_" in cmd or "planner_worker" in cmd:
+        if "site-packages/up_" in cmd or "planners.worker" in cmd:
             out.add((pid, start))
     return out
 
@@ -217,14 +217,14 @@ def test_a_run_killed_at_its_time_limit_leaves_nothing(tmp_path):
 @pytest.mark.planners
 @pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
 def test_a_killed_batch_reports_its_unanswered_jobs(tmp_path, monkeypatch):
-    from chronoplan.runtime import planners
+    from chronoplan.runtime.planners import external
     e = export_scenario(chronoplan.load(GOLDEN / "cake.chrono"), "cake")
     jobs = [e.write(tmp_path / "a"), e.write(tmp_path / "b")]
     before = set(descendants(os.getpid(), table()))
     # killed after 2 x 0.01 s without grace: far less than the worker needs to import unified-planning,
     # so neither job can be answered whatever the machine's speed
-    monkeypatch.setattr(planners, "GRACE", 0.0)
-    outs = planners.run_batch("kairos", jobs, 0.01, tmp_path)
+    monkeypatch.setattr(external, "GRACE", 0.0)
+    outs = external.run_batch("kairos", jobs, 0.01, tmp_path)
     assert [o.status for o in outs] == ["timeout", "timeout"]
     assert alive_in_group(outs[0].info["pgid"]) == []
     assert set(descendants(os.getpid(), table())) <= before

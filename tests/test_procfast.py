@@ -1,4 +1,4 @@
-"""Differential test of the fast sweep (runtime.procfast) against the exact engine (procsim over ProcState).
+"""Differential test of the fast sweep (runtime.procedure.fast) against the exact engine (procedure.sim over ProcState).
 
 Input: every bundled step-level scenario (domains/recipes with its plans, domains/timearena), the 130
 Recipe2Plan scenarios (with and without time constraints, tests/r2pdata) with their reference plans as
@@ -30,8 +30,8 @@ from chronoplan.compiler.instantiate import (
     SchedStep,
     procedure_problem,
 )
-from chronoplan.runtime import procfast
-from chronoplan.runtime.simtypes import Chunk
+from chronoplan.runtime.procedure import fast as procfast
+from chronoplan.runtime.procedure.records import Chunk
 from chronoplan.validators.grade import Grader
 from chronoplan.validators.plans import ReadPlan
 from chronoplan.validators.replay import validate_plan

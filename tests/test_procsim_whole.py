@@ -1,11 +1,11 @@
-"""The exact engine's whole-number replay (procsim: every time an int) against its Fraction replay.
+"""The exact engine's whole-number replay (procedure.sim: every time an int) against its Fraction replay.
 
 Input: the random scenarios and plans of tests/test_procfast.py (several agents, both occupancy rules,
 interruptible steps, lags, resources, properties, releases, deadlines, limits, fractional durations: those
 take the Fraction replay) and the Recipe2Plan reference plans with seeded mutants (tests/r2p_mutants.py).
-Output: ``procsim.simulate`` gives the same ``SimResult`` -- every violation (code, message, hint, index,
+Output: ``procedure.sim.simulate`` gives the same ``SimResult`` -- every violation (code, message, hint, index,
 agent, time), every run, every completion, the first-violation event number, the stop flag, the completing
-runs -- with the same value types (``Fraction`` times) as ``procsim._replay(..., whole=False)``, critic mode
+runs -- with the same value types (``Fraction`` times) as ``procedure.sim._replay(..., whole=False)``, critic mode
 and ``first`` mode alike; and the whole-number replay is taken for most of these plans.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import test_procfast as tp
 from r2p_mutants import mutants as r2p_mutants
 
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime import procsim
+from chronoplan.runtime.procedure import sim
 from chronoplan.validators.plans import read_plan
 
 
@@ -31,9 +31,9 @@ def _types(res) -> list:
 
 def same(problem, chunks, first: bool) -> bool:
     """Both replays agree on ``chunks``; returns whether the whole-number replay could be used."""
-    whole = procsim._whole_problem(problem) is not False and procsim._whole_chunks(chunks) is not None
-    got = procsim.simulate(problem, chunks, first=first)
-    want = procsim._replay(problem, list(chunks), first, (), False)
+    whole = sim._whole_problem(problem) is not False and sim._whole_chunks(chunks) is not None
+    got = sim.simulate(problem, chunks, first=first)
+    want = sim._replay(problem, list(chunks), first, (), False)
     assert got == want, (problem.scenario, chunks)
     assert got.problem is problem
     assert _types(got) == _types(want)
@@ -43,7 +43,7 @@ def same(problem, chunks, first: bool) -> bool:
 
 
 def _chunks(entries) -> list:
-    return [procsim.Chunk(i, e["task"], e["step"], Fraction(e["start"]),
+    return [sim.Chunk(i, e["task"], e["step"], Fraction(e["start"]),
                           None if e.get("duration") is None else Fraction(e["duration"]), e.get("agent"))
             for i, e in enumerate(entries)]
 
@@ -82,7 +82,7 @@ def test_int_times_take_the_fraction_replay():
     for n in range(30):
         problem = tp.random_problem(rng, n)
         entries = tp.greedy(problem, rng)
-        chunks = [procsim.Chunk(i, e["task"], e["step"], int(e["start"]) if Fraction(e["start"]).denominator == 1
+        chunks = [sim.Chunk(i, e["task"], e["step"], int(e["start"]) if Fraction(e["start"]).denominator == 1
                                 else Fraction(e["start"]), None, e.get("agent")) for i, e in enumerate(entries)]
         assert not same(problem, chunks, first=False)
 
@@ -92,7 +92,7 @@ def test_metrics_sums_of_whole_times():
     rng = random.Random(8)
     for n in range(60):
         problem = tp.random_problem(rng, n)
-        res = procsim.simulate(problem, _chunks(tp.greedy(problem, rng)))
+        res = sim.simulate(problem, _chunks(tp.greedy(problem, rng)))
         for xs in ([r.duration for r in res.runs], [s.duration for s in problem.steps], [], [1, Fraction(2)]):
             got, want = M._sum(xs), sum(xs, Fraction(0))
             assert got == want and type(got) is type(want)

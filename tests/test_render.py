@@ -11,8 +11,8 @@ from kitchen_util import GENERATED, generated
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.runtime.chart import Fill, pack_lanes, tick_marks
-from chronoplan.runtime.kitchen_planner import plan as scripted_plan
-from chronoplan.runtime.kitchen_world import World
+from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
+from chronoplan.runtime.kitchen.world import World
 from chronoplan.validators.render_charts import picture
 from chronoplan.validators.tools.export import reference_plan
 
@@ -210,7 +210,7 @@ def test_kitchen_walks_follow_the_floor(plans):
     from kitchen_util import simulate
 
     from chronoplan.runtime.chart_build import kitchen_walk
-    from chronoplan.validators.paracook_read import read_cook_plan
+    from chronoplan.validators.kitchen.read import read_cook_plan
     for name in ("kitchen.json", "kitchen_bad.json"):
         value = json.loads((plans / name).read_text())
         walked, _ = kitchen_walk(world, read_cook_plan(value).steps)

@@ -9,7 +9,7 @@ from test_runtime_sim import DOMAIN as SIM_DOMAIN
 import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime.env import Env
+from chronoplan.runtime.procedure.env import Env
 
 DOMAIN = """
 domain arena
@@ -188,7 +188,7 @@ def test_lazy_observation_is_the_observation_of_its_step(project, name):
     after a reset) it is still what ``observation()`` said right after its step."""
     import random
 
-    from chronoplan.runtime.env import Observation
+    from chronoplan.runtime.procedure.env import Observation
     rng = random.Random(7)
     for episode in range(40):
         env = env_for(project, name, max_refusals=None if episode % 2 else 5)

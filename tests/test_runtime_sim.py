@@ -7,7 +7,7 @@ import pytest
 
 import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
-from chronoplan.runtime.procsim import Chunk, simulate
+from chronoplan.runtime.procedure.sim import Chunk, simulate
 from chronoplan.validators.replay import validate_plan
 
 DOMAIN = """

@@ -77,8 +77,8 @@ def _interrupt_and_check(proc, tmpdir: Path, sig: str, status: int, word: str, r
         desc = descendants(proc.pid, table())
         for pid, row in desc.items():
             seen[(pid, row.start)] = row
-        workers = [r for r in desc.values() if "planner_worker" in r.cmd]
-        engines = [r for r in desc.values() if "planner_worker" not in r.cmd]
+        workers = [r for r in desc.values() if "planners.worker" in r.cmd]
+        engines = [r for r in desc.values() if "planners.worker" not in r.cmd]
         if workers and first_worker is None:
             first_worker = time.monotonic()
         if workers and ready(workers, engines, time.monotonic() - first_worker):
@@ -124,7 +124,7 @@ def _engine_running(workers, engines, seconds) -> bool:
 @pytest.mark.parametrize("planner", PLANNERS)
 @pytest.mark.parametrize("sig,status,word", SIGNALS)
 def test_signal_kills_every_planner_process_and_temp_dir(tmp_path, planner, sig, status, word):
-    from chronoplan.runtime.planners import missing
+    from chronoplan.runtime.planners.external import missing
     why = missing(planner)
     if why is not None:
         pytest.skip(why)
@@ -137,7 +137,7 @@ def test_signal_kills_every_planner_process_and_temp_dir(tmp_path, planner, sig,
 @pytest.mark.parametrize("sig,status,word", SIGNALS)
 def test_signal_during_a_step_level_planner_run(tmp_path, sig, status, word):
     """The step-level path runs its worker in the main thread (kitchens use one thread per variant)."""
-    from chronoplan.runtime.planners import missing
+    from chronoplan.runtime.planners.external import missing
     if missing("pyperplan"):
         pytest.skip(missing("pyperplan"))
     big = tmp_path / "big.chrono"
@@ -321,7 +321,7 @@ def test_import_refuses_to_overwrite_its_source(tmp_path):
 def test_pddl_planners_refuse_numbers_no_engine_reads(tmp_path, capsys, planner, kind):
     """Fast Downward failed with a page of translator output, aries with 'Value out of range', and LPG
     returned a plan of makespan 0 (graded invalid) or 'unsolvable': now a status error before any engine runs."""
-    from chronoplan.runtime.planners import missing
+    from chronoplan.runtime.planners.external import missing
     if missing(planner):
         pytest.skip(missing(planner))
     path = (_scenario(tmp_path, "tiny", limit="0." + "0" * 34 + "1") if kind == "tiny limit"

@@ -23,8 +23,8 @@ from jsonschema import Draft202012Validator
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.instantiate import procedure_problem
-from chronoplan.runtime import kitchen_planner
-from chronoplan.runtime.kitchen_world import World
+from chronoplan.runtime.kitchen import scripted
+from chronoplan.runtime.kitchen.world import World
 from chronoplan.validators.grade import grade
 from chronoplan.validators.schema import schema_for
 from chronoplan.validators.strict_schema import (
@@ -90,7 +90,7 @@ def plain_plan(name) -> dict:
         return serial_schedule(procedure_problem(p.part(name), scen))
     if kind == "tools":
         return reference_plan(scen, p)
-    return {"plan": kitchen_planner.plan(World(p, name))}
+    return {"plan": scripted.plan(World(p, name))}
 
 
 def strict_text(name, plan=None) -> str:
@@ -443,7 +443,7 @@ def test_cli_strict_flag(capsys):
 
 
 def test_docs_list_the_moved_constraints():
-    from chronoplan.validators import paracook_schema
+    from chronoplan.validators.kitchen import schema as paracook_schema
     from chronoplan.validators.tools import schema as tools_schema
     text = " ".join(DOCS.read_text().split())
     for moved in tools_schema.STRICT_MOVED + paracook_schema.STRICT_MOVED:

@@ -289,7 +289,7 @@ def test_constrained_pairs_keep_the_pair_optima(project):
 
 # ---------------------------------------------------------------------------------------------- replay
 def _chunks(sol):
-    from chronoplan.runtime.procsim import Chunk
+    from chronoplan.runtime.procedure.sim import Chunk
     order = sorted(sol.starts.items(), key=lambda kv: kv[1])
     return [Chunk(i, task, step, Fraction(t)) for i, ((task, step), t) in enumerate(order)]
 
@@ -297,7 +297,7 @@ def _chunks(sol):
 @pytest.mark.parametrize("name", [f"{c}{i}" for c in CATS for i in range(1, 11)]
                          + ["cooking1_2", "cooking9_10_1", "household4_5_6", "lab5_6"])
 def test_optimal_schedule_replays_cleanly(project, name):
-    procsim = pytest.importorskip("chronoplan.runtime.procsim")
+    procsim = pytest.importorskip("chronoplan.runtime.procedure.sim")
     p = procedure_problem(project, project.scenarios[name])
     sol = solve(p)
     res = procsim.simulate(p, _chunks(sol))
@@ -313,7 +313,7 @@ def test_optimal_schedule_replays_cleanly(project, name):
     ("cooking6", 15, 13, 1),     # add beef to the dish while the dish is in the oven
 ])
 def test_object_occupancy_is_enforced_by_the_simulator(project, name, first, then, gap):
-    procsim = pytest.importorskip("chronoplan.runtime.procsim")
+    procsim = pytest.importorskip("chronoplan.runtime.procedure.sim")
     p = procedure_problem(project, project.scenarios[name])
     # a schedule: the optimal one, then move step `then` to start `gap` after step `first` starts
     sol = solve(p)
@@ -325,8 +325,8 @@ def test_object_occupancy_is_enforced_by_the_simulator(project, name, first, the
 
 
 def test_household4_nine_minutes_is_refused(project):
-    procsim = pytest.importorskip("chronoplan.runtime.procsim")
-    from chronoplan.runtime.procsim import Chunk
+    procsim = pytest.importorskip("chronoplan.runtime.procedure.sim")
+    from chronoplan.runtime.procedure.sim import Chunk
     p = procedure_problem(project, project.scenarios["household4"])
     # the repository's 9-minute oracle: add water 0-3, start watering at 3, trim 4-9
     res = procsim.simulate(p, [Chunk(0, "household4", 1, Fraction(0)), Chunk(1, "household4", 2, Fraction(3)),
@@ -336,7 +336,7 @@ def test_household4_nine_minutes_is_refused(project):
 
 
 def _play(p, sol):
-    env_mod = pytest.importorskip("chronoplan.runtime.env")
+    env_mod = pytest.importorskip("chronoplan.runtime.procedure.env")
     env = env_mod.Env(p)
     env.reset()
     by_start = {t: key for key, t in sol.starts.items()}
@@ -359,7 +359,7 @@ def test_optimal_schedule_plays_in_the_interactive_environment(project, name):
 
 
 def test_interactive_environment_refuses_an_occupied_object(project):
-    env_mod = pytest.importorskip("chronoplan.runtime.env")
+    env_mod = pytest.importorskip("chronoplan.runtime.procedure.env")
     env = env_mod.Env(procedure_problem(project, project.scenarios["household4"]))
     env.reset()
     assert env.step("add water to watering_can")[1].ok            # minutes 0-2
@@ -372,8 +372,8 @@ def test_interactive_environment_refuses_an_occupied_object(project):
 @pytest.mark.parametrize("cat", CATS)
 def test_cpsat_reaches_the_oracle_and_its_schedules_replay(project, cat):
     pytest.importorskip("ortools")
-    cpsat = pytest.importorskip("chronoplan.runtime.cpsat")
-    from chronoplan.runtime.procsim import Chunk, simulate
+    cpsat = pytest.importorskip("chronoplan.runtime.planners.cpsat")
+    from chronoplan.runtime.procedure.sim import Chunk, simulate
     for i in range(1, 11):
         p = procedure_problem(project, project.scenarios[f"{cat}{i}"])
         r = cpsat.solve_cpsat(p, timeout=20, workers=1)

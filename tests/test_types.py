@@ -41,9 +41,10 @@ def test_reports_name_repository_paths():
     spec = importlib.util.spec_from_file_location("typecheck_script", SCRIPT)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    text = "chronoplan/compiler/ir.py:3: error: x\nchronoplan/cli.py:9: error: y\nchronoplan/runtime/env.py:1: note"
+    text = ("chronoplan/compiler/ir.py:3: error: x\nchronoplan/cli.py:9: error: "
+            "y\nchronoplan/runtime/procedure/env.py:1: note")
     assert script._PATH.sub(script.repo_path, text).splitlines() == [
-        "compiler/ir.py:3: error: x", "src/chronoplan/cli.py:9: error: y", "runtime/env.py:1: note"]
+        "compiler/ir.py:3: error: x", "src/chronoplan/cli.py:9: error: y", "runtime/procedure/env.py:1: note"]
 
 
 def test_no_module_is_exempt():

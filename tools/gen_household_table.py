@@ -19,7 +19,7 @@ END = "<!-- household-table:end -->"
 
 def block() -> str:
     import chronoplan
-    from chronoplan.compiler.household_problem import HouseholdProblem
+    from chronoplan.compiler.household.problem import HouseholdProblem
     from chronoplan.validators.household.reference import compare, table
 
     project = chronoplan.load(ROOT / "domains" / "household")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from chronoplan.compiler.ir import Project, Scenario, ScenarioKind
 
 if TYPE_CHECKING:
-    from chronoplan.compiler.pddl_common import PddlExport
+    from chronoplan.compiler.pddl.common import PddlExport
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,9 @@ FAMILIES: dict[ScenarioKind, Family] = {
         grade=Ref("chronoplan.validators.grade:grade_procedures"),
         schema=Ref("chronoplan.validators.schema:procedure_schema_for"),
         strict_schema=Ref("chronoplan.validators.schema:strict_procedure_schema_for"),
-        pddl=Ref("chronoplan.compiler.pddl_export:export_procedures"),
+        pddl=Ref("chronoplan.compiler.pddl.export:export_procedures"),
         planners=("cpsat",) + PDDL_PLANNERS,
-        pddl_solve=Ref("chronoplan.runtime.planners:solve_procedures"),
+        pddl_solve=Ref("chronoplan.runtime.planners.external:solve_procedures"),
         protocols=("timearena", "recipe2plan"),
         compat=("recipe2plan", "timearena"),
         metrics=("makespan", "success", "progress", "steps_done", "steps_total"),
@@ -92,11 +92,11 @@ FAMILIES: dict[ScenarioKind, Family] = {
         ScenarioKind.GRID, "kitchen", "grid kitchens",
         formats=("paracook",),
         grade=Ref("chronoplan.validators.grade:grade_grid"),
-        schema=Ref("chronoplan.validators.paracook_schema:paracook_plan_schema"),
-        strict_schema=Ref("chronoplan.validators.paracook_schema:strict_paracook_plan_schema"),
-        pddl=Ref("chronoplan.compiler.pddl_kitchen:export_kitchen"),
+        schema=Ref("chronoplan.validators.kitchen.schema:paracook_plan_schema"),
+        strict_schema=Ref("chronoplan.validators.kitchen.schema:strict_paracook_plan_schema"),
+        pddl=Ref("chronoplan.compiler.pddl.kitchen:export_kitchen"),
         planners=PDDL_PLANNERS,
-        pddl_solve=Ref("chronoplan.runtime.kitchen_solve:solve_kitchen"),
+        pddl_solve=Ref("chronoplan.runtime.kitchen.solve:solve_kitchen"),
         protocols=("kitchen",),
         compat=("paracook",),
         metrics=("makespan", "success", "oct", "poct", "pmd", "T_max", "D_max"),
@@ -163,7 +163,7 @@ def compat_family(mode: str) -> Family:
 def export_scenario(project: Project, scenario: Optional[str], *, classical: bool = False) -> PddlExport:
     """The PDDL export of any scenario: its family's exporter (temporal, or ``classical`` STRIPS); a family
     without one raises ``ExportError`` with a P010 that says what exists instead (``Family.lacks``)."""
-    from chronoplan.compiler.pddl_common import ExportError, error
+    from chronoplan.compiler.pddl.common import ExportError, error
     scen = project.scenario(scenario)
     fam = family_of(scen)
     if fam.pddl is None:

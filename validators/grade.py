@@ -337,7 +337,7 @@ def grade_procedures(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional
 def grade_grid(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
                reference: Any) -> Report:
     """A ParaCook plan against a grid kitchen (``compat`` passed on when the grader has one)."""
-    from chronoplan.validators.paracook_grade import grade_grid_plan
+    from chronoplan.validators.kitchen.grade import grade_grid_plan
     extra = {} if grader.compat is None else {"compat": grader.compat}
     return grade_grid_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first, **extra)
 

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.numparse import NumberProblem, describe, exact, exact_int, parse_int
-from chronoplan.runtime.simtypes import Chunk
+from chronoplan.runtime.procedure.records import Chunk
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError, is_warning
 

@@ -9,7 +9,7 @@ form and "10 min" durations, read by ``validators.plans``; LLM chatter around th
 Table 14 label and a hint); ``env.critique(plan_text) -> validators.report.Report`` (critic mode: the
 whole plan at once); ``env.metrics()``; ``env.plan_text()`` (the accepted actions as Step(...) text).
 
-Protocol (docs/runtime.md; the rules are runtime/procsim.py's, applied by the same ``ProcState``):
+Protocol (docs/runtime.md; the rules are runtime/procedure/sim.py's, applied by the same ``ProcState``):
 - The current time is the start of the latest accepted action (or the target of the latest ``wait``);
   0 at first.  An action must start at or after it, else it is refused as a time error (E613).  Being
   busy is not "the past": a continuous action overlapping another is refused as infeasible multitask
@@ -37,9 +37,9 @@ from typing import Any, Optional
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import timefmt
-from chronoplan.runtime.env import Feedback as BaseFeedback
-from chronoplan.runtime.procstate import ProcState
-from chronoplan.runtime.simtypes import Chunk, fmt_value, step_name
+from chronoplan.runtime.procedure.env import Feedback as BaseFeedback
+from chronoplan.runtime.procedure.records import Chunk, fmt_value, step_name
+from chronoplan.runtime.procedure.state import ProcState
 from chronoplan.runtime.violations import Violation
 from chronoplan.validators.report import PlanError
 

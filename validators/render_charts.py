@@ -2,7 +2,7 @@
 
 Input: a compiled ``ir.Project``, a scenario name and one plan (text, bytes or a decoded value, as the
 grader takes it).  Output: ``picture`` returns the normal grader's report (``grade.Grader``) and a chart of
-the plan's own timeline: for procedures the exact simulator's runs (``procsim.simulate``: the schedule as
+the plan's own timeline: for procedures the exact simulator's runs (``procedure.sim.simulate``: the schedule as
 replayed, violations included), for grid kitchens the kitchen simulator's runs and each agent's walk
 (``chart_build.kitchen_walk``), for tool plans one row per step placed at its dependency level (the longest
 chain of "after" and ``$N`` references leading to it; arrows for the dependencies).  The report's errors
@@ -18,7 +18,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError
 from chronoplan.runtime.chart import VIOLATION, Bar, Chart, ChartLegendEntry, Fill, Row, colour
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_walk, notes_for, procedure_chart
-from chronoplan.runtime.kitchen_world import CompileFailure
+from chronoplan.runtime.kitchen.world import CompileFailure
 from chronoplan.runtime.timefmt import clock as clock_text
 from chronoplan.validators.families import family_of
 from chronoplan.validators.grade import Grader
@@ -78,7 +78,7 @@ def _time(x: Any, unit: ir.TimeUnit) -> str:
 
 # ------------------------------------------------------------------------------------------ procedures
 def _procedures(grader: Grader, scen, value, report: Report, fmt) -> Chart:
-    from chronoplan.runtime.procsim import simulate
+    from chronoplan.runtime.procedure.sim import simulate
     from chronoplan.validators.plans import read_plan
     problem = grader.problem(scen.name)
     runs = None
@@ -96,8 +96,8 @@ def _procedures(grader: Grader, scen, value, report: Report, fmt) -> Chart:
 
 # ------------------------------------------------------------------------------------------ kitchens
 def _kitchen(project, scen, value, report: Report) -> Chart:
-    from chronoplan.validators.paracook_grade import MAX_ERRORS, world_for
-    from chronoplan.validators.paracook_read import read_cook_plan
+    from chronoplan.validators.kitchen.grade import MAX_ERRORS, world_for
+    from chronoplan.validators.kitchen.read import read_cook_plan
     world, _ = world_for(project, scen.name)
     steps: dict = {}
     if value is not None:

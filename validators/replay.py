@@ -5,9 +5,9 @@ plan (for Recipe2Plan's relative efficiency).  Output: a ``report.Report`` listi
 mode) or only the first (``first=True``), with the metrics of ``runtime.metrics.plan_metrics``.
 Never raises on bad plans.
 
-Two engines give the same reports: the fast sweep (``runtime.procfast``) accepts valid plans whose times are
+Two engines give the same reports: the fast sweep (``runtime.procedure.fast``) accepts valid plans whose times are
 whole multiples of the scenario's compiled time scale, and every other plan (one with any violation or
-reading error, or times finer than the scale) is replayed by the exact engine (``procsim.simulate``), which
+reading error, or times finer than the scale) is replayed by the exact engine (``procedure.sim.simulate``), which
 writes the errors.  Step(...) text in its common form (``plans.step_fields``) goes to the sweep without being
 turned into ``Chunk`` values.  ``exact=True`` skips the sweep.  A reference plan is read once per problem and
 reference object (by value for text, by identity for other values: a reference changed in place after it was
@@ -20,8 +20,8 @@ from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime import procfast
-from chronoplan.runtime.procsim import Chunk, simulate, simulate_whole
+from chronoplan.runtime.procedure import fast as procfast
+from chronoplan.runtime.procedure.sim import Chunk, simulate, simulate_whole
 from chronoplan.validators import plans as P
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
@@ -88,7 +88,7 @@ def validate_plan(problem: ProcedureProblem, plan: Any, *, first: bool = False, 
     """Grade one timed plan against a step-level scenario (``exact``: with the exact engine only)."""
     # Reading, replaying and measuring a plan make no reference cycles, but a long plan allocates enough objects
     # for the cyclic garbage collector to run full collections over the whole heap several times (the cost per
-    # step then grows with the plan's length): it is paused meanwhile, as procsim.simulate does for its replay.
+    # step then grows with the plan's length): it is paused meanwhile, as procedure.sim.simulate does for its replay.
     collecting = gc.isenabled()
     if collecting:
         gc.disable()

@@ -4,7 +4,7 @@ Input: an ``ir.Project`` and a scenario name (or a ``ProcedureProblem``).  Outpu
 schema.  Step-level scenarios get a timed-schedule schema whose enums hold the real task names, each
 task's step numbers (with the step texts and durations in descriptions) and the agents; tool scenarios
 are delegated to ``chronoplan.validators.tools.schema.tool_plan_schema`` and grid kitchens (orders on a
-map) to ``chronoplan.validators.paracook_schema.paracook_plan_schema`` (ParaCook per-agent action lists).
+map) to ``chronoplan.validators.kitchen.schema.paracook_plan_schema`` (ParaCook per-agent action lists).
 The schema constrains shape and names; timing rules are checked by ``chronoplan validate``.
 ``strict_procedure_schema`` gives the strict form for LLM structured output (``strict_schema``).
 """

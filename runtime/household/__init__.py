@@ -2,5 +2,5 @@
 compiled to closures (``observe``), the high-level actions and their texts (``actions``), episode logs
 (``log``), the scripted explore-then-deliver baseline (``baseline``) and the omniscient optimum (``optimum``).
 
-Input: a ``compiler.household_problem.HouseholdProblem``.  Output: see each module.
+Input: a ``compiler.household.problem.HouseholdProblem``.  Output: see each module.
 """

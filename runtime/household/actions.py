@@ -1,6 +1,6 @@
 """High-level household actions: the record, the catalogue of an episode, texts in both syntaxes (issue #13).
 
-Input: a ``compiler.household_problem.HouseholdProblem`` and action texts.  Output: ``Action`` (a frozen
+Input: a ``compiler.household.problem.HouseholdProblem`` and action texts.  Output: ``Action`` (a frozen
 record: ``kind``, ``target``, ``place``, ``text``), ``catalogue(problem)`` (every action of the episode in a
 fixed order: the PettingZoo action space), ``render(action, problem, syntax, held)`` (the text an agent is
 shown) and ``parse(text, problem)`` (an ``Action`` or a ``ParseFailure``; never raises).
@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, PlaceKind
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax
 from chronoplan.runtime.household.actions import WAIT, Action, ActKind
 from chronoplan.runtime.household.engine import HouseholdEngine, Reason

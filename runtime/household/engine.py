@@ -1,6 +1,6 @@
 """The decentralised household engine: simultaneous high-level actions, per-agent observations (issue #13).
 
-Input: a ``compiler.household_problem.HouseholdProblem``; then, once per step, one action per agent (an
+Input: a ``compiler.household.problem.HouseholdProblem``; then, once per step, one action per agent (an
 ``Action``, an action text in either syntax, an index into ``engine.catalogue``, or None for "nothing new").
 Output: ``HouseholdEngine`` -- ``reset()``, ``step(actions) -> {agent: Result}`` (refusals and failures are
 results, never exceptions), ``observation(agent)`` (the text the agent is shown), ``available(agent)``
@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Optional, Union
 
-from chronoplan.compiler.household_problem import TURN_STEPS, HouseholdProblem
+from chronoplan.compiler.household.problem import TURN_STEPS, HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, GoalCount, PlaceKind
 from chronoplan.runtime.household.actions import WAIT, Action, ActKind, ParseFailure, catalogue, parse, render
 from chronoplan.runtime.household.log import EpisodeLog

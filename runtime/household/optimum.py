@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Optional
 
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, PlaceKind
 from chronoplan.runtime.household.actions import Action, ActKind
 

@@ -41,7 +41,7 @@ except ImportError as exc:          # pragma: no cover
     raise ImportError("chronoplan.env needs pettingzoo: pip install 'chronoplan[pettingzoo]'") from exc
 
 import chronoplan
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, Project
 from chronoplan.envs import HOUSEHOLD_PROTOCOL, environments
 from chronoplan.runtime.household.baseline import Baseline

@@ -5,10 +5,11 @@ then text actions.  Output: ``gymnasium.Env`` subclasses with text observation a
 ``reset(seed=None, options=None) -> (obs, info)``, ``step(action) -> (obs, reward, terminated, truncated,
 info)``, ``render()`` (``render_mode="ansi"``: the status text) and ``close()``, registered at import as
 
-- ``chronoplan/TimeArena-v0``  -> ``TimeArenaEnv`` over ``runtime.env.Env`` (step texts at the current minute);
+- ``chronoplan/TimeArena-v0``  -> ``TimeArenaEnv`` over ``runtime.procedure.env.Env`` (step texts at the current
+minute);
 - ``chronoplan/Recipe2Plan-v0`` -> ``Recipe2PlanEnv`` over ``validators.react_env.ReactEnv`` (timed
   ``Step(...)`` actions);
-- ``chronoplan/Kitchen-v0``    -> ``KitchenGymEnv`` over ``runtime.kitchen_env.KitchenEnv`` (ParaCook batches
+- ``chronoplan/Kitchen-v0``    -> ``KitchenGymEnv`` over ``runtime.kitchen.env.KitchenEnv`` (ParaCook batches
   as one line of ``chronoplan play``'s kitchen syntax, read by ``commands.play_kitchen.LineReader``).
 
 Reward of a step: the fraction of the goal gained by it (steps done / steps of the scenario for
@@ -238,7 +239,7 @@ class _ProcedureEnv(ChronoEnv):
 
 
 class TimeArenaEnv(_ProcedureEnv):
-    """TimeArena's protocol (``runtime.env.Env``): an action is a step's text, ``wait`` or ``wait N``; with
+    """TimeArena's protocol (``runtime.procedure.env.Env``): an action is a step's text, ``wait`` or ``wait N``; with
     several agents ``agent: command; agent: command`` (agents not named wait).  Options: ``show_executable``,
     ``max_refusals`` (refusals in a row that truncate the episode; default 5, None: never), ``limit``."""
 
@@ -252,7 +253,7 @@ class TimeArenaEnv(_ProcedureEnv):
         super().__init__(path, scenario, render_mode=render_mode)
 
     def _setup(self) -> None:
-        from chronoplan.runtime.env import Env
+        from chronoplan.runtime.procedure.env import Env
 
         self.inner = Env(self._problem(), **self.options)
 
@@ -328,7 +329,7 @@ class Recipe2PlanEnv(_ProcedureEnv):
 
 # ---------------------------------------------------------------------------------------------- kitchens
 class KitchenGymEnv(ChronoEnv):
-    """ParaCook batches (``runtime.kitchen_env.KitchenEnv``): an action is one line of ``chronoplan play``'s
+    """ParaCook batches (``runtime.kitchen.env.KitchenEnv``): an action is one line of ``chronoplan play``'s
     kitchen syntax -- ``agent1: MoveTo 3 4; Interact stove1; agent2: Wait 5`` or JSON ``{agent: [actions]}``
     (one action or a list with one agent) --, ``wait N`` (the world runs N time units) or ``wait`` (to the
     next pending event).  Options: ``max_refusals`` (simulator errors plus unreadable lines, in all, that
@@ -347,8 +348,8 @@ class KitchenGymEnv(ChronoEnv):
     def _setup(self) -> None:
         from chronoplan.commands.play_kitchen import LineReader
         from chronoplan.runtime.compiled import note_fallback
-        from chronoplan.runtime.kitchen_env import KitchenEnv
-        from chronoplan.runtime.kitchen_world import World
+        from chronoplan.runtime.kitchen.env import KitchenEnv
+        from chronoplan.runtime.kitchen.world import World
 
         note_fallback()                          # once, only after a failed compile at install
         self.world = World(self.project, self.scenario.name)
@@ -386,7 +387,7 @@ class KitchenGymEnv(ChronoEnv):
 
     def _act(self, action: str) -> tuple[str, dict]:
         from chronoplan.commands.play_kitchen import MAX_TIME
-        from chronoplan.runtime.kitchen_env import error_json
+        from chronoplan.runtime.kitchen.env import error_json
 
         words = action.strip().lower().split()
         try:

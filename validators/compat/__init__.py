@@ -12,7 +12,7 @@ Modes:
 - ``recipe2plan``: the original Recipe2Plan evaluator (WilliamZR/Recipe2Plan ``evaluation/``), quirks
   included, on step-level scenarios (``validators.compat.recipe2plan``).
 - ``paracook``: the original ParaCook simulator's rules, on grid kitchens (passed to
-  ``validators.paracook_grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
+  ``validators.kitchen.grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
 - ``timearena``: refused.  The differences from TimeArena's original implementation
   (docs/benchmarks/timearena.md, "Differences from the original implementation") are in the domain data and
   in the interactive environment and its scoring script, not in how a timed plan is validated, so there is

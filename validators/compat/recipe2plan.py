@@ -24,7 +24,7 @@ from math import isfinite
 from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
-from chronoplan.runtime.simtypes import Chunk
+from chronoplan.runtime.procedure.records import Chunk
 from chronoplan.validators.compat import r2p_engine as engine
 from chronoplan.validators.compat.r2p_engine import Check, Model, NotRepresentable, Num, OAction
 from chronoplan.validators.compat.r2p_read import Parsed, ordered, read_text

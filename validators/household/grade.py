@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.household_problem import HouseholdError, HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdError, HouseholdProblem
 from chronoplan.runtime.household.actions import Action, ActKind, ParseFailure
 from chronoplan.runtime.household.engine import HouseholdEngine, Reason
 from chronoplan.runtime.household.log import digest

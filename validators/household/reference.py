@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.runtime.household.baseline import run_baseline
 from chronoplan.runtime.household.engine import HouseholdEngine
 from chronoplan.runtime.household.optimum import optimum

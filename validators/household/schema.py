@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.household_problem import HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, with_description
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.household_problem import HouseholdError, HouseholdProblem
+from chronoplan.compiler.household.problem import HouseholdError, HouseholdProblem
 from chronoplan.runtime.household.actions import render
 from chronoplan.runtime.household.optimum import optimum, replay
 from chronoplan.validators.report import PlanError, Report

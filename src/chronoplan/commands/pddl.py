@@ -52,7 +52,7 @@ def _export(args) -> tuple[int, dict]:
     """Export the scenario: (exit status, JSON summary); messages and diagnostics go to stderr."""
     from chronoplan.commands.common import load_project
     from chronoplan.commands.output import input_files, output_problem
-    from chronoplan.compiler.pddl_common import ExportError, error
+    from chronoplan.compiler.pddl.common import ExportError, error
     from chronoplan.validators.families import family_of
     inputs = input_files([args.file])
     why = output_problem(args.output, inputs, directory=True) or \

@@ -4,7 +4,7 @@
 Input: .chrono files/directories, a scenario, then commands read line by line from stdin (a terminal or a
 pipe).  The protocols a scenario can be played with are its family's (``validators.families.Family.
 protocols``; the first is the default; another is a usage error naming them).  Protocol ``timearena``
-(step-level scenarios, ``runtime.env``): "cook rice in pot", "wait",
+(step-level scenarios, ``runtime.procedure.env``): "cook rice in pot", "wait",
 "wait 5"; with several agents a line is ``agent: command`` or several such pairs separated by ``;``.
 Protocol ``recipe2plan`` (``validators.react_env``): timed actions ``Step(3, Cobbler, 00:01:00, 00:02:00)``
 (several comma-separated), "wait until HH:MM:SS", "finish", and "critique <plan>" (critic mode: the whole
@@ -94,7 +94,7 @@ def run(args) -> int:
 
     from chronoplan.commands.common import load_project
     from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
-    from chronoplan.runtime.env import Env
+    from chronoplan.runtime.procedure.env import Env
     from chronoplan.runtime.timefmt import clock
     from chronoplan.validators.report import json_number
 

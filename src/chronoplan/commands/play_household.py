@@ -61,7 +61,7 @@ def _baseline(problem, args, out) -> tuple[int, Any]:
 
 
 def run_household(project, scen, args) -> int:
-    from chronoplan.compiler.household_problem import HouseholdError, HouseholdProblem
+    from chronoplan.compiler.household.problem import HouseholdError, HouseholdProblem
     from chronoplan.compiler.ir import ActionSyntax
     from chronoplan.runtime.household.engine import HouseholdEngine, Status
 

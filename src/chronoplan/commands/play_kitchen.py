@@ -1,7 +1,7 @@
 """``chronoplan play`` for grid kitchens (scenarios with orders on a map): a ParaCook episode line by line.
 
 Input: a compiled project, a kitchen scenario, the play options, and lines from a terminal or a pipe.  Each
-line is a batch for ``runtime.kitchen_env.KitchenEnv.step``:
+line is a batch for ``runtime.kitchen.env.KitchenEnv.step``:
 - JSON: ``{"agent1": [actions], "agent2": action}``, ``{"plan": {...}}``, one action ``{"action": "MoveTo",
   "target": [3, 4]}`` or a list of actions (these two only when the scenario has one agent);
 - text: ``agent1: MoveTo 3 4; Interact stove1; agent2: Wait 5`` -- actions separated by ``;``, an ``agent:``
@@ -241,8 +241,8 @@ def episode(env, lines, out) -> dict:
 def run_kitchen(project, scenario: str, args) -> int:
     """``chronoplan play`` on a grid kitchen; ``args``: the play options (``json``, ``max_refusals``)."""
     from chronoplan.runtime.compiled import note_fallback
-    from chronoplan.runtime.kitchen_env import KitchenEnv, error_json
-    from chronoplan.runtime.kitchen_world import CompileFailure, World
+    from chronoplan.runtime.kitchen.env import KitchenEnv, error_json
+    from chronoplan.runtime.kitchen.world import CompileFailure, World
 
     try:
         note_fallback()                          # once, only after a failed compile at install

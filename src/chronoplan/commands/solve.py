@@ -7,19 +7,19 @@ replayed through the validator (``validators.grade``); on stdout a summary (text
 schedule JSON (astar: the household optimum's JSON).  ``PLANNERS`` names every planner: cpsat and astar
 (``validators.household.solve``) have their own ``module:function`` entry point taking
 ``(project, scenario_name, timeout, workers)``; a PDDL planner runs on the export of the scenario's family,
-through the family registry's ``Family.pddl_solve`` (``validators.families``: ``runtime.planners.
-solve_procedures`` or ``runtime.kitchen_solve.solve_kitchen``, taking ``(project, scenario_name, planner,
-timeout)``); both return a ``runtime.cpsat.Result``-like object (status, makespan, bound, seconds, message,
+through the family registry's ``Family.pddl_solve`` (``validators.families``: ``runtime.planners.external.
+solve_procedures`` or ``runtime.kitchen.solve.solve_kitchen``, taking ``(project, scenario_name, planner,
+timeout)``); both return a ``runtime.planners.cpsat.Result``-like object (status, makespan, bound, seconds, message,
 ``plan_json(scenario)``); modules load only when used.  Which planners solve a scenario is its family's
 ``planners``.
 Exit status: 0 a valid plan was produced, 1 no plan (unsolvable, timeout, error) or an invalid plan,
 2 usage or compile error (including --timeout outside 0.01..86400 s or not finite, and an -o path that is
 an input, a directory, too long or in a missing directory: checked before solving), unknown planner, or
 a planner whose optional dependency is missing; 130/143 after SIGINT/SIGTERM (``chronoplan.cli``), with
-every planner process killed and every temporary directory removed (``runtime.planners``).  The plan is
+every planner process killed and every temporary directory removed (``runtime.planners.external``).  The plan is
 written atomically (``commands.output.write_atomic``).
 ``--compat recipe2plan`` (cpsat only) adds the original Recipe2Plan evaluator's rules to the model
-(``runtime.cpsat``) and grades the plan with them (``validators.grade.Grader(project, compat)``: ``valid``
+(``runtime.planners.cpsat``) and grades the plan with them (``validators.grade.Grader(project, compat)``: ``valid``
 is that verdict); a mode refused, of another family than the scenario's (``commands.validate``'s checks),
 with another planner, or for a scenario the original cannot hold (``validators.compat.recipe2plan.model_for``:
 two agents, a time limit...) is a usage error (exit 2).
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 MIN_TIMEOUT = 0.01               # seconds (a shorter limit cannot even start a solver)
-MAX_TIMEOUT = 86400.0            # 24 h; runtime.cpsat caps its own limit at the same value
+MAX_TIMEOUT = 86400.0            # 24 h; runtime.planners.cpsat caps its own limit at the same value
 MAX_WORKERS = 256
 
 
@@ -49,8 +49,8 @@ class Planner:
 
 PLANNERS = {
     "cpsat": Planner("makespan-optimal schedules of step-level scenarios with OR-tools CP-SAT", "optimal",
-                     "chronoplan.runtime.cpsat:solve_scenario"),
-    # PDDL planners through unified-planning (runtime/planners.py ENGINES, docs/planners.md)
+                     "chronoplan.runtime.planners.cpsat:solve_scenario"),
+    # PDDL planners through unified-planning (runtime/planners/external.py ENGINES, docs/planners.md)
     "aries": Planner("temporal PDDL export, aries", "planners"),
     "kairos": Planner("temporal PDDL export, kairos", "planners"),
     "lpg": Planner("temporal PDDL export, LPG-td", "planners"),
@@ -89,7 +89,7 @@ def _compat_problem(project, mode, scenario: str, planner: str) -> Optional[str]
     why = family_problem(project, mode, scenario)
     if why is not None:
         return why
-    from chronoplan.runtime.cpsat import COMPAT_RULES
+    from chronoplan.runtime.planners.cpsat import COMPAT_RULES
     if planner != "cpsat" or mode.cli_name not in COMPAT_RULES:
         return (f"--compat {mode.cli_name}: only the cpsat planner models a benchmark's original rules "
                 f"(--compat {', '.join(COMPAT_RULES)}); grade another planner's plan with "
@@ -193,8 +193,8 @@ def run(args) -> int:  # noqa: C901
         solve = _load_planner(args.planner, fam)
     except RuntimeError as exc:
         return _error(str(exc))
-    from chronoplan.runtime.cpsat import SolverUnavailable
-    from chronoplan.runtime.planners import PlannerUnavailable
+    from chronoplan.runtime.planners.cpsat import SolverUnavailable
+    from chronoplan.runtime.planners.external import PlannerUnavailable
     extra = {} if compat is None else {"compat": compat}
     try:
         result = solve(project, scenario, args.timeout, args.workers, **extra)

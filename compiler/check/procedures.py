@@ -1,0 +1,299 @@
+"""Recipes and procedures: AST -> ``ir.Recipe`` / ``ir.Procedure``.
+
+Input: the checker context.  Output: IR recipes and procedures; diagnostics for unknown ingredients or
+states (C101, C107), duplicate steps (C204), unknown steps (C203), cyclic prerequisites (C201, found with
+networkx), lags or deadlines that can never be met (C202), bad occupancy (C205) and unit mixes (C106).
+"""
+from __future__ import annotations
+
+import networkx as nx
+import sympy
+
+from chronoplan.compiler import ast as A
+from chronoplan.compiler import ir
+from chronoplan.compiler.check.expr import convert, literal_value
+
+
+def check_recipes(ctx) -> None:
+    states = {v for a in ctx.out("attributes").values() if a.kind == "enum" for v in a.values}
+    known = set(ctx.types) | set(ctx.out("objects"))
+    for name, d in ctx.table("recipe").items():
+        ok = True
+        if d.container.name not in known:
+            ctx.error("C101", f"undefined container '{d.container.name}' (declare it as a type or object)",
+                      d.container.span)
+            ok = False
+        items = []
+        for ing in d.items:
+            if ing.name.name not in known:
+                ctx.error("C101", f"undefined ingredient '{ing.name.name}'", ing.name.span)
+                ok = False
+            if ing.state is not None and ing.state.name not in states:
+                ctx.error("C107", f"'{ing.state.name}' is not a state of any attribute", ing.state.span)
+                ok = False
+            if ing.count < 1:
+                ctx.error("C109", "an ingredient count must be at least 1", ing.span)
+                ok = False
+            items.append(ir.Ingredient(ing.name.name, ing.state.name if ing.state else None, ing.count))
+        if not d.items:
+            ctx.error("C402", f"recipe '{name}' has no ingredients", d.name.span)
+            ok = False
+        if ok:
+            ctx.out("recipes")[name] = ir.Recipe(name, d.category.name if d.category else None,
+                                                 d.container.name, tuple(items), d.span)
+
+
+def _numeric(expr):
+    """A rough numeric value (seconds, unitless as is) under default constants, or None."""
+    try:
+        e = expr.xreplace({ir.SECOND: 1})
+        return e if e.is_Number else None
+    except (AttributeError, TypeError):
+        return None
+
+
+def check_procedures(ctx) -> None:
+    for name, d in ctx.table("procedure").items():
+        p = _procedure(ctx, d)
+        if p is not None:
+            ctx.out("procedures")[name] = p
+
+
+def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
+    local = []
+    local_names = set()
+    for item in d.items:
+        if isinstance(item, A.LocalResource):
+            for n in item.names:
+                if n.name in local_names:
+                    ctx.error("C102", f"duplicate resource '{n.name}' in procedure '{d.name.name}'", n.span)
+                    continue
+                local_names.add(n.name)
+                local.append(ir.Resource(n.name, max(1, item.capacity or 1), (), n.span))
+    step_decls = [s for s in d.items if isinstance(s, A.StepDecl)]
+    by_index = {}
+    for s in step_decls:
+        if s.index in by_index:
+            ctx.error("C204", f"duplicate step {s.index} in procedure '{d.name.name}'", s.index_span)
+        else:
+            by_index[s.index] = s
+    consts = {n: c.expr for n, c in ctx.constants.items()}
+    used_local: set = set()
+    steps: list = []
+    ok = True
+    dims: dict = {}
+    for s in by_index.values():
+        st = _step(ctx, d, s, by_index, local_names, used_local, dims)
+        if st is None:
+            ok = False
+        else:
+            steps.append(st)
+    if len(dims) > 1:
+        first = next(iter(dims.values()))
+        ctx.error("C106", f"procedure '{d.name.name}' mixes durations with and without time units", first,
+                  "write every duration with a unit (10 min), or none (scenario ticks)")
+        ok = False
+    for r in local:
+        if r.name not in used_local:
+            ctx.warn("W501", f"resource '{r.name}' is never used by a step", r.span)
+    if not ok:
+        return None
+    g = nx.DiGraph()
+    g.add_nodes_from(s.index for s in steps)
+    for s in steps:
+        for p in s.prerequisites:
+            g.add_edge(p, s.index)
+    try:
+        cycle = nx.find_cycle(g)
+        nodes = [u for u, _ in cycle]
+        ctx.error("C201", f"cyclic prerequisites in procedure '{d.name.name}': "
+                          f"{' -> '.join(map(str, nodes + [nodes[0]]))}", by_index[nodes[0]].index_span)
+        return None
+    except nx.NetworkXNoCycle:
+        pass
+    _check_lags(ctx, d, steps, g, by_index, consts, ir.Dim.TIME in dims)
+    return ir.Procedure(d.name.name, d.title, tuple(sorted(steps, key=lambda s: s.index)), tuple(local), d.span)
+
+
+def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # noqa: C901
+    scope = ctx.scope()
+    dur, dim = convert(s.duration, scope, ctx.report)
+    if dur is not None:
+        dims.setdefault(dim, s.duration.span)
+    occupancy, occupy_for, interruptible = ir.Occupancy.CONTINUOUS, None, False
+    prereq: list = []
+    lags: dict = {}
+    uses: list = []
+    release, deadline = None, None
+    ok = dur is not None
+
+    def time_expr(node):
+        e, dm = convert(node, scope, ctx.report)
+        if e is not None:
+            dims.setdefault(dm, node.span)
+        return e
+
+    def step_ref(idx, span):
+        if idx not in by_index:
+            ctx.error("C203", f"step {s.index} refers to unknown step {idx} of '{d.name.name}'", span)
+            return False
+        if idx == s.index:
+            ctx.error("C201", f"step {s.index} depends on itself", span)
+            return False
+        return True
+
+    for opt in s.opts:
+        k = opt.kind
+        if k == "autonomous":
+            if opt.args and opt.args[0] is not None:
+                occupy_for = time_expr(opt.args[0])
+                occupancy = ir.Occupancy.PARTIAL
+                ok &= occupy_for is not None
+            else:
+                occupancy = ir.Occupancy.START
+        elif k == "continuous":
+            occupancy = ir.Occupancy.CONTINUOUS
+        elif k == "interruptible":
+            interruptible = True
+        elif k == "after":
+            for idx, span in opt.args:
+                if step_ref(idx, span or opt.span):
+                    prereq.append(idx)
+                else:
+                    ok = False
+        elif k in ("within", "gap"):
+            node, idx_tok = opt.args
+            idx = int(idx_tok)
+            e = time_expr(node)
+            if e is None or not step_ref(idx, opt.span):
+                ok = False
+                continue
+            lo, hi = lags.get(idx, (None, None))
+            lags[idx] = (lo, e) if k == "within" else (e, hi)
+            if k == "gap":
+                prereq.append(idx)
+        elif k in ("release", "deadline"):
+            e = time_expr(opt.args[0])
+            ok &= e is not None
+            if k == "release":
+                release = e
+            else:
+                deadline = e
+        elif k == "uses":
+            for u in opt.args:
+                use = _use(ctx, u, local_names, used_local)
+                ok &= use is not None
+                if use is not None:
+                    uses.append(use)
+    if interruptible and occupancy is not ir.Occupancy.CONTINUOUS:
+        ctx.error("C205", f"step {s.index} is autonomous and interruptible; an interruptible step must be "
+                          "continuous (the agent performs it)", s.index_span)
+        ok = False
+    if not ok:
+        return None
+    if occupy_for is not None and _numeric(occupy_for) is not None and _numeric(dur) is not None \
+            and _numeric(occupy_for) > _numeric(dur):
+        ctx.error("C205", f"step {s.index} occupies its agent for longer than it lasts", s.index_span)
+        ok = False
+    if _numeric(dur) is not None and _numeric(dur) < 0:
+        ctx.error("C109", f"step {s.index} has a negative duration", s.duration.span)
+        ok = False
+    for idx, (lo, hi) in lags.items():
+        if lo is not None and hi is not None and _numeric(lo) is not None and _numeric(hi) is not None \
+                and _numeric(lo) > _numeric(hi):
+            ctx.error("C202", f"step {s.index}: the gap after step {idx} is larger than the 'within' bound",
+                      s.index_span)
+            ok = False
+    if not ok:
+        return None
+    return ir.Step(s.index, s.text, dur, occupancy, occupy_for, interruptible,
+                   tuple(dict.fromkeys(prereq)),
+                   tuple(ir.Lag(i, lo, hi) for i, (lo, hi) in lags.items()), tuple(uses), release, deadline,
+                   s.span)
+
+
+def _use(ctx, u: A.UseDecl, local_names, used_local):
+    name = u.resource.name
+    if name in local_names:
+        used_local.add(name)
+        props = {}
+    elif name in ctx.out("resources"):
+        ctx.used_names.add(name)
+        props = {p.name: p.default for p in ctx.out("resources")[name].properties}
+    else:
+        ctx.error("C101", f"undefined resource '{name}'", u.resource.span)
+        return None
+    ok = True
+    needs: list = []
+    sets: list = []
+    for group, out in ((u.needs, needs), (u.sets, sets)):
+        for pname, lit in group:
+            if pname.name not in props:
+                ctx.error("C101", f"resource '{name}' has no property '{pname.name}'", pname.span,
+                          f"declare it: resource {name} {{ {pname.name} = ... }}")
+                ok = False
+                continue
+            v, _ = literal_value(lit)
+            out.append((pname.name, v))
+    return ir.ResourceUse(name, tuple(needs), tuple(sets)) if ok else None
+
+
+def _check_lags(ctx, d, steps, g, by_index, consts, timed):  # noqa: C901
+    """C202 for max lags that a prerequisite chain makes impossible, and min lags against the order."""
+    durations = {}
+    for s in steps:
+        v = _numeric(s.duration.xreplace(consts))
+        durations[s.index] = v
+    if any(v is None for v in durations.values()):
+        return
+    order = list(nx.topological_sort(g))
+    for s in steps:
+        for lag in s.lags:
+            x, y = lag.other, s.index
+            if lag.min is not None and nx.has_path(g, y, x):
+                ctx.error("C202", f"step {y} must start at least a gap after step {x} ends, but step {x} "
+                                  f"depends on step {y}", by_index[y].index_span)
+                continue
+            if lag.max is None or not nx.has_path(g, x, y):
+                continue
+            hi = _numeric(lag.max.xreplace(consts))
+            if hi is None:
+                continue
+            # longest chain of intermediate steps between x and y
+            longest = {x: sympy.Integer(0)}
+            for n in order:
+                if n not in longest:
+                    continue
+                for m in g.successors(n):
+                    extra = 0 if n == x else durations[n]
+                    cand = longest[n] + extra
+                    if m not in longest or cand > longest[m]:
+                        longest[m] = cand
+            gap = longest.get(y, 0)
+            if gap > hi:
+                ctx.error("C202", f"step {y} must start within {_fmt(hi, timed)} of the end of step {x}, but the steps "
+                                  f"between them take at least {_fmt(gap, timed)}", by_index[y].index_span)
+    # deadlines against the critical path
+    step_of = {s.index: s for s in steps}
+    earliest = {}
+    for n in order:
+        st = step_of[n]
+        rel = _numeric(st.release.xreplace(consts)) if st.release is not None else 0
+        start = max([rel or 0] + [earliest[p] for p in g.predecessors(n)])
+        earliest[n] = start + durations[n]
+        if st.deadline is not None:
+            dlv = _numeric(st.deadline.xreplace(consts))
+            if dlv is not None and earliest[n] > dlv:
+                ctx.error("C202", f"step {n} cannot end before its deadline {_fmt(dlv, timed)}: its prerequisites "
+                                  f"end no earlier than {_fmt(earliest[n], timed)}", by_index[n].index_span)
+
+
+def _fmt(v, timed: bool = True) -> str:
+    """A value in seconds (or ticks when not ``timed``) for messages: 120 -> '2 min'."""
+    if not timed:
+        return f"{v} ticks"
+    if v % 3600 == 0 and v:
+        return f"{v // 3600} h"
+    if v % 60 == 0 and v:
+        return f"{v // 60} min"
+    return f"{v} s"

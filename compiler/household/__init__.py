@@ -1,0 +1,7 @@
+"""Partially observable households in the compiler: the instantiated ``HouseholdProblem``.
+
+Input and output: those of its modules, each imported by its full name
+(``chronoplan.compiler.household.<module>``; this file imports nothing):
+- ``problem``: a household scenario instantiated with its seed (hidden placements drawn, room graph, walking
+  distances and step costs, goal things resolved).
+"""

@@ -1,7 +1,0 @@
-# C types for kitchen_logic.py when it is compiled with Cython (setup.py); the .py file stays plain Python.
-cimport cython
-from chronoplan.runtime.kitchen_state cimport Rel, State
-
-
-@cython.locals(bucket=dict, members=dict, tup=tuple, out=list)
-cpdef list bucket_values(State st, str relation, Py_ssize_t key_pos, key, Py_ssize_t pos, typ)

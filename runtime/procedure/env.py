@@ -1,0 +1,495 @@
+"""Interactive text environment over a step-level scenario (TimeArena's closed-loop protocol).
+
+Input: a ``ProcedureProblem``; then commands, one per call: a step's text ("cook rice in pot",
+case-insensitive, whitespace-normalised; also "step 3 of Cobbler"), "wait" or "wait N"; with several
+agents a dict ``{agent: command}``.  Output: ``env.reset() -> observation``, ``env.step(command) ->
+(observation, Feedback)``; ``env.metrics()``.
+
+Protocol (runtime/procedure/sim.py has the step semantics):
+- The clock advances in ticks: one minute when the scenario's unit has seconds, else one tick.
+- A command at time t starts the step at t.  The agent's next command comes when it is free again: after
+  the step's occupation (a continuous step of d keeps it until t+d), and at least one tick later (a
+  non-occupying step costs its agent the tick t and completes at t+d).  With several agents the clock
+  moves one tick at a time, skipping ticks in which every agent is busy.
+- A refused command (unknown text, unmet prerequisite, occupied object, property mismatch, repeat...)
+  changes nothing but still costs the tick; running steps keep running.  ``max_refusals`` refusals in a
+  row end the episode (5, as TimeArena; None: never).
+- The episode ends when every step is done (completion time = the last step's end; when nothing is left
+  to start the clock runs on to it), when the time limit passes, or when a maximum lag or a deadline can
+  no longer be met.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections import UserString
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional, Union
+
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime import metrics as M
+from chronoplan.runtime import timefmt
+from chronoplan.runtime.procedure.sim import Chunk, ProcState, _whole_problem, step_name
+from chronoplan.runtime.violations import Violation
+
+FATAL = frozenset({"E603", "E612"})
+CACHE = 4096                              # entries per cache of an environment's problem
+_WAIT = re.compile(r"wait(?: ([0-9]{1,6}))?")
+_SPACES = re.compile(r"\s+")
+
+
+class Observation(UserString):
+    """An observation's text, built on first access: ``str(obs)``, printing, ``in``, ``==`` and every ``str``
+    method give the text (a ``collections.UserString``; ``isinstance(obs, str)`` is false, use ``str(obs)``).
+    ``Env.step`` returns one; the text is what ``Env.observation()`` said right after that step, whenever it is
+    read."""
+
+    def __init__(self, seq: object = "", *, render: Optional[Callable[[], str]] = None) -> None:
+        self._render = render
+        self._text: Optional[str] = None if render is not None else str(seq)
+
+    @property
+    def data(self) -> str:  # noqa: D102
+        if self._text is None:
+            assert self._render is not None
+            self._text, self._render = self._render(), None
+        return self._text
+
+    @data.setter
+    def data(self, value: str) -> None:
+        self._text, self._render = str(value), None
+
+
+@dataclass(frozen=True)
+class Feedback:
+    ok: bool
+    message: str
+    time: Fraction
+    code: Optional[str] = None
+    category: Optional[str] = None
+    hint: str = ""
+    done: bool = False
+    success: bool = False
+
+    def __str__(self) -> str:
+        return self.message + (f" Hint: {self.hint}" if self.hint and not self.ok else "")
+
+
+_new = object.__new__
+_FEEDBACK = {"code": None, "category": None, "hint": "", "done": False, "success": False}
+
+
+def _feedback(ok: bool, message: str, time: Fraction, code: Optional[str] = None, category: Optional[str] = None,
+              hint: str = "") -> Feedback:
+    """``Feedback(ok, message, time, code, category, hint)`` without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field; a step makes one or two)."""
+    fb = _new(Feedback)
+    fb.__dict__.update(_FEEDBACK, ok=ok, message=message, time=time, code=code, category=category, hint=hint)
+    return fb
+
+
+def normalize(text: str) -> str:
+    t = _SPACES.sub(" ", str(text)).strip().strip("\"'`").strip()
+    return t.rstrip(".").strip().lower()
+
+
+def display_text(step, problem: ProcedureProblem) -> str:
+    """The step's text with procedure-local object names replaced by their instance names (rice -> rice_1)."""
+    text = step.text
+    for u in step.uses:
+        res = problem.resource(u.resource)
+        if res is not None and res.declared != res.name:
+            text = re.sub(rf"(?<![\w-]){re.escape(res.declared)}(?![\w-])", res.name, text)
+    return text
+
+
+class Env:
+    _now: Any                                 # the time: an int in whole-number episodes, else a Fraction
+
+    def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
+                 show_executable: bool = False, max_refusals: Optional[int] = 5,
+                 limit: Optional[Fraction] = None) -> None:
+        self.problem = problem
+        self.unit = problem.time_unit
+        self.tick = Fraction(tick) if tick is not None else (
+            Fraction(1) if self.unit.seconds is None else Fraction(60, self.unit.seconds))
+        self.show_executable = show_executable
+        self.max_refusals = max_refusals
+        self.limit = limit if limit is not None else problem.limit
+        texts, self._commands, self._pos = problem.memo("_env_tables", _tables)   # read only, shared
+        self.texts = dict(texts)
+        # caches kept on the problem, shared by its environments (pure functions of their keys; bounded):
+        # time -> clock text, int time -> Fraction, command -> normalize(command), unknown command -> hint
+        self._clocks, self._fractions, self._normal, self._hints = problem.memo("_env_caches", _caches)
+        # Whole-number episodes: when every time of the scenario, the tick and the limit are whole, the state
+        # runs on Python ints (procedure.sim's whole-number problem; the same ProcState code, exact either way) and
+        # times are handed out as Fractions (``time``, feedback, metrics).  Fraction arithmetic was most of a
+        # step's time.
+        whole = problem.memo("_whole_problem", _whole_problem)
+        self._whole = (whole is not False and self.tick.denominator == 1
+                       and (self.limit is None or Fraction(self.limit).denominator == 1))
+        self._sim = whole if self._whole else problem
+        self._tick: Any = int(self.tick) if self._whole else self.tick
+        self._limit: Any = (int(self.limit) if self.limit is not None else None) if self._whole else self.limit
+        self._restart()
+
+    @property
+    def time(self) -> Fraction:
+        """The current time (a Fraction)."""
+        return self._fr(self._now)
+
+    @time.setter
+    def time(self, value: Fraction) -> None:
+        self._now = int(value) if self._whole and Fraction(value).denominator == 1 else Fraction(value)
+
+    def _fr(self, x: Any) -> Fraction:
+        if type(x) is Fraction:
+            return x
+        f = self._fractions.get(x)
+        if f is None:
+            f = Fraction(x)
+            if len(self._fractions) < CACHE:
+                self._fractions[x] = f
+        return f
+
+    # ------------------------------------------------------------------ episode state
+    def reset(self) -> str:
+        """A new episode; its first observation."""
+        self._restart()
+        return self.observation()
+
+    def _restart(self) -> None:
+        self.state = ProcState(self._sim, whole=self._whole)
+        self._now = self.state.zero
+        self.n = 0
+        self.refusals_in_row = 0
+        self.refusals = 0
+        self.done = False
+        self.success = False
+        self.end_reason = ""
+        self.log: list[Feedback] = []
+        self._wait_until: Any = self.state.zero
+        self._props = self._copy_props()
+        self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
+
+    def _copy_props(self) -> dict:
+        return {name: dict(v) for name, v in self.state.props.items() if v}
+
+    def _t(self, x: Fraction) -> str:
+        text = self._clocks.get(x)
+        if text is None:
+            text = timefmt.clock(x, self.unit)
+            if len(self._clocks) < CACHE:
+                self._clocks[x] = text
+        return text
+
+    def _normalize(self, command: str) -> str:
+        return self._read(command)[0]
+
+    def _read(self, command: str) -> tuple[str, Optional[int]]:
+        """(normalize(command), the ticks of a wait command or None), kept per command."""
+        got = self._normal.get(command)
+        if got is None:
+            norm = normalize(command)
+            m = _WAIT.fullmatch(norm)
+            got = (norm, max(1, int(m.group(1) or 1)) if m else None)
+            if len(self._normal) < CACHE:
+                self._normal[command] = got
+        return got
+
+    def _d(self, x: Fraction) -> str:
+        return timefmt.duration(x, self.unit)
+
+    def match(self, command: str) -> Optional[tuple[str, int]]:
+        """The step a command names (the first one free and startable now when several share its text)."""
+        return self._match(self._normalize(command))
+
+    def _match(self, norm: str) -> Optional[tuple[str, int]]:
+        keys = self._commands.get(norm)
+        if not keys:
+            return None
+        if len(keys) == 1:
+            return keys[0]
+        st = self.state.steps
+        free = [k for k in keys if st[k].done_at is None and st[k].running is None]
+        for k in free:
+            out, _ = self.state.check_start(Chunk(-1, k[0], k[1], self._now))
+            if not out:
+                return k
+        return (free or keys)[0]
+
+    def executable(self, agent: Optional[str] = None) -> list[str]:
+        """Commands that would be accepted now (for the agent, default the first)."""
+        agent = agent or self.problem.agents[0]
+        out = []
+        for s in self.problem.steps:
+            st = self.state.steps[s.key]
+            if st.done_at is not None or st.running is not None:
+                continue
+            v, _ = self.state.check_start(Chunk(-1, s.task, s.index, self._now, None, agent))
+            if not v:
+                out.append(self.texts[s.key])
+        return out
+
+    # ------------------------------------------------------------------ observation
+    def observation(self) -> str:
+        """The status text now (time, agents, running steps, objects, progress)."""
+        return self._render_state(self.state, self._now, (self.success, self.end_reason) if self.done else None)
+
+    def _render_state(self, st: ProcState, t: Fraction, over: Optional[tuple]) -> str:
+        busy = []
+        for a in self.problem.agents:
+            runs = [r for r in st.agent_runs[a] if r.start + r.busy > t and r.busy > 0]
+            busy.append(runs[-1] if runs else None)
+        holders = {name: [r for r in rs if r.end > t and r.start <= t] for name, rs in st.holders.items()}
+        done = [k for k, s in st.steps.items() if s.done_at is not None]
+        return self._render(t, busy, st.running_runs(t), holders, st.props, done, over)
+
+    def _lazy_observation(self) -> Observation:
+        """``observation()`` as it is now, rendered on first access.  While the episode runs, the state it needs
+        is the time, the runs started so far (immutable, appended to ``state.runs``) and the objects'
+        properties (copied when a step completed): every run ending by the time has completed (the clock
+        stops at the events' time only when the episode ends).  An ended episode's state no longer changes
+        (``reset`` makes a new one): its text is rendered from that state and the end's outcome.  With
+        ``show_executable`` the text is built at once."""
+        if self.show_executable and not self.done:
+            return Observation(self.observation())
+        if self.done:
+            end = (self.state, self._now, (self.success, self.end_reason))
+            return Observation(render=lambda: self._render_state(*end))
+        snap = (self.state, self._now, len(self.state.runs), self._props)
+        return Observation(render=lambda: self._render_snapshot(*snap))
+
+    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict) -> str:
+        runs = st.runs[:n]
+        busy = []
+        for a in self.problem.agents:
+            mine = [r for r in runs if r.agent == a and r.busy > 0 and r.start + r.busy > t]
+            busy.append(mine[-1] if mine else None)
+        holders: dict = {}
+        running = []
+        done = []
+        for r in runs:
+            if r.end > t:
+                running.append(r)
+                if r.start <= t:
+                    for u in st.steps[r.key].step.uses:
+                        holders.setdefault(u.resource, []).append(r)
+            else:
+                done.append(r.key)
+        running.sort(key=lambda r: self._pos[r.key])
+        return self._render(t, busy, running, holders, props, done, None)
+
+    def _progress_score(self, done: list) -> int:
+        """``metrics.progress_score``; in whole-number episodes on the int durations, memoized per problem
+        with their total (the same floored value)."""
+        if not self._whole:
+            return M.progress_score(self.problem, done)
+        durations, total = self._sim.memo("_env_durations", _durations)
+        if total == 0:
+            return 100
+        return 100 * sum([durations[k] for k in set(done)]) // total
+
+    def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: list,
+                over: Optional[tuple]) -> str:
+        lines = [f"Time {self._t(t)}."]
+        parts = []
+        one = len(self.problem.agents) == 1
+        for a, r in zip(self.problem.agents, busy):
+            who = "You are" if one else f"{a} is"
+            if r is not None:
+                parts.append(f"{who} busy with \"{self.texts[r.key]}\" until {self._t(r.start + r.busy)}")
+            else:
+                parts.append(f"{who} free")
+        lines.append("; ".join(parts) + ".")
+        if running:
+            lines.append("Running: " + "; ".join(
+                f"\"{self.texts[r.key]}\" ({step_name(r.key)}) until {self._t(r.end)}" for r in running) + ".")
+        objs = []
+        for res in self.problem.resources:
+            held = holders.get(res.name, ())
+            desc = (f"{res.name} in use until {self._t(min(r.end for r in held))}" if len(held) >= res.capacity
+                    else f"{res.name} free")
+            res_props = props.get(res.name)
+            if res_props:
+                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in res_props.items())
+            objs.append(desc)
+        if objs:
+            lines.append("Objects: " + "; ".join(objs) + ".")
+        lines.append(f"Done {len(done)} of {len(self.problem.steps)} steps "
+                     f"(progress score {self._progress_score(done)}).")
+        if self.show_executable and over is None:
+            ex = self.executable()
+            lines.append("You can do now: " + ("; ".join(f"\"{e}\"" for e in ex) if ex else "nothing (wait)") + ".")
+        if over is not None:
+            success, end_reason = over
+            lines.append(("All steps are done. " if success else "The episode is over: ") + end_reason)
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ acting
+    def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
+        """One command (or one per agent); the observation's text is built when first read."""
+        t = self._now
+        ft = self._fr(t)
+        if self.done:
+            fb = Feedback(False, "The episode is over.", ft, done=True, success=self.success)
+            return self._lazy_observation(), fb
+        agents = self.problem.agents
+        if type(command) is str:
+            results = [self._command(agents[0], command, t)]
+        else:
+            if isinstance(command, dict):
+                orders = [(a, command.get(a, "wait")) for a in agents]
+                unknown = [a for a in command if a not in agents]
+            else:
+                orders, unknown = [(agents[0], command)], []
+            results = [self._refuse(Violation("E103", f"there is no agent {a!r}",
+                                              f"use one of: {', '.join(agents)}", None, a, t)) for a in unknown]
+            for agent, cmd in orders:
+                results.append(self._command(agent, str(cmd) if cmd is not None else "wait", t))
+        self._advance_clock(t)
+        fb = results[0] if len(results) == 1 else Feedback(
+            all(r.ok for r in results), " ".join(r.message for r in results), ft,
+            next((r.code for r in results if r.code), None), next((r.category for r in results if r.category), None),
+            " ".join(r.hint for r in results if r.hint))
+        if self.done:
+            fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
+                          f" The episode is over: {self.end_reason}"), ft, fb.code, fb.category, fb.hint, True,
+                          self.success)
+        self.log.append(fb)
+        return self._lazy_observation(), fb
+
+    def _refuse(self, v: Violation) -> Feedback:
+        self.refusals += 1
+        self.refusals_in_row += 1
+        return _feedback(False, v.message, self._fr(self._now), v.code, v.category, v.hint)
+
+    def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
+        norm, wait = self._read(cmd)
+        if wait is not None:
+            self.refusals_in_row = 0
+            self._wait_until = t + self._tick * wait
+            return _feedback(True, "You wait." if len(self.problem.agents) == 1 else f"{agent} waits.", self._fr(t))
+        key = self._match(norm)
+        self.n += 1
+        if key is None:
+            return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
+                                          self.n - 1, agent, t))
+        chunk = _new(Chunk)                   # Chunk(self.n - 1, key[0], key[1], t, None, agent), frozen: slow
+        chunk.__dict__.update(index=self.n - 1, task=key[0], step=key[1], start=t, duration=None, agent=agent)
+        out, args = self.state.check_start(chunk)              # state.start(chunk, refuse=True)
+        if out:
+            return self._refuse(out[0])
+        assert args is not None, "a start without refusals can run"
+        run = self.state.apply_start(chunk, *args)
+        self.refusals_in_row = 0
+        text = self.texts[key]
+        if run.busy >= run.duration:
+            msg = f"You do \"{text}\" until {self._t(run.end)}."
+        else:
+            msg = f"\"{text}\" runs on its own until {self._t(run.end)}."
+        if len(self.problem.agents) > 1:
+            msg = f"{agent}: {msg}"
+        return _feedback(True, msg, self._fr(t))
+
+    def _hint(self, norm: str) -> str:
+        """The hint for an unknown command (the close matches among the commands; kept per command)."""
+        hint = self._hints.get(norm)
+        if hint is None:
+            close = difflib.get_close_matches(norm, list(self._commands), n=3, cutoff=0.6) if len(norm) <= 200 else []
+            hint = ("did you mean: " + "; ".join(f"\"{c}\"" for c in close)) if close else \
+                "use a step's text exactly as listed, or \"wait\""
+            if len(self._hints) < CACHE:
+                self._hints[norm] = hint
+        return hint
+
+    def _agent_free_at(self, agent: str, t: Fraction) -> Fraction:
+        return self.state.agent_free_at(agent, t)
+
+    def _advance_clock(self, t: Fraction) -> None:
+        new_t = max(t + self._tick, self._wait_until)
+        self._wait_until = t
+        agents = self.problem.agents
+        free_at = self.state.agent_free_at
+        while True:
+            free = min([free_at(a, new_t) for a in agents]) if len(agents) > 1 else free_at(agents[0], new_t)
+            if free <= new_t:
+                break
+            new_t = free
+        st = self.state
+        before = len(st.violations)
+        remaining = self._left                 # steps complete only in advance(): current since the last step
+        for s in remaining:
+            if s.running is None:
+                break
+        else:                                  # every step left is running: the clock runs on to the last end
+            if remaining:
+                new_t = max(new_t, max(s.running.end for s in remaining))
+        limit = self._limit
+        if limit is not None and new_t > limit:
+            new_t = max(t, limit)
+        seq = st.seq
+        st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
+        if st.seq != seq:                     # events ran: steps may have completed and set properties
+            self._props = self._copy_props()
+            self._left = [s for s in remaining if s.done_at is None]
+        fatal = [v for v in st.violations[before:] if v.code in FATAL] if len(st.violations) > before else []
+        self._now = st.now if fatal else new_t
+        if not self._left:
+            self.done, self.success = True, not fatal
+            self.end_reason = f"completed at {self._t(max(s.done_at for s in st.steps.values()))}."
+        elif fatal:
+            self.done, self.end_reason = True, fatal[0].message + "."
+        elif limit is not None and new_t >= limit:
+            self.done, self.end_reason = True, f"the time limit {self._t(limit)} is reached."
+        elif self.max_refusals is not None and self.refusals_in_row >= self.max_refusals:
+            self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
+
+    # ------------------------------------------------------------------ scores
+    def completion_time(self) -> Optional[Fraction]:
+        st = self.state.steps.values()
+        return self._fr(max(s.done_at for s in st)) if all(s.done_at is not None for s in st) else None
+
+    def metrics(self) -> dict:
+        done = {k: self._fr(s.done_at) for k, s in self.state.steps.items() if s.done_at is not None}
+        score = M.progress_score(self.problem, done)
+        return {"time": self.time, "success": self.success, "completion_time": self.completion_time(),
+                "progress_score": score, "steps_done": len(done), "steps_total": len(self.problem.steps),
+                "commands": len(self.log), "refusals": self.refusals, "done": self.done}
+
+    def episode_score(self) -> M.EpisodeScore:
+        done = {k: self._fr(s.done_at) for k, s in self.state.steps.items() if s.done_at is not None}
+        reached = max(done.values(), default=Fraction(0))
+        score = M.progress_score(self.problem, done)
+        return M.EpisodeScore(score, M.minutes(reached, self.unit), self.success)
+
+
+def _tables(problem: ProcedureProblem) -> tuple:
+    """Per problem, once: the steps' display texts, normalised command forms -> step keys, step positions."""
+    texts = {s.key: display_text(s, problem) for s in problem.steps}
+    commands: dict = {}
+    for s in problem.steps:
+        for form in (texts[s.key], s.text, f"step {s.index} of {s.task}", f"{s.task} step {s.index}",
+                     f"{s.task}.{s.index}"):
+            keys = commands.setdefault(normalize(form), [])
+            if s.key not in keys:
+                keys.append(s.key)
+    return texts, commands, {s.key: i for i, s in enumerate(problem.steps)}
+
+
+def _durations(problem: ProcedureProblem) -> tuple[dict, int]:
+    """A whole-number problem's step durations (ints) by key, and their total."""
+    durations: dict = {s.key: s.duration for s in problem.steps}
+    return durations, sum(durations.values(), 0)
+
+
+def _caches(problem: ProcedureProblem) -> tuple[dict, dict, dict, dict]:
+    return {}, {}, {}, {}
+
+
+def _val(v) -> str:
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{float(v):g}"
+    return str(v)

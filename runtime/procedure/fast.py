@@ -1,0 +1,319 @@
+"""Fast replay of step-level plans that are valid: a compiled integer form of a scenario and one sweep.
+
+Input: a ``ProcedureProblem`` (``compiled(problem)`` builds its ``Compiled`` form once and keeps it on the
+problem) and a plan as columns (starts, step ids, durations or None, optionally agent ids and plan indexes)
+with times as integers of the compiled scale (``Compiled.scale`` units per scenario time unit; ``scaled``
+converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``SweepOutcome`` (the numbers the metrics need)
+when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)`` -> the metrics block of
+``runtime.metrics.plan_metrics`` for that valid plan.
+
+The sweep never reports a violation: it only recognises plans that the exact engine (``procedure.sim.simulate``
+over ``procedure.state.ProcState``, exact ``Fraction`` times and an event queue) replays without any violation,
+and gives up (None) at the first thing it does not accept, so that the caller grades that plan with the
+exact engine, which then writes the errors.  It gives up on: an unknown task, step or agent, a plan
+needing an agent it does not name (E014), a repeated non-interruptible step, a chunk of the wrong length,
+overlapping chunks of one step, a start before 0 or before the step's release, a prerequisite not
+complete at the first start, an agent busy (with the scenario's occupancy rule), a resource over capacity,
+a property need not met, a step never completed, a lag, deadline or time limit not kept.
+
+Why "valid here" implies "valid there" (and the same metrics): the chunks are visited by start time
+(ties by plan index) while the exact engine visits starts by (time, agent rank, plan index) and runs every
+completion at t before the starts at t.  Ties between starts do not change whether a plan is valid: two
+starts at one instant affect each other only through an agent (both occupy it -> E401 in either order;
+an autonomous start is not blocked by a continuous one starting at the same instant), a resource (a
+count), or one step (E802 in either order); properties and completions change only at ends.  As long as
+nothing was refused, the occupations of an agent are disjoint, so "busy" is a comparison with the end
+of its last occupation, and the exclusive rule (no autonomous start strictly inside a continuous
+occupation) needs only that last occupation; a resource of capacity 1 is held until the end of its last
+holder; chunks of one step are disjoint, so its progress at a chunk's start is the sum of the chunks
+before it and it completes at the end of the chunk that reaches its duration (recorded when that chunk
+is visited: every later visit starts at or after it).  Property values are set by completions in the
+exact engine's end order (time, agent rank, plan index), applied before any start at or after that time.
+Prerequisites, lags, deadlines and the limit are comparisons of first starts and completion times
+(the exact engine checks lags at the start of Y or at the completion of X with the same gap).
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime import metrics as M
+
+INF = float("inf")
+ONE, ZERO = Fraction(1), Fraction(0)
+CONTINUOUS, START, PARTIAL = 0, 1, 2
+_OCCUPANCY = {ir.Occupancy.CONTINUOUS: CONTINUOUS, ir.Occupancy.START: START, ir.Occupancy.PARTIAL: PARTIAL}
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What the metrics of a valid plan need: its chunk count, summed lengths and makespan (scaled)."""
+
+    runs: int
+    total: int
+    finish: int
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """One step, compiled: times scaled to integers, resources and properties as integer slots (the sweep reads
+    it as a tuple, in this field order)."""
+
+    duration: int
+    earliest: float                  # max(0, release), an int (INF for a step no chunk can run: duration <= 0)
+    interruptible: bool
+    occupancy: int                   # CONTINUOUS, START or PARTIAL
+    occupation: int                  # agent-busy units of the whole step; of a chunk of an interruptible step: at
+    #                                  most this (occupy_for), or the chunk's length when continuous
+    agent: int                       # the agent a chunk without one gets (-1: it must name one, E014)
+    prerequisites: tuple[int, ...]
+    uses: bool                       # holds resources or needs properties
+    single: tuple[int, ...]          # resources of capacity 1 it holds (repeats kept, as the exact engine)
+    shared: tuple[tuple[int, int], ...]   # (resource, capacity) of the other resources it holds
+    needs: tuple[tuple[int, Any], ...]    # (property slot, value) checked at each chunk's start
+    sets: tuple[tuple[int, Any], ...]     # (property slot, value) written at its completion, in order
+
+
+def scaled(x: Any, scale: int) -> Optional[int]:
+    """An exact time (int or Fraction) times ``scale``, if that is an integer; else None."""
+    if type(x) is int:
+        return x * scale
+    if type(x) is Fraction:
+        den = x.denominator
+        return x.numerator * (scale // den) if scale % den == 0 else None
+    return None
+
+
+def _units(x: Fraction, scale: int) -> int:
+    """A time of the problem in scaled units (``Compiled`` makes ``scale`` a multiple of every denominator of
+    the problem's numbers, so ``scaled`` cannot give None here)."""
+    n = scaled(x, scale)
+    if n is None:
+        raise ValueError(f"{x} is not a whole number of 1/{scale} units")
+    return n
+
+
+class Compiled:
+    """A ``ProcedureProblem`` as integer tables (built once per problem by ``compiled``)."""
+
+    def __init__(self, problem: ProcedureProblem) -> None:
+        self.scenario = problem.scenario
+        unit_seconds = problem.time_unit.seconds
+        scale = 1
+        for x in problem.numbers():
+            scale = math.lcm(scale, x.denominator)
+        if unit_seconds is not None:
+            scale = math.lcm(scale, unit_seconds)      # whole seconds are whole scaled units
+        self.scale = scale
+        self.per_second = None if unit_seconds is None else scale // unit_seconds
+        self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
+        agents = problem.agents
+        rank = {a: i for i, a in enumerate(agents)}
+        self.agent_id = {a: i for i, a in enumerate(dict.fromkeys(agents))}
+        self.agent_rank = tuple(rank[a] for a in self.agent_id)
+        tasks = set(problem.tasks)
+        self.ids: dict = {}
+        for s in problem.steps:
+            if s.task in tasks:
+                self.ids.setdefault(s.key, len(self.ids))
+        self.ok = len(self.ids) == len(problem.steps)      # repeated or task-less steps: exact engine only
+        self.memo: dict = {}          # readers' caches (plan text -> ids and times), see validators.replay
+        if self.ok:
+            self._tables(problem, scale)
+
+    def _tables(self, problem: ProcedureProblem, scale: int) -> None:
+        agents = problem.agents
+        capacity = {r.name: r.capacity for r in problem.resources}
+        res: dict = {}
+        slots: dict = {}
+        initial = {r.name: dict(r.properties) for r in problem.resources}
+
+        def slot(resource: str, key: str) -> int:
+            if (resource, key) not in slots:
+                slots[(resource, key)] = len(slots)
+            return slots[(resource, key)]
+
+        steps = []
+        for s in problem.steps:
+            dur, occ = _units(s.duration, scale), _units(s.occupy_for, scale)
+            release = 0 if s.release is None else max(0, _units(s.release, scale))
+            auto = s.occupancy is ir.Occupancy.START and not self.exclusive
+            single, shared, needs, sets = [], [], [], []
+            for u in s.uses:
+                cap = capacity.get(u.resource, 1)
+                rid = res.setdefault(u.resource, len(res))
+                if cap == 1:
+                    single.append(rid)
+                else:
+                    shared.append((rid, cap))
+                needs += [(slot(u.resource, k), v) for k, v in u.needs]
+                sets += [(slot(u.resource, k), v) for k, v in u.sets]
+            kind = _OCCUPANCY[s.occupancy]
+            whole = dur if kind == CONTINUOUS else 0 if kind == START else min(occ, dur)
+            steps.append(StepInfo(
+                dur, release if s.interruptible or dur > 0 else INF, s.interruptible, kind,
+                occ if s.interruptible else whole, 0 if len(agents) == 1 or auto else -1,
+                tuple(self.ids[(s.task, p)] for p in s.prerequisites if (s.task, p) in self.ids),
+                bool(single or shared or needs or sets), tuple(single), tuple(shared), tuple(needs), tuple(sets)))
+        self.steps = tuple(steps)
+        self.rows = tuple((st.duration, st.earliest, st.interruptible,
+                           None if st.interruptible and st.occupancy == CONTINUOUS else st.occupation,
+                           st.agent, st.prerequisites,
+                           (st.single, st.shared, st.needs, st.sets) if st.uses else None) for st in steps)
+        self.nres = len(res)
+        self.initial = [initial.get(r, {}).get(k) for (r, k) in slots]
+        self.lags = tuple((self.ids[s.key], self.ids[(s.task, lag.other)],
+                           None if lag.min is None else _units(lag.min, scale),
+                           None if lag.max is None else _units(lag.max, scale))
+                          for s in problem.steps for lag in s.lags if (s.task, lag.other) in self.ids)
+        self.deadlines = tuple((self.ids[s.key], _units(s.deadline, scale)) for s in problem.steps
+                               if s.deadline is not None)
+        self.limit = None if problem.limit is None else _units(problem.limit, scale)
+        self.implied_agents = all(st.agent >= 0 for st in steps)     # no step needs its agent named
+        self.total = sum(st.duration for st in steps)       # what a valid plan runs: every step, once in all
+        self.auto = sum(st.duration for st, s in zip(steps, problem.steps) if M.is_autonomous(s))
+        self.lower_bound = M.lower_bound(problem).value
+
+    # ------------------------------------------------------------------------------------------ sweep
+    def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
+              indexes: Optional[list] = None) -> Optional[SweepOutcome]:
+        """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
+        optionally the agent id (-1: none named) and the plan index (default: the position; distinct).
+        -> ``SweepOutcome`` if the plan is valid, None if the exact engine must decide."""
+        if not self.ok:
+            return None
+        rows = self.rows
+        n = len(rows)
+        first: list = [None] * n             # first start of each step
+        done = [INF] * n                     # completion of each step
+        progress = [0] * n                   # interruptible steps: time run so far, end of the last chunk
+        last_end = [0] * n
+        free = [0] * len(self.agent_id)      # end of each agent's last occupation
+        since = free[:]                      # start of that occupation
+        held = [0] * self.nres               # capacity-1 resources: end of the last holder
+        holders: dict = {}                   # other resources: ends of their holders
+        values = self.initial[:]
+        completions: list = []               # (end, agent rank, plan index, sets) of setters, in end order
+        exclusive = self.exclusive
+        if indexes is None:
+            order = sorted(range(len(starts)), key=starts.__getitem__)
+        else:
+            order = sorted(range(len(starts)), key=lambda j: (starts[j], indexes[j]))
+        anonymous = agents is None
+        if anonymous and not self.implied_agents:
+            return None                      # some step needs a named agent (E014)
+        for j in order:
+            t = starts[j]
+            sid = steps[j]
+            dur, earliest, interruptible, occ, a, prerequisites, uses = rows[sid]
+            if t < earliest:
+                return None
+            if interruptible:
+                p = progress[sid]
+                d = durations[j]
+                if d is None:
+                    d = dur - p
+                if d <= 0 or p + d > dur or last_end[sid] > t:
+                    return None
+                o = d if occ is None else min(occ, d)
+                e = last_end[sid] = t + d
+                progress[sid] = p + d
+                complete = p + d == dur
+                if complete:
+                    done[sid] = e
+                if p:
+                    prerequisites = ()       # checked at the first chunk only
+                else:
+                    first[sid] = t
+            else:
+                if first[sid] is not None:
+                    return None
+                d = durations[j]
+                if d is not None and d != dur:
+                    return None
+                first[sid] = t
+                o = occ
+                e = done[sid] = t + dur
+                complete = True
+            if prerequisites:
+                for x in prerequisites:
+                    if done[x] > t:
+                        return None
+            if agents is not None:           # (not anonymous)
+                if agents[j] >= 0:
+                    a = agents[j]
+                elif a < 0:
+                    return None
+            if o:
+                if free[a] > t:
+                    return None
+                free[a] = t + o
+                since[a] = t
+            elif exclusive and since[a] < t < free[a]:
+                return None
+            if uses:
+                single, shared, needs, sets = uses
+                for r in single:
+                    if held[r] > t:
+                        return None
+                for r, cap in shared:
+                    if sum(1 for x in holders.get(r, ()) if x > t) >= cap:
+                        return None
+                for r in single:
+                    held[r] = e
+                for r, _ in shared:
+                    holders[r] = [x for x in holders.get(r, ()) if x > t] + [e]
+                if needs:
+                    while completions and completions[0][0] <= t:
+                        for slot, v in heapq.heappop(completions)[3]:
+                            values[slot] = v
+                    for slot, v in needs:
+                        if values[slot] != v:
+                            return None
+                if complete and sets:
+                    heapq.heappush(completions, (e, self.agent_rank[a], j if indexes is None else indexes[j], sets))
+        finish = max(done, default=0)
+        if finish == INF:
+            return None                      # a step never completed
+        for y, x, lo, hi in self.lags:
+            gap = first[y] - done[x]
+            if (hi is not None and gap > hi) or (lo is not None and gap < lo):
+                return None
+        for s, deadline in self.deadlines:
+            if done[s] > deadline:
+                return None
+        if self.limit is not None and finish > self.limit:
+            return None
+        return SweepOutcome(len(starts), self.total, int(finish))   # finite: an int
+
+    # ------------------------------------------------------------------------------------------ metrics
+    def metrics(self, out: SweepOutcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
+        """``plan_metrics`` of a valid plan; with a reference (any non-None value), ``e_ref`` is the
+        reference efficiency truncated to ``out.runs`` entries."""
+        n = len(self.rows)
+        finish: Optional[Fraction]
+        e: Optional[Fraction]
+        if out.runs:
+            finish = Fraction(out.finish) if self.scale == 1 else Fraction(out.finish, self.scale)
+            e = Fraction(max(0, out.total - out.finish), self.auto) if self.auto else None
+        else:
+            finish = e = None
+        m = {"makespan": finish, "success": True, "progress": ONE, "steps_done": n, "steps_total": n,
+             "progress_score": 100, "efficiency": e, "lower_bound": self.lower_bound}
+        if reference is not None:
+            rel = None if e is None or e_ref is None or e_ref.numerator == 0 else \
+                Fraction(e.numerator * e_ref.denominator, e.denominator * e_ref.numerator)
+            m["reference_efficiency"] = e_ref
+            m["relative_efficiency"] = rel
+            m["multitask_score"] = ZERO if rel is None else rel      # progress is 1
+        return m
+
+
+def compiled(problem: ProcedureProblem) -> Compiled:
+    """The compiled form of ``problem``, built on first use and kept on the (frozen) problem object."""
+    return problem.memo("_procfast", Compiled)
