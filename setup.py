@@ -1,7 +1,7 @@
 """Build hook: compile the kitchen simulator's hot modules with Cython (same source, optional).
 
 Input: the environment of ``pip install``.  Output: setuptools' ``setup()`` with ``ext_modules`` for the
-modules listed in runtime/compiled.py (everything else -- metadata, packages, data -- is in pyproject.toml).
+modules listed in src/chronoplan/build.py (everything else -- metadata, packages, data -- is in pyproject.toml).
 
 The modules stay plain Python: the extensions are the same ``.py`` files compiled by Cython, the ``.pxd``
 files beside them (and ``@cython.locals`` on a few closures) are the only C types -- the ``.py`` annotations
@@ -11,7 +11,7 @@ and the pure-Python modules are installed alone, when:
 - the install is editable (``pip install -e``), unless ``CHRONOPLAN_COMPILE=1`` is set: an in-place ``.so``
   would shadow later edits of the ``.py`` file;
 - Cython is missing or the C compiler fails (a warning says so; the install still succeeds).
-``chronoplan.runtime.compiled.compiled()`` tells which modules were loaded compiled.
+``chronoplan.build.compiled()`` tells which modules were loaded compiled.
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def _modules() -> dict:
-    """runtime/compiled.py's MODULES, read without importing the package (its dependencies may be absent)."""
-    spec = importlib.util.spec_from_file_location("_chronoplan_compiled", HERE / "runtime" / "compiled.py")
+    """src/chronoplan/build.py's MODULES, read without importing the package (its dependencies may be absent)."""
+    spec = importlib.util.spec_from_file_location("_chronoplan_build", HERE / "src" / "chronoplan" / "build.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.MODULES

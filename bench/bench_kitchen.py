@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 
 import chronoplan
-from chronoplan.runtime.compiled import compiled, run_pure
+from chronoplan.build import compiled
+from chronoplan.runtime.compiled import run_pure
 from chronoplan.runtime.kitchen.engine import KitchenSim
 from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
 from chronoplan.runtime.kitchen.world import World

@@ -1,45 +1,20 @@
-"""Which modules run compiled: the list setup.py compiles with Cython, and a check of what was loaded.
+"""The pure-Python engine beside a compiled install, and the note when the install could not compile.
 
-Input: none.  Output: ``MODULES`` (module name -> source path in the repository, read by setup.py) and
-``compiled() -> {module: bool}`` (True when the imported module is a C extension, False when it is the
-pure-Python source); ``pure_tree(repo, dest)`` lays out the repository's sources to import the pure-Python
+Input: none.  Output: ``pure_tree(repo, dest)`` lays out the repository's sources to import the pure-Python
 engine beside a compiled install, and ``run_pure(repo, args)`` runs Python on them in a subprocess (tests and
 bench/ compare the two).  Results are identical either way
-(tests/test_compiled.py); only speed differs.
+(tests/test_compiled.py); only speed differs.  ``note_fallback`` prints, at the kitchen engine's first use, why
+the install kept pure Python.  Which modules are compiled is ``chronoplan.build.MODULES`` (the top package: the
+list names modules of every layer).
 """
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Optional
-
-MODULES = {
-    "chronoplan.runtime.events": "runtime/events.py",
-    "chronoplan.runtime.kitchen.engine": "runtime/kitchen/engine.py",
-    "chronoplan.runtime.kitchen.explain": "runtime/kitchen/explain.py",
-    "chronoplan.runtime.kitchen.geo": "runtime/kitchen/geo.py",
-    "chronoplan.runtime.kitchen.logic": "runtime/kitchen/logic.py",
-    "chronoplan.runtime.kitchen.metrics": "runtime/kitchen/metrics.py",
-    "chronoplan.runtime.kitchen.state": "runtime/kitchen/state.py",
-    "chronoplan.runtime.kitchen.world": "runtime/kitchen/world.py",
-    "chronoplan.validators.kitchen.grade": "validators/kitchen/grade.py",
-    "chronoplan.validators.kitchen.read": "validators/kitchen/read.py",
-    "chronoplan.validators.report": "validators/report.py",
-}
-
-
-def compiled() -> dict:
-    """{module name: True if it was loaded from a compiled extension}."""
-    out = {}
-    for name in MODULES:
-        path = getattr(importlib.import_module(name), "__file__", "") or ""
-        out[name] = not path.endswith(".py")
-    return out
-
 
 SOURCE_DIRS = {"chronoplan": "src/chronoplan", "grammar": "grammar", "compiler": "compiler", "runtime": "runtime",
                "validators": "validators", "domains": "domains"}

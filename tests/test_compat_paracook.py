@@ -253,7 +253,7 @@ def test_scripted_plans_stay_valid_and_end_at_their_last_action():
 def test_compiled_and_pure_agree_under_compat():
     tests = Path(__file__).resolve().parent
     code = (f"import json, sys; sys.path.insert(0, {str(tests)!r}); "
-            "from chronoplan.runtime.compiled import compiled; assert not any(compiled().values()); "
+            "from chronoplan.build import compiled; assert not any(compiled().values()); "
             "from test_compat_paracook import compat_outcomes; print(json.dumps(compat_outcomes()))")
     p = C.run_pure(tests.parent, ["-c", code], timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]

@@ -1,7 +1,7 @@
 """The Cython-compiled kitchen modules (setup.py) behave exactly like their pure-Python source.
 
 - When the install compiled them (``CHRONOPLAN_REQUIRE_COMPILED=1``, as in .ci/run), every module listed in
-  runtime/compiled.py must be loaded from its extension.
+  src/chronoplan/build.py must be loaded from its extension.
 - Differential: generated valid and faulty plans (and hostile JSON) are simulated and graded in this process
   (compiled) and in a subprocess that imports the repository's ``.py`` files only (``run_pure``); reports,
   runs, serves, errors and final states must be identical.
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import chronoplan
+from chronoplan import build as B
 from chronoplan.runtime import compiled as C
 from chronoplan.runtime.kitchen.engine import simulate
 from chronoplan.runtime.kitchen.scripted import plan as scripted_plan
@@ -56,11 +57,11 @@ def outcomes() -> list:
 
 
 def _any_compiled() -> bool:
-    return any(C.compiled().values())
+    return any(B.compiled().values())
 
 
 def test_compiled_modules_loaded_when_required():
-    state = C.compiled()
+    state = B.compiled()
     if os.environ.get("CHRONOPLAN_REQUIRE_COMPILED") != "1":
         pytest.skip(f"compiled: {sum(state.values())}/{len(state)} modules (set CHRONOPLAN_REQUIRE_COMPILED=1 to "
                     "require all)")
@@ -68,27 +69,27 @@ def test_compiled_modules_loaded_when_required():
 
 
 def test_module_list_matches_sources():
-    for name, path in C.MODULES.items():
+    for name, path in B.MODULES.items():
         assert (ROOT / path).is_file(), path
         assert name == "chronoplan." + path[:-3].replace("/", ".")
-    listed = {str(Path(p).with_suffix(".pxd")) for p in C.MODULES.values()}
+    listed = {str(Path(p).with_suffix(".pxd")) for p in B.MODULES.values()}
     for pxd in list(ROOT.glob("runtime/**/*.pxd")) + list(ROOT.glob("validators/**/*.pxd")):
         assert str(pxd.relative_to(ROOT)) in listed, f"{pxd.name} declares types for a module setup.py never compiles"
 
 
 def test_pure_tree_imports_sources_only():
-    code = "import json; from chronoplan.runtime.compiled import compiled; print(json.dumps(compiled()))"
+    code = "import json; from chronoplan.build import compiled; print(json.dumps(compiled()))"
     p = C.run_pure(ROOT, ["-c", code], timeout=120)
     assert p.returncode == 0, p.stderr
     state = json.loads(p.stdout)
-    assert set(state) == set(C.MODULES) and not any(state.values())
+    assert set(state) == set(B.MODULES) and not any(state.values())
 
 
 @pytest.mark.skipif(not _any_compiled(), reason="the kitchen modules are not compiled in this install "
                     "(editable or CHRONOPLAN_PURE_PYTHON): nothing to compare")
 def test_compiled_and_pure_give_identical_results():
     code = (f"import json, sys; sys.path.insert(0, {str(TESTS)!r}); "
-            "from chronoplan.runtime.compiled import compiled; assert not any(compiled().values()); "
+            "from chronoplan.build import compiled; assert not any(compiled().values()); "
             "from test_compiled import outcomes; print(json.dumps(outcomes()))")
     p = C.run_pure(ROOT, ["-c", code], timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]

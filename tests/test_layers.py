@@ -23,12 +23,9 @@ PACKAGES = {"grammar": "grammar", "compiler": "compiler", "runtime": "runtime", 
             "domains": "domains"}
 RANK = {"grammar": 0, "compiler": 1, "runtime": 2, "validators": 3, "commands": 4}
 
-# (importer, imported) -> why it is still there; the architecture issue (#12) removes these.
-_COMPILED_TABLE = ("runtime/compiled.py's MODULES is the build's list of Cython-compiled modules (setup.py reads it "
-                   "without importing the package) and compiled() imports each to report how it was loaded; the "
-                   "package-layout move gives the table a home above the layers")
-KNOWN: dict = {("chronoplan.runtime.compiled", f"chronoplan.validators.{m}"): _COMPILED_TABLE
-               for m in ("paracook_grade", "paracook_read", "report")}
+# (importer, imported) -> why it is still there; empty since issue #12 (the compiled-module table moved to the
+# top package, chronoplan.build) and may only stay so
+KNOWN: dict = {}
 
 
 def module_name(path: Path) -> str:

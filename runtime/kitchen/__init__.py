@@ -1,5 +1,5 @@
 """The action-level kitchen engine: grid kitchens (ParaCook-style plans) compiled into closures and simulated; the hot
-modules are compiled with Cython (runtime/compiled.py).
+modules are compiled with Cython (src/chronoplan/build.py).
 
 Input and output: those of its modules, one per concern, each imported by its full name
 (``chronoplan.runtime.kitchen.<module>``; this file imports nothing):
