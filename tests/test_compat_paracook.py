@@ -20,6 +20,7 @@ from test_kitchen_plans import BURGER_B
 
 import chronoplan
 from chronoplan.cli import main
+from chronoplan import build as B
 from chronoplan.runtime import compiled as C
 from chronoplan.runtime.kitchen.engine import KitchenSim
 from chronoplan.runtime.kitchen.rules import DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules, rules_for
@@ -248,7 +249,7 @@ def test_scripted_plans_stay_valid_and_end_at_their_last_action():
         assert rep.metrics["oct"] >= grade_grid_plan(project, name, plan).metrics["oct"], name
 
 
-@pytest.mark.skipif(not any(C.compiled().values()), reason="the kitchen modules are not compiled in this "
+@pytest.mark.skipif(not any(B.compiled().values()), reason="the kitchen modules are not compiled in this "
                     "install (editable or CHRONOPLAN_PURE_PYTHON): nothing to compare")
 def test_compiled_and_pure_agree_under_compat():
     tests = Path(__file__).resolve().parent

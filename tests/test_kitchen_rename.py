@@ -5,7 +5,7 @@ boundaries, across all .chrono files, e.g. ``chop`` -> ``slice_up``, ``stove`` -
 the original: (a) the hand-computed plans of tests/test_kitchen_plans.py, the scripted planner's plans and
 truncated (invalid) copies of them get the same verdicts, error codes and metrics; (b) ``chronoplan pddl``
 exports every checked kitchen, and the export equals the original's up to the renaming; (c) with the planner
-extras, kairos still solves a one-order kitchen of the copy with a simulator-valid plan.
+extras, kairos and Fast Downward still solve a one-order kitchen of the copy with a simulator-valid plan.
 """
 from __future__ import annotations
 
@@ -142,11 +142,14 @@ def test_chronoplan_pddl_exports_the_copy(copy_dir, tmp_path, capsys):
 
 
 @pytest.mark.planners
-@pytest.mark.skipif(missing("kairos") is not None, reason=missing("kairos") or "")
-def test_kairos_solves_a_one_order_kitchen_of_the_copy(copy_dir, tmp_path, capsys):
-    path, scen = copy_dir / "kitchen.chrono", "burger_s1_a1_slowcut"
+@pytest.mark.parametrize("planner, scen", [("kairos", "burger_s1_a1_slowcut"), ("fast-downward", "burger_s1_a2")])
+def test_planners_solve_a_one_order_kitchen_of_the_copy(copy_dir, tmp_path, capsys, planner, scen):
+    """kairos (temporal export) and Fast Downward (classical export, rescheduled) as on the original kitchen."""
+    if missing(planner) is not None:
+        pytest.skip(missing(planner) or "")
+    path = copy_dir / "kitchen.chrono"
     out = tmp_path / "plan.json"
-    status = main(["solve", str(path), "--scenario", scen, "--planner", "kairos", "--timeout", "60",
+    status = main(["solve", str(path), "--scenario", scen, "--planner", planner, "--timeout", "120",
                    "--format", "json", "-o", str(out)])
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert status == 0 and report["status"] == "feasible" and report["valid"] is True, report
