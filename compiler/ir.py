@@ -761,7 +761,7 @@ class Project:
         (a resource may refine a type of the same name); computed once per project."""
         cached = self.__dict__.get("_ancestry")
         if cached is None:
-            from chronoplan.compiler.builtins import TYPES as BUILTIN_TYPES  # builtins imports ir
+            from chronoplan.compiler.builtins import TYPES as BUILTIN_TYPES  # lazy: cycle, builtins imports ir
             first = ("object", "agent", "item", "station", "cell", "number", "bool")   # the exports' order
             parent: dict[str, Optional[str]] = {t: (None if t == "object" else "object")
                                                 for t in first + tuple(t for t in BUILTIN_TYPES if t not in first)}

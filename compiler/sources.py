@@ -42,7 +42,7 @@ def import_rule_problem(path: str) -> Optional[str]:
 
 def bundled_root() -> Optional[Path]:
     try:
-        import chronoplan.domains as pkg
+        import chronoplan.domains as pkg  # lazy: optional, the bundled domains may be absent (ImportError -> None)
         return Path(pkg.__file__).resolve().parent
     except (ImportError, AttributeError, TypeError, OSError):
         return None

@@ -205,7 +205,7 @@ def _step_bar(problem, r, row: int, lane: int, chunks: list, abbr: dict, task_co
 def kitchen_walk(world, steps: dict, max_errors: Optional[int] = None) -> tuple:
     """Run a plan ``{agent: [kitchen.engine.KitchenStep]}`` (agents the scenario lacks are left out) and record every
     agent's cell after each instant where an action ends: (KitchenResult, {agent: [(time, cell)]})."""
-    from chronoplan.runtime.kitchen.engine import KitchenSim
+    from chronoplan.runtime.kitchen.engine import KitchenSim  # lazy: the kitchen simulator, for kitchen charts only
 
     def fresh():
         sim = KitchenSim(world, max_errors=max_errors)

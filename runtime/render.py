@@ -30,6 +30,7 @@ from chronoplan.runtime.chart import (
     tick_marks,
 )
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_map, letter_kinds, station_letter
+from chronoplan.runtime.kitchen.explain import describe_object
 
 DPI = 100
 WIDTH_PX = 1200
@@ -63,7 +64,6 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
         for s in m.stations:
             desc = f"{station_letter(world, s.kind)} {s.name} ({s.x},{s.y})" + (f" {s.arg}" if s.arg else "")
             if state is not None and place is not None:
-                from chronoplan.runtime.kitchen.explain import describe_object
                 items = [describe_object(world, state, t[0]) for t in state.rels[place].by(1, s.name)]
                 if items:
                     desc += ": " + ", ".join(items)

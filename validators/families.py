@@ -163,7 +163,7 @@ def compat_family(mode: str) -> Family:
 def export_scenario(project: Project, scenario: Optional[str], *, classical: bool = False) -> PddlExport:
     """The PDDL export of any scenario: its family's exporter (temporal, or ``classical`` STRIPS); a family
     without one raises ``ExportError`` with a P010 that says what exists instead (``Family.lacks``)."""
-    from chronoplan.compiler.pddl.common import ExportError, error
+    from chronoplan.compiler.pddl.common import ExportError, error  # lazy: `chronoplan check` reads the registry
     scen = project.scenario(scenario)
     fam = family_of(scen)
     if fam.pddl is None:

@@ -25,6 +25,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.diagnostics import raise_pending_interrupt
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.validators.compat import Compat, family_error, usable
+from chronoplan.validators.compat.recipe2plan import grade_plan, model_for
 from chronoplan.validators.families import family_of
 from chronoplan.validators.household.read import EpisodeSource, sniff, sniff_text
 from chronoplan.validators.plan_text import (
@@ -48,6 +49,7 @@ from chronoplan.validators.report import (
     internal_error_report,
     with_notes,
 )
+from chronoplan.validators.tools.grade import grade_tool_plan
 
 PLAN_SUFFIXES = (".json", ".jsonl", ".txt", ".plan")
 MAX_FILE_BYTES = 4 * MAX_TEXT        # a plan file (not JSON Lines) larger than this is refused unread
@@ -242,7 +244,6 @@ class Grader:
     def model(self, scenario: str):
         """The scenario as the original Recipe2Plan evaluator holds it (or why it cannot)."""
         if scenario not in self._models:
-            from chronoplan.validators.compat.recipe2plan import model_for
             self._models[scenario] = model_for(self.problem(scenario))
         return self._models[scenario]
 
@@ -318,7 +319,6 @@ class Grader:
         except InstantiationError as exc:
             return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
                                 f"instantiated: {exc}", "fix the scenario")
-        from chronoplan.validators.compat.recipe2plan import grade_plan
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
 
 
@@ -337,7 +337,7 @@ def grade_procedures(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional
 def grade_grid(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
                reference: Any) -> Report:
     """A ParaCook plan against a grid kitchen (``compat`` passed on when the grader has one)."""
-    from chronoplan.validators.kitchen.grade import grade_grid_plan
+    from chronoplan.validators.kitchen.grade import grade_grid_plan  # lazy: the kitchen simulator, for kitchens only
     extra = {} if grader.compat is None else {"compat": grader.compat}
     return grade_grid_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first, **extra)
 
@@ -345,7 +345,6 @@ def grade_grid(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str],
 def grade_tools(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
                 reference: Any) -> Report:
     """A tool plan against a tool-use scenario."""
-    from chronoplan.validators.tools.grade import grade_tool_plan
     return grade_tool_plan(grader.project, scen.name, plan, fmt, plan_name=name, first=first)
 
 
@@ -375,7 +374,7 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
             raise_pending_interrupt()        # a signal whose exception C code swallowed still stops the batch
             yield one.grade(task)
         return
-    from chronoplan.validators.parallel import default_jobs, ordered_map
+    from chronoplan.validators.parallel import default_jobs, ordered_map  # lazy: multiprocessing, only for jobs > 1
     for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
                             initargs=(project, fmt, first, compat), on_crash=crashed):
         yield from done

@@ -41,6 +41,8 @@ from chronoplan.runtime.procedure.env import Feedback as BaseFeedback
 from chronoplan.runtime.procedure.records import Chunk, fmt_value, step_name
 from chronoplan.runtime.procedure.state import ProcState
 from chronoplan.runtime.violations import Violation
+from chronoplan.validators.plans import parse_time, read_plan
+from chronoplan.validators.replay import reference_chunks, validate_plan
 from chronoplan.validators.report import PlanError
 
 TIME_CONSTRAINT_CODES = frozenset({"E601", "E602", "E603", "E604"})
@@ -265,7 +267,6 @@ class ReactEnv:
 
     def _actions(self, text: str) -> list[ActionFeedback]:
         """Read Step(...) entries (or plan.json rows) and try them in order until one is refused."""
-        from chronoplan.validators.plans import read_plan
 
         read = read_plan(text, self.unit, "recipe2plan")
         entries: dict = {}
@@ -337,7 +338,6 @@ class ReactEnv:
         return ActionFeedback(desc, True, msg, "Success Execution", start=run.start, end=run.end)
 
     def _wait(self, absolute: bool, arg: str) -> ActionFeedback:
-        from chronoplan.validators.plans import parse_time
 
         t0 = self.time
         if not arg.strip():
@@ -396,7 +396,6 @@ class ReactEnv:
     # ------------------------------------------------------------------ critic mode and scores
     def critique(self, plan_text: Any, *, first: bool = False, reference: Any = None):
         """Feedback on a whole plan at once (``validate``): a ``validators.report.Report``."""
-        from chronoplan.validators.replay import validate_plan
 
         return validate_plan(self.problem, plan_text, first=first, name="<critique>", fmt=None,
                              reference=reference)
@@ -415,7 +414,6 @@ class ReactEnv:
 
     def metrics(self, reference: Any = None) -> dict:
         """``runtime.metrics.plan_metrics`` of the accepted actions, plus the episode's counters."""
-        from chronoplan.validators.replay import reference_chunks
 
         m = M.plan_metrics(self.state.result(), reference_chunks(self.problem, reference))
         m.update({"success": self.success, "done": self.done, "time": self.time,

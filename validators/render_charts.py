@@ -19,11 +19,14 @@ from chronoplan.compiler.instantiate import InstantiationError
 from chronoplan.runtime.chart import VIOLATION, Bar, Chart, ChartLegendEntry, Fill, Row, colour
 from chronoplan.runtime.chart_build import kitchen_chart, kitchen_walk, notes_for, procedure_chart
 from chronoplan.runtime.kitchen.world import CompileFailure
+from chronoplan.runtime.procedure.sim import simulate
 from chronoplan.runtime.timefmt import clock as clock_text
 from chronoplan.validators.families import family_of
 from chronoplan.validators.grade import Grader
 from chronoplan.validators.plan_text import Native, plan_value, unwrap_reply
+from chronoplan.validators.plans import read_plan
 from chronoplan.validators.report import Report
+from chronoplan.validators.tools.read import read_tool_plan
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,6 @@ def _time(x: Any, unit: ir.TimeUnit) -> str:
 
 # ------------------------------------------------------------------------------------------ procedures
 def _procedures(grader: Grader, scen, value, report: Report, fmt) -> Chart:
-    from chronoplan.runtime.procedure.sim import simulate
-    from chronoplan.validators.plans import read_plan
     problem = grader.problem(scen.name)
     runs = None
     if value is not None:
@@ -96,8 +97,8 @@ def _procedures(grader: Grader, scen, value, report: Report, fmt) -> Chart:
 
 # ------------------------------------------------------------------------------------------ kitchens
 def _kitchen(project, scen, value, report: Report) -> Chart:
-    from chronoplan.validators.kitchen.grade import MAX_ERRORS, world_for
-    from chronoplan.validators.kitchen.read import read_cook_plan
+    from chronoplan.validators.kitchen.grade import MAX_ERRORS, world_for  # lazy: the kitchen simulator, kitchens only
+    from chronoplan.validators.kitchen.read import read_cook_plan  # lazy: imports the kitchen simulator
     world, _ = world_for(project, scen.name)
     steps: dict = {}
     if value is not None:
@@ -116,7 +117,6 @@ def _kitchen(project, scen, value, report: Report) -> Chart:
 
 # ------------------------------------------------------------------------------------------ tool plans
 def _tools(scen, value, report: Report, fmt) -> Chart:
-    from chronoplan.validators.tools.read import read_tool_plan
     plan = read_tool_plan(Native(value) if value is not None else "", fmt)
     steps = plan.steps if value is not None else ()
     preds = dependencies(steps)

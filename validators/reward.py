@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any, Optional, Union
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.driver import load
 from chronoplan.validators.grade import Grader
 from chronoplan.validators.report import Report, error_report
 
@@ -97,7 +98,6 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
     every completion, else ``kwargs[scenario_column]`` names one per completion (a list, as TRL passes dataset
     columns).  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
     returned function never raises on completions."""
-    from chronoplan.compiler.driver import load
 
     project = source if isinstance(source, ir.Project) else load(*([source] if isinstance(source, str) else source))
     shape = shaping if isinstance(shaping, Shaping) else Shaping(shaping)

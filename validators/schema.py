@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
+from chronoplan.validators.families import family_of
+from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, strict_schema_for, with_description
 
 if TYPE_CHECKING:
     from chronoplan.validators.strict_schema import StrictSchema
@@ -96,7 +98,6 @@ def strict_procedure_schema(problem: ProcedureProblem) -> StrictSchema:
     """The strict form of ``procedure_plan_schema``: ``{"scenario", "schedule": [{"task", "step", "start",
     "duration", "agent"}]}`` with every key present (``duration`` null for the whole step; ``agent`` null
     only when there is one agent) and one ``anyOf`` branch per task holding that task's step numbers."""
-    from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, with_description
 
     unit = _unit_text(problem.time_unit)
     agents = list(problem.agents)
@@ -144,8 +145,6 @@ def schema_for(project: ir.Project, scenario: Optional[str] = None, strict: bool
     """The plan schema of a scenario (its family's builder, ``validators.families``); raises ``KeyError`` for
     an unknown scenario.  ``strict``: the form for LLM structured output (docs/schemas.md)."""
     if strict:
-        from chronoplan.validators.strict_schema import strict_schema_for
         return strict_schema_for(project, scenario).schema
-    from chronoplan.validators.families import family_of
     scen = project.scenario(scenario)
     return family_of(scen).schema(project, scen.name)

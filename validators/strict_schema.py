@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.validators.families import family_of
 
 ALLOWED = frozenset({
     "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "$ref", "$defs",
@@ -296,6 +297,5 @@ def _object_violations(path: str, node: dict, depth: int) -> list[str]:
 def strict_schema_for(project: ir.Project, scenario: Optional[str] = None) -> StrictSchema:
     """The strict plan schema of a scenario (its family's strict builder, ``validators.families``); raises
     ``KeyError`` for an unknown scenario, as ``schema.schema_for`` does."""
-    from chronoplan.validators.families import family_of
     scen = project.scenario(scenario)
     return family_of(scen).strict_schema(project, scen.name)

@@ -16,6 +16,7 @@ import sympy
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import builtins, ir
+from chronoplan.compiler.check import actions, household, kitchen, maps, procedures, scenarios, tools
 from chronoplan.compiler.check.expr import NameScope, convert, literal_value
 from chronoplan.compiler.diagnostics import Diagnostic, Severity
 
@@ -269,7 +270,6 @@ def resource_ir(ctx: Ctx, ident: A.Ident, capacity, props, span) -> ir.Resource:
 # ------------------------------------------------------------------ driver
 def check(modules) -> tuple:
     """Check parsed modules; return (ir.Project, diagnostics sorted by position)."""
-    from chronoplan.compiler.check import actions, household, kitchen, maps, procedures, scenarios, tools
     ctx = Ctx()
     collect(ctx, modules)
     check_types(ctx)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.check.actions import _params
 
 
 def check_kitchen(ctx) -> None:
@@ -116,7 +117,6 @@ def _containers(ctx) -> None:
 
 # ------------------------------------------------------------------ surface actions
 def _surfaces(ctx) -> None:
-    from chronoplan.compiler.check.actions import _params
     actions = ctx.out("actions")
     out = ctx.out("surfaces")
     for name, d in ctx.table("surface").items():

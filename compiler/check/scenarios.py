@@ -10,6 +10,7 @@ elsewhere, and start rooms without a household, are C609.
 """
 from __future__ import annotations
 
+from chronoplan.compiler import instantiate as inst
 from chronoplan.compiler import ir
 from chronoplan.compiler.check import household
 from chronoplan.compiler.check.expr import convert
@@ -192,7 +193,6 @@ def _has_units(p: ir.Procedure) -> bool:
 
 
 def _instantiate(ctx, s, d):
-    from chronoplan.compiler import instantiate as inst
     project = ir.Project((), dict(ctx.constants), {}, {}, {}, {}, ctx.out("resources"), {}, {}, {},
                          ctx.out("procedures"), {}, {}, {}, {s.name: s})
     try:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
+from chronoplan.compiler.pddl.classical import export_classical
 from chronoplan.compiler.pddl.common import ExportError, PddlExport, error
+from chronoplan.compiler.pddl.temporal import export_temporal
 
 
 def export_procedures(project: ir.Project, scenario: str, *, classical: bool = False) -> PddlExport:
@@ -21,7 +23,5 @@ def export_procedures(project: ir.Project, scenario: str, *, classical: bool = F
     except InstantiationError as exc:
         raise ExportError([error("P010", f"scenario {scen.name} cannot be instantiated: {exc}", scen.span)]) from exc
     if classical:
-        from chronoplan.compiler.pddl.classical import export_classical
         return export_classical(problem, project)
-    from chronoplan.compiler.pddl.temporal import export_temporal
     return export_temporal(problem, project)

@@ -29,6 +29,7 @@ from typing import Optional
 from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, PlaceKind
 from chronoplan.runtime.household.actions import Action, ActKind
+from chronoplan.runtime.household.engine import HouseholdEngine
 
 _WAIT = "wait"      # idle until the next completion (only while a container is being opened: see below)
 _STOP = "stop"      # idle for the rest of the episode
@@ -327,7 +328,6 @@ def _plan(problem: HouseholdProblem, trail) -> dict:
 def replay(problem: HouseholdProblem, plan: dict, *, log: bool = False):
     """Play a plan (per agent ``(start step, Action)``) through an omniscient engine (every agent sees every
     placement); returns the finished engine."""
-    from chronoplan.runtime.household.engine import HouseholdEngine
 
     engine = HouseholdEngine(problem, log=log, omniscient=True)
     queues = {a: list(steps) for a, steps in plan.items()}

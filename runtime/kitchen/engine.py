@@ -39,7 +39,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.numparse import MAX_MAGNITUDE, NumberProblem, exact, exact_int
 from chronoplan.runtime.events import END, START, EventQueue
 from chronoplan.runtime.kitchen.explain import describe_contents, explain_failure, match_dish
-from chronoplan.runtime.kitchen.logic import bucket_values, num
+from chronoplan.runtime.kitchen.logic import bucket_values, num, show_formula
 from chronoplan.runtime.kitchen.rules import DEFAULT, Completion, Cooking, Finish
 from chronoplan.runtime.kitchen.world import World
 from chronoplan.runtime.violations import PlanError
@@ -536,7 +536,6 @@ class KitchenSim:
     def _broken(self, agent, r: _Running, t) -> None:
         r.broken = True
         self.watchers.pop(agent, None)
-        from chronoplan.runtime.kitchen.logic import show_formula
         conds = [c.formula for c in r.op.action.conditions if c.when is ir.When.ALL]
         text = " and ".join(show_formula(c, r.env) for c in conds)
         self.error("E258", f"{r.surface} ({r.op.name}): {text} stopped holding at t={_fmt(t)} (the action "

@@ -23,6 +23,7 @@ from chronoplan.runtime.kitchen.engine import KitchenSim, KitchenStep
 from chronoplan.runtime.kitchen.explain import describe_object
 from chronoplan.runtime.kitchen.logic import num
 from chronoplan.runtime.kitchen.metrics import bounds, run_metrics
+from chronoplan.runtime.render import ascii_map
 from chronoplan.runtime.violations import PlanError
 
 
@@ -157,7 +158,6 @@ class KitchenEnv:
                 "served": served, "pending_orders": pending, "events": events}
 
     def text(self) -> str:
-        from chronoplan.runtime.render import ascii_map
         obs = self.observation()
         lines = [f"t = {obs['time']}", ascii_map(self.world, self.sim.st)]
         for a, info in obs["agents"].items():

@@ -152,7 +152,7 @@ def generate(project=None, *, categories=CATEGORIES, seeds=SEEDS, orders=ORDER_S
              physics_name: str = "physics.chrono") -> dict:
     """{file name: text}: the physics and one instance file per (category, seed)."""
     if project is None:
-        from chronoplan.compiler.driver import load
+        from chronoplan.compiler.driver import load  # lazy: parser + checker (lark, networkx)
         project = load(PHYSICS)
     files = {physics_name: PHYSICS.read_text(encoding="utf-8")}
     for c in categories:

@@ -30,6 +30,12 @@ from pathlib import Path
 from typing import Optional
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.pddl.common import ExportError
+from chronoplan.compiler.pddl.kitchen import export_kitchen
+from chronoplan.compiler.pddl.plan import plan_text
+from chronoplan.runtime.kitchen.engine import KitchenSim, KitchenStep
+from chronoplan.runtime.kitchen.world import World
+from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
 
 MAX_TRIES = 200                    # candidate start times per action before giving up
 # Engine options for kitchens (bench/bench_kitchen_planners.py, docs/planners.md): kairos' default search
@@ -131,7 +137,6 @@ def _json_num(x: Fraction):
 
 
 def _simulate(world, out: dict, until=None):
-    from chronoplan.runtime.kitchen.engine import KitchenSim, KitchenStep
     sim = KitchenSim(world)
     for agent, acts in out.items():
         sim.add(agent, [KitchenStep(i, a["action"], {k: v for k, v in a.items() if k != "action"})
@@ -273,11 +278,6 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
     engine is not installed).  ``portfolio``: make the runs of ``variants`` at once (with a temporal engine
     and several agents, the first agent alone as well: P018; a one-agent plan is valid for the whole team,
     and two-agent kitchens are much harder for the temporal engines) and keep the plan with the smaller OCT."""
-    from chronoplan.compiler.pddl.common import ExportError
-    from chronoplan.compiler.pddl.kitchen import export_kitchen
-    from chronoplan.compiler.pddl.plan import plan_text
-    from chronoplan.runtime.kitchen.world import World
-    from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
     t0 = time.perf_counter()
     why = missing(planner)
     if why is not None:

@@ -31,6 +31,7 @@ from chronoplan.runtime.kitchen.logic import (
     Compiler,
     Solver,
     Statics,
+    _getter,
     conjuncts,
     literal,
 )
@@ -267,7 +268,6 @@ class World:
 
     def _caps(self, a: ir.Action, effects, vars) -> list:
         """Capacity checks of an action's direct effects: (relation, position, capacity | None, adds, dels)."""
-        from chronoplan.runtime.kitchen.logic import _getter
         out = []
         for r in self.project.relations.values():
             containment = r.role == "containment"

@@ -47,7 +47,7 @@ from fractions import Fraction
 from typing import Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.instantiate import ProcedureProblem, SchedStep
+from chronoplan.compiler.instantiate import InstantiationError, ProcedureProblem, SchedStep, procedure_problem
 from chronoplan.runtime.violations import json_number
 
 STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
@@ -641,7 +641,6 @@ def solve_scenario(project: ir.Project, scenario: str, timeout: float = 10.0, wo
     """The planner entry point used by ``chronoplan solve``: instantiate a step-level scenario and solve it
     (``compat``: as in ``solve_cpsat``).  Which scenarios cpsat solves is the family registry's answer
     (``validators.families``); any other scenario cannot be instantiated here (status "error")."""
-    from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
     part = project.part(scenario) if hasattr(project, "part") else project
     try:

@@ -31,9 +31,14 @@ from pathlib import Path
 from typing import Optional
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.compiler.instantiate import InstantiationError, ProcedureProblem, procedure_problem
+from chronoplan.compiler.pddl.classical import export_classical
+from chronoplan.compiler.pddl.common import ExportError
+from chronoplan.compiler.pddl.plan import PlanAction, plan_text, retime, to_schedule
+from chronoplan.compiler.pddl.temporal import export_temporal
 from chronoplan.runtime.planners.cpsat import Entry, Result
 from chronoplan.runtime.planners.proctree import Tracker
+from chronoplan.runtime.procedure.sim import Chunk, simulate
 
 
 @dataclass(frozen=True)
@@ -167,7 +172,6 @@ def _run(engine: str, args: list, limit: float, workdir: Path, cancel=None):
 
 
 def _outcome(engine: str, out: Path, seconds: float, info: dict, workdir: Path) -> WorkerOutcome:
-    from chronoplan.compiler.pddl.plan import PlanAction
     try:
         data = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -265,8 +269,6 @@ def run_val(domain_text: str, problem_text: str, plan_text: str, tolerance: Frac
 
 # ----------------------------------------------------------------------------------- solving
 def _export(problem: ProcedureProblem, planner: str, project: Optional[ir.Project]):
-    from chronoplan.compiler.pddl.classical import export_classical
-    from chronoplan.compiler.pddl.temporal import export_temporal
     why = missing(planner)
     if why is not None:
         raise PlannerUnavailable(why)
@@ -296,7 +298,6 @@ def solve_problem(problem: ProcedureProblem, planner: str, timeout: float = 60.0
                   project: Optional[ir.Project] = None) -> Result:
     """Export, plan in a subprocess, map back, retime, replay; never raises for planner failures
     (PlannerUnavailable when the engine is not installed)."""
-    from chronoplan.compiler.pddl.common import ExportError
     t0 = time.perf_counter()
     try:
         export = _export(problem, planner, project)
@@ -327,7 +328,6 @@ def solve_many(problems: list, planner: str, timeout: float = 60.0,
 
 
 def _finish(problem: ProcedureProblem, export, outcome: WorkerOutcome, planner: str, seconds: float) -> Result:
-    from chronoplan.compiler.pddl.plan import plan_text, retime, to_schedule
     t0 = time.perf_counter()
     notes = sorted({d.code for d in export.diagnostics})
     stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
@@ -359,7 +359,6 @@ def _finish(problem: ProcedureProblem, export, outcome: WorkerOutcome, planner: 
 
 
 def _valid(problem: ProcedureProblem, entries) -> bool:
-    from chronoplan.runtime.procedure.sim import Chunk, simulate
     res = simulate(problem, [Chunk(i, e.task, e.step, e.start, e.duration, e.agent) for i, e in enumerate(entries)])
     return not res.violations
 
@@ -368,7 +367,6 @@ def solve_procedures(project: ir.Project, scenario: str, planner: str, timeout: 
     """``chronoplan solve --planner NAME`` on a step-level scenario (the family registry's ``pddl_solve`` of
     procedures; grid kitchens have ``runtime.kitchen.solve.solve_kitchen``): instantiate, export, plan, map
     back.  PlannerUnavailable when the engine is not installed."""
-    from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
     scen = project.scenario(scenario)
     try:
         problem = procedure_problem(project, scen)

@@ -25,6 +25,8 @@ import time
 from fractions import Fraction
 from typing import Any, Optional
 
+from chronoplan.compiler.pddl.plan import parse_plan
+
 # engine options a caller may set (runtime.planners.external.run_worker(params=...)); anything else is ignored
 OPTIONS = {"kairos": ("search",), "fast-downward": ("fast_downward_search_config",)}
 UP_NAMES = {"aries": "aries", "kairos": "kairos", "lpg": "lpg", "fast-downward": "fast-downward",
@@ -47,7 +49,6 @@ def _lpg_engine():
         from up_lpg.lpg_planner import LPGEngine
     import unified_planning as up
 
-    from chronoplan.compiler.pddl.plan import parse_plan
 
     class TolerantLPG(LPGEngine):
         def _plan_from_file(self, problem, plan_filename, get_item_named):
