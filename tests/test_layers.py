@@ -143,3 +143,64 @@ def test_commands_live_in_the_commands_package():
     """No command module inside a layer (they were ``<layer>/cli_*.py`` and imported upward from there)."""
     stray = [p.relative_to(ROOT).as_posix() for d in PACKAGES.values() for p in (ROOT / d).rglob("cli_*.py")]
     assert not stray
+
+
+LAZY_DIRS = ("compiler", "runtime", "validators")       # not src/chronoplan: the commands stay lazy (check is fast)
+LAZY_REASON = re.compile(r"#\s*lazy:\s*\S")
+
+
+def unexplained_lazy_imports(path: Path) -> list:
+    """The function-level imports of chronoplan modules in a file without a ``# lazy: <reason>`` comment on their
+    line(s): (line, statement).  Only a real cycle or a heavy/optional module keeps an import in a function
+    (#12 item 4); optional third-party dependencies (ortools, unified_planning, ...) are not chronoplan modules."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    found = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if in_function and isinstance(child, (ast.Import, ast.ImportFrom)):
+                names = ([a.name for a in child.names] if isinstance(child, ast.Import)
+                         else ["." if child.level else (child.module or "")])
+                own = any(n == "chronoplan" or n.startswith(("chronoplan.", ".")) for n in names)
+                span = lines[child.lineno - 1: (child.end_lineno or child.lineno)]
+                if own and not any(LAZY_REASON.search(line) for line in span):
+                    found.append((child.lineno, lines[child.lineno - 1].strip()))
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse(text), False)
+    return found
+
+
+def test_function_level_imports_of_chronoplan_modules_say_why():
+    """In the layers a chronoplan module is imported at module level unless a ``# lazy: <reason>`` says why not."""
+    files = [p for d in LAZY_DIRS for p in sorted((ROOT / d).rglob("*.py"))]
+    bad = [f"  {p.relative_to(ROOT).as_posix()}:{line}: {stmt}" for p in files
+           for line, stmt in unexplained_lazy_imports(p)]
+    assert not bad, ("function-level imports of chronoplan modules without a '# lazy: <reason>' comment "
+                     "(move them to module level, or say why they cannot be):\n" + "\n".join(bad))
+
+
+def test_the_lazy_import_check_fails_on_an_unexplained_import(tmp_path):
+    """A function-level import of a chronoplan module (absolute, relative, nested, multi-line) is caught unless its
+    line says ``# lazy: <reason>``; module-level imports and third-party imports are not."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import json\n"
+        "from chronoplan.compiler import ir\n"
+        "\n\n"
+        "def f():\n"
+        "    import ortools\n"
+        "    from chronoplan.compiler.builtins import TYPES\n"
+        "    from chronoplan.runtime.kitchen.engine import KitchenSim  # lazy: the kitchen simulator\n"
+        "    from chronoplan.validators.plans import (\n"
+        "        read_plan,\n"
+        "    )\n"
+        "    from . import sibling\n"
+        "    from chronoplan.compiler.parse import parse  # lazy:\n"
+        "\n"
+        "    class C:\n"
+        "        def g(self):\n"
+        "            import chronoplan.validators.report\n"
+        "    return TYPES, KitchenSim, read_plan, sibling, parse, C\n", encoding="utf-8")
+    assert [line for line, _ in unexplained_lazy_imports(probe)] == [7, 9, 12, 13, 17]
