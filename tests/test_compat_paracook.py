@@ -19,8 +19,8 @@ from kitchen_util import GENERATED, IN, F, M, P, W, generated, grade, inside, on
 from test_kitchen_plans import BURGER_B
 
 import chronoplan
-from chronoplan.cli import main
 from chronoplan import build as B
+from chronoplan.cli import main
 from chronoplan.runtime import compiled as C
 from chronoplan.runtime.kitchen.engine import KitchenSim
 from chronoplan.runtime.kitchen.rules import DEFAULT, PARACOOK, Completion, Cooking, Finish, KitchenRules, rules_for
