@@ -64,3 +64,19 @@ def test_items_without_a_placement_relation():
     with pytest.raises(ExportError) as exp:
         export_kitchen(project, "s")
     assert [d.code for d in exp.value.diagnostics] == ["P010"] and NO_PLACEMENT in exp.value.diagnostics[0].message
+
+
+def test_grading_a_kitchen_without_a_placement_relation_is_a_report_not_a_traceback(tmp_path, capsys):
+    """The missing placement relation passes the checker; grading used to raise CompileFailure from
+    KitchenSim (exit 3 on the command line)."""
+    from chronoplan.cli import main
+    from chronoplan.validators.kitchen.grade import grade_grid_plan
+    project, _, _ = compile_text(BASE.replace(" as placement", "", 1), "k.chrono")
+    plan = {"plan": {"agent1": [{"action": "Wait", "duration": 1}]}}
+    rep = grade_grid_plan(project, "s", plan)
+    assert not rep.valid and [e.code for e in rep.errors] == ["E012"] and NO_PLACEMENT in rep.errors[0].message
+    src, plan_file = tmp_path / "k.chrono", tmp_path / "p.json"
+    src.write_text(BASE.replace(" as placement", "", 1))
+    plan_file.write_text(__import__("json").dumps(plan))
+    assert main(["validate", str(src), str(plan_file), "--scenario", "s"]) == 1
+    assert "E012" in capsys.readouterr().out

@@ -29,13 +29,15 @@ _CACHE: dict = {}
 
 
 def world_for(project: ir.Project, scenario: str, rules: KitchenRules = DEFAULT) -> tuple:
-    """(World, bounds) compiled once per project, scenario and rules."""
+    """(World, bounds) compiled once per project, scenario and rules; raises ``CompileFailure`` for a scenario
+    the simulator cannot run (e.g. items on stations but no relation declared ``as placement``)."""
     key = (id(project), scenario) if rules is DEFAULT else (id(project), scenario, rules)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is project:
         return hit[1], hit[2]
     note_fallback()                              # once per process, and only after a failed compile at install
     w = World(project, scenario, rules)
+    w.initial_state()               # built once here, so that a scenario the simulator cannot start fails here
     b = paracook_bounds(w) if rules.bounds is Bounds.PARACOOK_CODE else bounds(w)
     if len(_CACHE) > 256:
         _CACHE.clear()
