@@ -38,6 +38,9 @@ FORMATS = {
     "planningarena": Format("planningarena", "chronoplan.validators.tools.importer", "dir",
                             "PlanningArena tool_list.json [--tasks data.json] [--profiles DIR] -> "
                             "OUT/tools.chrono, OUT/tasks.chrono"),
+    "tdw-mat": Format("tdw-mat", "chronoplan.compiler.importers.tdw_mat", "file",
+                      "TDW-MAT EPISODE.json --metadata EPISODE_metadata.json --task food|stuff [--bed-room ROOM] -> "
+                      "OUT.chrono: one household scenario (docs/benchmarks/pce.md)"),
 }
 
 
@@ -57,6 +60,9 @@ def configure(p) -> None:
     p.add_argument("--tasks", metavar="FILE", help="planningarena: the tasks (data_example.json) to import "
                    "as scenarios")
     p.add_argument("--profiles", metavar="DIR", help="planningarena: the user profiles (user_N.json) for the tasks")
+    p.add_argument("--metadata", metavar="FILE", help="tdw-mat: the episode's <scene>_<layout>_metadata.json")
+    p.add_argument("--task", choices=("food", "stuff"), help="tdw-mat: the task to import")
+    p.add_argument("--bed-room", metavar="ROOM", help="tdw-mat: the bed's room (default: a room named Bedroom)")
     p.add_argument("--format", choices=("text", "json"), default="text", dest="report",
                    help="json: one summary object on stdout {ok, format, files, error, warnings}")
 
@@ -127,10 +133,15 @@ def _convert(args, warnings: list) -> tuple[int, list[Path], Optional[str]]:
                 if fmt.name != "planningarena":
                     return 2, [], f"--{opt} is only used by the planningarena format"
                 options[opt] = getattr(args, opt)
-        if fmt.name == "planningarena":
+        for opt in ("metadata", "task", "bed_room"):
+            if getattr(args, opt, None) is not None:
+                if fmt.name != "tdw-mat":
+                    return 2, [], f"--{opt.replace('_', '-')} is only used by the tdw-mat format"
+                options[opt] = getattr(args, opt)
+        if fmt.name in ("planningarena", "tdw-mat"):
             options["warn"] = lambda f, item, msg: warnings.append(f"{f}: {item}: {msg}")
         sources = [Path(s) for s in args.sources]
-        inputs = sources + ([Path(options["tasks"])] if "tasks" in options else [])
+        inputs = sources + [Path(options[k]) for k in ("tasks", "metadata") if k in options]
         why = output_problem(args.output, inputs, directory=fmt.output == "dir", create_parents=True)
         if why is not None:                      # before converting: a clear error, nothing overwritten
             return 2, [], f"-o: {why}"
