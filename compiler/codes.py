@@ -173,6 +173,11 @@ _TABLE = (
                  "objects)"),
     )),
     (Scope.PDDL, W, None, (
+        ("P021", "household export: omniscient sequential relaxation (observation, messages, horizon and "
+                 "simultaneity dropped)"),
+        ("P022", "household export: goal count below the things that can satisfy it, lowered to a counting action"),
+    )),
+    (Scope.PDDL, W, None, (
         ("P101", "classical export: agents, concurrency and resource capacities are not modelled"),
         ("P102", "classical export: maximum lag dropped"),
         ("P103", "classical export: minimum lag dropped"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional
+from typing import Optional, Union
 
 from chronoplan.compiler.decimal_text import exact_decimal
 
@@ -57,7 +57,7 @@ class PddlAction:
     params: tuple[tuple[str, str], ...]
     pre: tuple[Lit, ...] = ()
     eff: tuple[Lit, ...] = ()
-    cost: Optional[Fraction] = None
+    cost: Optional[Union[Fraction, str]] = None    # a number, or a numeric term such as "(steps ?from ?to)"
     comment: str = ""
 
 
@@ -130,7 +130,7 @@ def _action(a: PddlAction) -> list:
     out.append(f"   :precondition {_conj([lit.text() for lit in a.pre], '    ')}")
     effs = [lit.text() for lit in a.eff]
     if a.cost is not None:
-        effs.append(f"(increase (total-cost) {num(a.cost)})")
+        effs.append(f"(increase (total-cost) {a.cost if isinstance(a.cost, str) else num(a.cost)})")
     out.append(f"   :effect {_conj(effs, '    ')})")
     return out
 
