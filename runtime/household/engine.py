@@ -36,7 +36,7 @@ import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from chronoplan.compiler.household.problem import TURN_STEPS, HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, GoalCount, PlaceKind
@@ -129,6 +129,7 @@ class _Running:
     steps: int
 
 
+_UNSET = object()
 _WORD = re.compile(r"[A-Za-z_][\w\-]*")
 _LINKS = frozenset({"in", "on", "at", "inside", "into", "onto", "is", "the", "held", "by", "(", ")"})
 
@@ -152,6 +153,7 @@ class HouseholdEngine:
         self._room_memo: Optional[dict] = None
         self._texts: dict = {}
         self._visible = compile_rules(p.home.observe, self)
+        self._cand_table = self._candidate_table()
         if omniscient:
             everything = frozenset(self.movable) | frozenset(p.places) | frozenset(p.agents)
             self._visible = lambda agent: set(everything - {agent})
@@ -190,9 +192,16 @@ class HouseholdEngine:
         self.failures = 0
         self.actions_done: dict[str, int] = {a: 0 for a in p.agents}
         self.version = 0
-        self._avail: dict[str, tuple[int, list[int]]] = {}
+        # per-agent invalidation: an agent's available actions and observation body are rebuilt only when
+        # something they are computed from changed (see ``_avail_key`` and ``_body_key``)
+        self._kver: dict[str, int] = {a: 0 for a in p.agents}      # knowledge shown in the text changed
+        self._open_ver = 0                                           # a container was opened
+        self._loc_ver = 0                                            # a thing or basket moved (capacities)
+        self._seen_sig: dict[str, frozenset] = {a: frozenset() for a in p.agents}
+        self._avail: dict[str, tuple[tuple, list[int]]] = {}
         self._checked: dict[str, dict] = {}
-        self._bodies: dict[str, tuple[int, str]] = {}
+        self._bodies: dict[str, tuple[tuple, str]] = {}
+        self._parts: dict[tuple[str, str], tuple[Any, Any]] = {}   # the body's parts, keyed likewise
         self._observe()
         self._check_end()
         self.log: Optional[EpisodeLog] = None
@@ -279,25 +288,43 @@ class HouseholdEngine:
         for a in self.problem.agents:
             seen = self.visible[a]
             k = self.knowledge[a]
+            first_seen, belief = k.first_seen, k.belief
+            known, believed = len(first_seen), len(belief)
+            changed = False
+            sig: list[tuple] = []
             for o in seen:
-                k.first_seen.setdefault(o, t)
+                first_seen.setdefault(o, t)
                 if o in self.movable:
-                    k.belief[o] = self.loc[o]
+                    where = self.loc[o]
+                    changed = changed or belief.get(o, _UNSET) != where
+                    belief[o] = where
                     k.belief_step[o] = t
+                    sig.append((o, where))
                 elif o in self._containers and o in self.open:
                     k.open_seen.add(o)
+                    sig.append((o, True))
                 elif o in self.pos:
-                    k.others[o] = (self.pos[o], tuple(self.held[o]), t)
-                    for h in self.held[o]:
-                        k.first_seen.setdefault(h, t)
-                        k.belief[h], k.belief_step[h] = o, t
+                    held = tuple(self.held[o])
+                    k.others[o] = (self.pos[o], held, t)
+                    sig.append((o, self.pos[o], held))
+                    for h in held:
+                        first_seen.setdefault(h, t)
+                        changed = changed or belief.get(h, _UNSET) != o
+                        belief[h], k.belief_step[h] = o, t
+                else:
+                    sig.append((o, False))
             for h in self.held[a]:
-                k.first_seen.setdefault(h, t)
-                k.belief[h], k.belief_step[h] = a, t
+                first_seen.setdefault(h, t)
+                changed = changed or belief.get(h, _UNSET) != a
+                belief[h], k.belief_step[h] = a, t
+            if changed or len(first_seen) != known or len(belief) != believed:
+                self._kver[a] += 1
+            self._seen_sig[a] = frozenset(sig)
 
     def _tell(self, recipient: str, sender: str, text: str) -> None:
         k = self.knowledge[recipient]
         k.inbox.append((sender, text))
+        self._kver[recipient] += 1
         words = _WORD.findall(text)
         places = self._rooms | frozenset(self.problem.places) | frozenset(self.pos)
         for i, w in enumerate(words):
@@ -465,9 +492,11 @@ class HouseholdEngine:
             return {a: Result(a, Status.REFUSED, None, "", "The episode is over.", Reason.OVER)
                     for a in self.problem.agents}
         changed = False
-        for k in self.knowledge.values():
-            changed = changed or bool(k.inbox)
-            k.inbox.clear()
+        for a, k in self.knowledge.items():
+            if k.inbox:
+                changed = True
+                self._kver[a] += 1
+                k.inbox.clear()
         for agent in self.order:
             raw = actions.get(agent)
             act, text = self.resolve(agent, raw)
@@ -553,11 +582,13 @@ class HouseholdEngine:
         if run.action.kind == ActKind.EXPLORE:
             self.explored_room[agent] = run.action.target
             self.knowledge[agent].explored.add(run.action.target)
+            self._kver[agent] += 1
         return None
 
     def _done_check(self, agent: str, run: _Running) -> Optional[Reason]:
         self._move(agent, run.point or self.pos[agent])
         self.open.add(run.action.target or "")
+        self._open_ver += 1
         return None
 
     def _done_grab(self, agent: str, run: _Running) -> Optional[Reason]:
@@ -567,6 +598,7 @@ class HouseholdEngine:
         if where in self.pos and where != agent or self.point_of(x) != self.pos[agent]:
             self.knowledge[agent].belief[x] = None
             self.knowledge[agent].belief_step[x] = self.t
+            self._kver[agent] += 1
             return Reason.NOT_THERE
         if where in self._containers and where not in self.open:
             return Reason.CLOSED
@@ -574,6 +606,7 @@ class HouseholdEngine:
             return Reason.HANDS_FULL
         self.loc[x] = agent
         self.held[agent].append(x)
+        self._loc_ver += 1
         return None
 
     def _done_put(self, agent: str, run: _Running) -> Optional[Reason]:
@@ -590,6 +623,7 @@ class HouseholdEngine:
             return reason
         self.held[agent].remove(x)
         self.loc[x] = place
+        self._loc_ver += 1
         return None
 
     def _done_transport(self, agent: str, run: _Running) -> Optional[Reason]:
@@ -601,6 +635,7 @@ class HouseholdEngine:
         for x in self.held[agent]:
             self.loc[x] = goal
         self.held[agent].clear()
+        self._loc_ver += 1
         return None
 
     def _done_nothing(self, agent: str, run: _Running) -> Optional[Reason]:
@@ -616,8 +651,9 @@ class HouseholdEngine:
     # ------------------------------------------------------------------ what an agent is shown
     def available(self, agent: str) -> list[int]:
         """Catalogue indices the agent may choose now (only wait while busy or after the end)."""
+        key = self._avail_key(agent)
         cached = self._avail.get(agent)
-        if cached is not None and cached[0] == self.version:
+        if cached is not None and cached[0] == key:
             return cached[1]
         if self.done or agent in self.running:
             out = [self.wait_index]
@@ -625,22 +661,42 @@ class HouseholdEngine:
         else:
             checked = {i: self.check(agent, self.catalogue[i]) for i in self._candidates(agent)}
             out = [i for i, got in checked.items() if not isinstance(got, Reason)]
-        self._avail[agent] = (self.version, out)
+        self._avail[agent] = (key, out)
         self._checked[agent] = checked
         return out
 
-    def _candidates(self, agent: str) -> list[int]:
-        p, index, k = self.problem, self.index, self.knowledge[agent]
-        out = [index[Action(ActKind.EXPLORE, r)] for r in p.rooms]
+    def _avail_key(self, agent: str) -> tuple:
+        """What ``available(agent)`` is computed from: the end, being busy, the agent's point, what it holds,
+        its knowledge (version), the open containers (version) and, when it holds something, where things are
+        (the places' capacities; version)."""
+        if self.done or agent in self.running:
+            return (self.done, True)                     # only wait, whatever else changes
+        held = self.held[agent]
+        return (False, False, self.pos[agent], tuple(held), self._kver[agent], self._open_ver,
+                self._loc_ver if held else -1)
+
+    def _candidate_table(self) -> tuple[list[int], list[tuple[str, int]], dict[str, list[int]]]:
+        """The catalogue indices ``_candidates`` picks from, built once: the ones every idle agent has
+        (explore, goto, check, transport, send, wait), the grabs (thing, index) and the puts per held thing."""
+        p, index = self.problem, self.index
+        always = [index[Action(ActKind.EXPLORE, r)] for r in p.rooms]
         if p.syntax == ActionSyntax.TDW:
-            out += [index[Action(ActKind.GOTO, r)] for r in p.rooms]
-        out += [index[Action(ActKind.CHECK, c)] for c in p.containers]
-        out += [index[Action(ActKind.GRAB, x)] for x in (*p.things, *p.baskets) if k.knows(x)]
-        for x in self.held[agent]:
-            out += [index[Action(ActKind.PUT, x, q)] for q in p.places if Action(ActKind.PUT, x, q) in index]
+            always += [index[Action(ActKind.GOTO, r)] for r in p.rooms]
+        always += [index[Action(ActKind.CHECK, c)] for c in p.containers]
         if p.syntax == ActionSyntax.TDW and p.goal_place is not None:
-            out.append(index[Action(ActKind.TRANSPORT)])
-        out += [self.send_index, self.wait_index]
+            always.append(index[Action(ActKind.TRANSPORT)])
+        always += [self.send_index, self.wait_index]
+        grabs = [(x, index[Action(ActKind.GRAB, x)]) for x in (*p.things, *p.baskets)]
+        puts = {x: [index[Action(ActKind.PUT, x, q)] for q in p.places if Action(ActKind.PUT, x, q) in index]
+                for x in (*p.things, *p.baskets)}
+        return always, grabs, puts
+
+    def _candidates(self, agent: str) -> list[int]:
+        always, grabs, puts = self._cand_table
+        k = self.knowledge[agent]
+        out = always + [i for x, i in grabs if k.knows(x)]
+        for x in self.held[agent]:
+            out += puts.get(x, ())
         return sorted(out)
 
     def cost(self, agent: str, a: Action) -> tuple[float, int]:
@@ -681,9 +737,13 @@ class HouseholdEngine:
 
     def observation(self, agent: str) -> str:
         """The text shown to ``agent`` now: a status line, then what it sees, knows and may do."""
+        last = self.last[agent]
+        shown = (last.text, last.status, last.message) if last is not None and last.status != Status.WAITED else None
+        key = (self._avail_key(agent), self.pos[agent], tuple(self.held[agent]), self._kver[agent],
+               self._seen_sig[agent], shown)
         cached = self._bodies.get(agent)
-        if cached is None or cached[0] != self.version:
-            cached = self._bodies[agent] = (self.version, self._body(agent))
+        if cached is None or cached[0] != key:
+            cached = self._bodies[agent] = (key, self._body(agent))
         body = cached[1]
         run = self.running.get(agent)
         head = f"Step {self.t}/{self.problem.horizon}."
@@ -708,7 +768,7 @@ class HouseholdEngine:
         return ("on " if place.kind == PlaceKind.SURFACE else "in ") + self._name(where)
 
     def _body(self, agent: str) -> str:
-        p, k = self.problem, self.knowledge[agent]
+        p = self.problem
         point = self.pos[agent]
         room = p.room_of_point(point)
         at = f", at {self._name(point)}" if point in p.places else ""
@@ -716,7 +776,31 @@ class HouseholdEngine:
                  + (", ".join(self._name(x) for x in self.held[agent]) or "nothing") + f" (hands: {p.hands}).",
                  "Goal: " + "; ".join(f"{g.count} {g.what} {g.relation} {self._name(g.where)}" for g in p.goals)
                  + "."]
-        lines += self._seen_lines(agent)
+        sig = self._seen_sig[agent]
+        cached = self._parts.get((agent, "seen"))
+        if cached is None or cached[0] != sig:
+            cached = self._parts[(agent, "seen")] = (sig, self._seen_lines(agent))
+        lines += cached[1]
+        key = (self._kver[agent], sig)
+        cached = self._parts.get((agent, "known"))
+        if cached is None or cached[0] != key:
+            cached = self._parts[(agent, "known")] = (key, self._known_lines(agent))
+        lines += cached[1]
+        last = self.last[agent]
+        if last is not None and last.status != Status.WAITED:
+            lines.append(f"Your last action: {last.text or '(none)'}: {last.status.value}. {last.message}")
+        lines.append("Available actions:")
+        key = self._avail_key(agent)
+        cached = self._parts.get((agent, "avail"))
+        if cached is None or cached[0] != key:
+            cached = self._parts[(agent, "avail")] = (key, self.available_text(agent))
+        lines.append(cached[1])
+        return "\n".join(lines)
+
+    def _known_lines(self, agent: str) -> list[str]:
+        """What the agent remembers, was told, explored and the messages it got (the knowledge part)."""
+        p, k = self.problem, self.knowledge[agent]
+        lines = []
         # in id order: the belief dict's order comes from iterating sets of names, which differs between
         # processes (PYTHONHASHSEED), and an observation text (its log digest) must not
         remembered = [f"{self._name(x)} {self._where(x, w)} (known since step {k.known_at(x)})"
@@ -731,12 +815,7 @@ class HouseholdEngine:
             lines.append("Rooms you explored: " + ", ".join(sorted(k.explored)) + ".")
         for sender, msg in k.inbox:
             lines.append(f"Message from {sender}: {msg}")
-        last = self.last[agent]
-        if last is not None and last.status != Status.WAITED:
-            lines.append(f"Your last action: {last.text or '(none)'}: {last.status.value}. {last.message}")
-        lines.append("Available actions:")
-        lines.append(self.available_text(agent))
-        return "\n".join(lines)
+        return lines
 
     def _seen_lines(self, agent: str) -> list[str]:
         seen = self.visible[agent]

@@ -96,6 +96,7 @@ class _Common:
                                        "action_mask": spaces.MultiBinary(n)})
         self._act_space = spaces.Discrete(n)
         self._delivered = 0
+        self._masks: dict[str, tuple[list, np.ndarray]] = {}
 
     def _redraw(self, seed: Optional[int]) -> None:
         if seed is not None and seed != self.problem.seed:
@@ -114,9 +115,15 @@ class _Common:
         return text
 
     def _mask(self, agent: str) -> np.ndarray:
-        mask = np.zeros(len(self.engine.catalogue), dtype=np.int8)
-        mask[self.engine.available(agent)] = 1
-        return mask
+        # the engine returns the same list object while the agent's availability inputs are unchanged: the
+        # mask is built once per list and each observation gets its own copy (callers may write to it)
+        avail = self.engine.available(agent)
+        cached = self._masks.get(agent)
+        if cached is None or cached[0] is not avail:
+            mask = np.zeros(len(self.engine.catalogue), dtype=np.int8)
+            mask[avail] = 1
+            cached = self._masks[agent] = (avail, mask)
+        return cached[1].copy()
 
     def _obs(self, agent: str) -> dict:
         return {"observation": self._text(agent), "action_mask": self._mask(agent)}
