@@ -7,16 +7,21 @@ time, best of ``--rounds`` rounds, single process, for
 - ``engine+baseline``: ``HouseholdEngine.step`` with both agents on the scripted baseline (the policy's
   decisions included; no observation text read);
 - ``parallel_env+baseline``: ``chronoplan.env`` ``HouseholdParallelEnv.step`` with the baseline's actions as
-  catalogue indices: every step builds both agents' observation texts and action masks, as PettingZoo users
+  catalogue indices: every step returns both agents' observation texts and action masks (rebuilt per agent
+  only when what they show changed), as PettingZoo users
   get them;
 - ``parallel_env+random``: the same with uniformly random actions among the unmasked ones (numpy, seeded):
   more refusals-free short actions, so more observation rebuilds;
-- ``engine+log``: as the first, writing the episode log (one sha256 digest of each observation per step).
+- ``engine+log``: as the first, writing the episode log (one sha256 digest of each observation per step);
+- grading throughput (``--logs N``, default 200): the baseline's episode logs of the bundled episodes
+  (written once, outside the clock, as JSON Lines text) graded by ``validators.household.grade.grade_log``
+  (read, replay through the engine, compare the observation digests, report), cycling over the episodes
+  until N logs are graded: logs per second and step records per second (CPU time, best of ``--rounds``).
 
 Episodes are played to their end and restarted (``reset``, next scenario; the episodes are instantiated
 once, outside the clock) until ``--steps`` env steps are done.  The
 issue's target is 20,000 agent-steps per second; the table says what this machine measures.
-Usage: python bench/bench_household.py [--steps N] [--rounds N] [--json]
+Usage: python bench/bench_household.py [--steps N] [--rounds N] [--logs N] [--json]
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.env import parallel_env
 from chronoplan.runtime.household.baseline import Baseline
 from chronoplan.runtime.household.engine import HouseholdEngine
+from chronoplan.validators.household.grade import grade_log
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = ROOT / "domains" / "household"
@@ -88,6 +94,31 @@ def env_random(project, names, steps: int) -> int:
     return done * 2
 
 
+def baseline_logs(project, names) -> list[tuple[str, str, int]]:
+    """(scenario, log text, step records) of the baseline's episode of each bundled scenario."""
+    out = []
+    for n in names:
+        e = HouseholdEngine(HouseholdProblem(project, n), log=True)
+        policy = Baseline(e)
+        while not e.done:
+            e.step(policy.actions())
+        assert e.log is not None
+        out.append((n, e.log.text(), len(e.log.records) - 1))
+    return out
+
+
+def grade_logs(project, logs, count: int) -> tuple[int, int]:
+    """Grade ``count`` logs cycling over ``logs``: (logs graded, step records read)."""
+    records = 0
+    for i in range(count):
+        name, text, n = logs[i % len(logs)]
+        report = grade_log(project, name, text)
+        if not report.valid:
+            raise SystemExit(f"baseline log of {name} graded invalid: {report.errors[:1]}")
+        records += n
+    return count, records
+
+
 def measure(fn, rounds: int) -> tuple[float, int]:
     best = float("inf")
     agent_steps = 0
@@ -102,6 +133,7 @@ def main(argv: list) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=20_000, help="env steps per measurement (default 20000)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--logs", type=int, default=200, help="episode logs graded per measurement (default 200)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     project = chronoplan.load(DOMAIN)
@@ -117,14 +149,26 @@ def main(argv: list) -> int:
         seconds, agent_steps = measure(fn, args.rounds)
         rows[name] = {"agent_steps": agent_steps, "cpu_seconds": round(seconds, 4),
                       "agent_steps_per_second": round(agent_steps / seconds) if seconds else None}
+    logs = baseline_logs(project, names)
+    best = float("inf")
+    graded = records = 0
+    for _ in range(args.rounds):
+        t0 = time.process_time()
+        graded, records = grade_logs(project, logs, args.logs)
+        best = min(best, time.process_time() - t0)
+    grading = {"logs": graded, "records": records, "cpu_seconds": round(best, 4),
+               "logs_per_second": round(graded / best, 1) if best else None,
+               "records_per_second": round(records / best) if best else None}
     if args.json:
-        print(json.dumps({"target": TARGET, "episodes": len(names), "rows": rows}))
+        print(json.dumps({"target": TARGET, "episodes": len(names), "rows": rows, "grading": grading}))
         return 0
     print(f"household bench: {len(names)} bundled episodes, two agents, best of {args.rounds} rounds (CPU time)")
     print(f"{'case':<24} {'agent-steps':>12} {'cpu s':>8} {'agent-steps/s':>14}  vs target {TARGET}")
     for name, r in rows.items():
         rate = r["agent_steps_per_second"] or 0
         print(f"{name:<24} {r['agent_steps']:>12} {r['cpu_seconds']:>8.3f} {rate:>14,}  {rate / TARGET:.2f}x")
+    print(f"grading baseline logs: {graded} logs ({records} step records) in {best:.3f} s CPU: "
+          f"{grading['logs_per_second']} logs/s, {grading['records_per_second']:,} records/s")
     return 0
 
 
