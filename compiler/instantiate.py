@@ -12,6 +12,7 @@ declarations say (TimeArena's resource constraint: one pot for all tasks, even w
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -152,6 +153,19 @@ class ProcedureProblem:
         if self.limit is not None:
             xs.append(self.limit)
         return [Fraction(x) for x in xs]
+
+    def grid(self) -> tuple[int, int]:
+        """(scale, g): the smallest integer ``scale`` that makes every number of the problem whole, and the
+        greatest common divisor ``g`` of those whole numbers (1 when they are all 0); every number is a multiple
+        of ``g / scale`` (the CP-SAT time grid; the PDDL export's integer time scale)."""
+        xs = self.numbers()
+        scale = 1
+        for x in xs:
+            scale = scale * x.denominator // math.gcd(scale, x.denominator)
+        g = 0
+        for x in xs:
+            g = math.gcd(g, abs(int(x * scale)))
+        return scale, g or 1
 
     def resource(self, name: str) -> Optional[ResourceInstance]:
         for r in self.resources:

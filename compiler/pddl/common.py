@@ -7,7 +7,6 @@ PDDL action stands for, used to map planners' plans back), and diagnostic helper
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Optional
@@ -105,14 +104,7 @@ def time_scale(problem: ProcedureProblem) -> TimeScale:
     """The smallest factor that makes every number of the scenario an integer, times 10 when the resulting
     grid is odd, so that the slack (half a grid unit) is an integer too (aries accepts integer durations
     only)."""
-    xs = problem.numbers()
-    factor = 1
-    for x in xs:
-        factor = factor * x.denominator // math.gcd(factor, x.denominator)
-    g = 0
-    for x in xs:
-        g = math.gcd(g, abs(int(x * factor)))
-    g = g or 1
+    factor, g = problem.grid()
     if g % 2:
         factor, g = factor * 10, g * 10
     return TimeScale(factor, g)

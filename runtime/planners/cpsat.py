@@ -97,14 +97,8 @@ class Result:
 # ------------------------------------------------------------------------------------ the grid
 def grid_unit(problem: ProcedureProblem) -> Fraction:
     """The largest time unit (in the scenario's unit) of which every number of the problem is a multiple."""
-    xs = problem.numbers()
-    scale = 1
-    for x in xs:
-        scale = scale * x.denominator // math.gcd(scale, x.denominator)
-    g = 0
-    for x in xs:
-        g = math.gcd(g, abs(int(x * scale)))
-    return Fraction(g or 1, scale)
+    scale, g = problem.grid()
+    return Fraction(g, scale)
 
 
 def trivial_bound(problem: ProcedureProblem) -> Fraction:
