@@ -363,6 +363,10 @@ _TABLE = (
     )),
 )
 
+    (Scope.TOOLS, W, C.DEPENDENCY, (
+        ("W060", "an argument repeats a literal value of an earlier step's simulated `Results`: read as a reference "
+                 "to that step's output"),
+    )),
 
 def _build() -> dict[str, Code]:
     out: dict[str, Code] = {}

@@ -60,7 +60,7 @@ def test_every_documentation_anchor_exists():
 
 
 def test_tools_doc_matches_the_registry():
-    rows = re.findall(r"^\| (T\d{3}) \| ([a-z-]+) \| (.+?) \|$", read("tools.md"), re.M)
+    rows = re.findall(r"^\| ([TW]\d{3}) \| ([a-z-]+) \| (.+?) \|$", read("tools.md"), re.M)
     assert {c: (cat, title) for c, cat, title in rows} == {
         c: (v.category.value, v.title) for c, v in codes_in(Scope.TOOLS).items()}
 

@@ -25,6 +25,7 @@ from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
 from chronoplan.validators.tools.metrics import compute_metrics
 from chronoplan.validators.tools.read import ToolPlan, read_tool_plan
 from chronoplan.validators.tools.refs import StepRef
+from chronoplan.validators.tools.results import literal_source
 from chronoplan.validators.tools.structure import ancestors, closure, reaches
 from chronoplan.validators.tools.values import ANY, DATE_KINDS, check_value, ref_value, same_value
 
@@ -98,7 +99,9 @@ def grade_tool_plan(project: ir.Project, scenario: Any, plan_obj: Any, fmt: Opti
     errors = g.errors[:1] if first else g.errors
     metrics = compute_metrics(g.plan, scen, g.state, g.errors, g.ref_info)
     metrics["success"] = not g.errors
-    return Report(not g.errors, plan_name, scen.name, tuple(errors), metrics)
+    if plan.header:
+        metrics["header"] = dict(plan.header)
+    return Report(not g.errors, plan_name, scen.name, tuple(errors), metrics, tuple(g.notes))
 
 
 class _Grader:
@@ -107,6 +110,7 @@ class _Grader:
         self.today = scenario_today(scen)
         self.tools = offered_tools(project, scen)
         self.errors: list[PlanError] = list(plan.errors)
+        self.notes: list[PlanError] = []           # W-codes: readings that do not make the plan invalid
         self.state = [_Step() for _ in plan.steps]
         self.pos_of: dict = {}
         for st in plan.steps:
@@ -247,7 +251,7 @@ class _Grader:
                 s = self.state[st.index]
                 if s.tool is None or s.tool.name != call.tool:
                     continue
-                score = sum(self._same(s, name, call, None) for name, _ in call.args)
+                score = sum(self._same(s, name, call, None, st.index) for name, _ in call.args)
                 pairs.append((-score, st.index, k, call.id))
         pairs.sort()
         used_plan, used_ref = set(), set()
@@ -262,7 +266,7 @@ class _Grader:
         self.check_missing_and_redundant(ref)
         self.check_ref_dependencies(ref)
 
-    def _same(self, s: _Step, name: str, call: ir.RefCall, ref_map: Optional[dict]) -> bool:
+    def _same(self, s: _Step, name: str, call: ir.RefCall, ref_map: Optional[dict], index: int) -> bool:
         param = next((p for p in s.tool.params if p.name == name), None) if s.tool is not None else None
         ptype = param.type if param is not None else None
         kind = ptype.kind if ptype is not None else "str"
@@ -271,7 +275,24 @@ class _Grader:
         value = s.bound.get(name)
         if value is None and param is not None and param.default is not None:
             value = ref_value(param.default, self.today) if isinstance(param.default, ir.Value) else param.default
-        return value is not None and same_value(value, self.ref_vals[call.id][name], kind, ref_map)
+        if value is None:
+            return False
+        want = self.ref_vals[call.id][name]
+        return same_value(value, want, kind, ref_map) or self._copied(index, value, want, ref_map) is not None
+
+    def _copied(self, index: int, value: Any, want: Any, ref_map: Optional[dict]) -> Optional[tuple]:
+        """(producing plan step, key path) when the literal ``value`` repeats a leaf of the simulated Results of
+        an earlier plan step that does the job of reference step ``want.step`` (any earlier step while
+        matching, ``ref_map`` None); None otherwise (``tools.results``)."""
+        if not isinstance(want, StepRef) or isinstance(value, (StepRef, tuple, dict)):
+            return None
+        for o in self.plan.steps[:index]:
+            if not o.results or (ref_map is not None and self.state[o.index].match != want.step):
+                continue
+            path = literal_source(value, o.results, want.field)
+            if path is not None:
+                return o, path
+        return None
 
     def check_values(self, ref) -> None:
         by_id = {c.id: c for c in ref}
@@ -288,7 +309,9 @@ class _Grader:
                 param = next((p for p in s.tool.params if p.name == name), None)
                 is_date = ((param is not None and param.type.kind in DATE_KINDS)
                            or rv.kind in ("date", "time", "relative"))
-                ok = self._same(s, name, call, self.ref_map)
+                ok = self._same(s, name, call, self.ref_map, st.index)
+                if ok:
+                    self._note_copy(st, name, s.bound.get(name), self.ref_vals[call.id][name])
                 date_total += is_date
                 date_ok += is_date and ok
                 good += ok
@@ -318,6 +341,20 @@ class _Grader:
                              f"the task needs {_fmt(want)}", self._value_hint(name, want), st.index)
             quality[s.match] = Fraction(good, len(call.args)) if call.args else Fraction(1)
         self.ref_info.update(quality=quality, date_total=date_total, date_ok=date_ok)
+
+    def _note_copy(self, st, name: str, got: Any, want: Any) -> None:
+        """W060 when a right argument is right only as a literal copy of an earlier step's simulated result."""
+        if got is None or isinstance(want, StepRef) and same_value(got, want, "str", self.ref_map):
+            return
+        hit = self._copied(st.index, got, want, self.ref_map)
+        if hit is None:
+            return
+        src, path = hit
+        ref = f"${src.id}.{want.field}" if want.field else f"${src.id}"
+        self.notes.append(PlanError(
+            "W060", f"{label(st)}: {st.tool}.{name} is {_fmt(got)}, the value {label(src)}'s simulated Results show "
+            f"at {'.'.join(path)}: read as {ref}, the output of that step",
+            f"write the reference instead of the value: <output of step {src.id}>", st.index))
 
     def _date_hint(self, want: Any) -> str:
         if self._phrases is None:

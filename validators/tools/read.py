@@ -10,7 +10,10 @@ accepted too).  PlanningArena format: ``{"GlobalThought": ..., "OrderSteps": {"T
 "StepDetail": ...}}`` where StepDetail is a list, one step object, or an object keyed by step number, and
 each step's ``Action`` is a Python-literal call string ``Tool({'key': 'value'})`` parsed by
 ``tools.literal`` (never evaluated); a top-level list of such objects (one step each, as in the paper's
-listings) is merged.  Argument values are normalised: JSON floats become exact ``Fraction`` values,
+listings) is merged.  A leading header element ``{"MessageNumber": ..., "Query": ...}`` (as PlanningArena's
+task files and model outputs begin) is not a step: it is kept in ``ToolPlan.header``.  Each step's
+``Results`` (the simulated tool response) is kept as its scalar leaves in ``ToolStep.results`` (for
+``tools.results``).  Argument values are normalised: JSON floats become exact ``Fraction`` values,
 strings that are exactly one step reference become ``tools.refs.StepRef``.
 """
 from __future__ import annotations
@@ -32,6 +35,8 @@ MAX_DEPTH = 40
 MAX_INT_DIGITS = 400
 FORMATS = ("tools", "planningarena")
 STEP_KEYS = {"id", "tool", "app", "args", "after", "description", "thought"}
+HEADER_KEYS = ("MessageNumber", "Query")
+MAX_RESULT_LEAVES = 200                # scalar values kept per step's Results
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,7 @@ class ToolStep:
     refs: tuple = ()                          # StepRef values used in the arguments
     declares_after: bool = True               # the format has explicit dependencies
     text: str = ""                            # the raw Action string (PlanningArena)
+    results: tuple = ()                       # (key path, scalar value) leaves of the step's Results
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class ToolPlan:
     errors: tuple                             # PlanError values found while reading
     garbled: bool = False                     # unreadable text or an unparsable Action
     declared_total: Optional[int] = None
+    header: tuple = ()                        # (key, value) pairs of a skipped leading header element
 
 
 def _err(code: str, message: str, hint: str, index: Optional[int] = None) -> PlanError:
@@ -124,12 +131,25 @@ def detect_format(obj: Any) -> Optional[str]:
         return None
     if isinstance(obj, list) and obj:
         first = obj[0]
+        if is_header(first) and len(obj) > 1:
+            return "planningarena" if detect_format(obj[1:]) in (None, "planningarena") else "tools"
         if isinstance(first, dict):
             if "OrderSteps" in first or "StepNumber" in first or "Action" in first or "GlobalThought" in first:
                 return "planningarena"
             if "tool" in first:
                 return "tools"
     return None
+
+
+def is_header(item: Any) -> bool:
+    """A PlanningArena header element: an object with MessageNumber and/or Query and no plan or tool call."""
+    return (isinstance(item, dict) and any(k in item for k in HEADER_KEYS)
+            and not any(k in item for k in ("OrderSteps", "StepDetail", "Action", "StepNumber", "steps", "tool")))
+
+
+def _header_of(item: dict) -> tuple:
+    return tuple((k, item[k] if isinstance(item[k], (str, int)) and not isinstance(item[k], bool) else str(item[k]))
+                 for k in HEADER_KEYS if k in item)
 
 
 def read_tool_plan(plan: Any, fmt: Optional[str] = None) -> ToolPlan:
@@ -241,16 +261,29 @@ def _arena_details(obj: Any) -> tuple[list, Optional[int]]:
     raise _Bad('"OrderSteps" has no "StepDetail" list or object')
 
 
+def _split_header(obj: Any) -> tuple[Any, tuple]:
+    """(the plan without a leading header element, the header's pairs); the header keys may also sit on the
+    first plan object (as in the paper's listings), which then stays a step."""
+    if isinstance(obj, list) and obj and isinstance(obj[0], dict) and any(k in obj[0] for k in HEADER_KEYS):
+        return (obj[1:] if is_header(obj[0]) else obj), _header_of(obj[0])
+    if isinstance(obj, dict) and any(k in obj for k in HEADER_KEYS):
+        return obj, _header_of(obj)
+    return obj, ()
+
+
 def _read_arena(obj: Any) -> ToolPlan:
+    obj, header = _split_header(obj)
     try:
         details, total = _arena_details(obj)
     except _Bad as bad:
         return ToolPlan("planningarena", (), (_err("T003", bad.message,
                                                    'write {"OrderSteps": {"TotalSteps": n, "StepDetail": '
-                                                   '[{"StepNumber": 1, "Action": "Tool({...})"}]}}'),))
+                                                   '[{"StepNumber": 1, "Action": "Tool({...})"}]}}'),),
+                        header=header)
     if len(details) > MAX_STEPS:
         return ToolPlan("planningarena", (), (_err("T007", f"the plan has {len(details)} steps "
-                                                   f"(limit {MAX_STEPS})", "submit a plan with fewer steps"),))
+                                                   f"(limit {MAX_STEPS})", "submit a plan with fewer steps"),),
+                        header=header)
     steps, errors, garbled = [], [], False
     for i, st in enumerate(details):
         if not isinstance(st, dict):
@@ -293,7 +326,8 @@ def _read_arena(obj: Any) -> ToolPlan:
         if isinstance(st.get("App"), str) and st["App"] and app is None:
             app = st["App"]
         refs = _refs(args) + tuple(refs_in(positional))
-        steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text))
+        results = result_leaves(st.get("Results", st.get("Result")))
+        steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text, results))
     count = _step_count(total)
     if total is not None and count is None:
         errors.append(_err("T008", f"TotalSteps {_clip(repr(total))} is not a number of steps",
@@ -302,7 +336,31 @@ def _read_arena(obj: Any) -> ToolPlan:
         errors.append(_err("T008", f"TotalSteps says {total} but the plan has {len(details)} steps",
                            "make TotalSteps equal to the number of StepDetail entries"))
     _check_ids(steps, errors)
-    return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, count)
+    return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, count, header)
+
+
+def result_leaves(results: Any) -> tuple:
+    """A step's simulated ``Results`` -> its scalar leaves as ((key, ...), value), depth-first, at most
+    ``MAX_RESULT_LEAVES``; strings are stripped, empty strings, booleans and nulls are left out (they name
+    nothing), numbers are normalised like argument values."""
+    out: list = []
+    stack: list = [((), results, 0)]
+    while stack and len(out) < MAX_RESULT_LEAVES:
+        path, v, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            continue
+        if isinstance(v, dict):
+            stack.extend(((*path, str(k)), x, depth + 1) for k, x in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((path, x, depth + 1) for x in reversed(v))
+        elif isinstance(v, str) and v.strip():
+            out.append((path, v.strip()))
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            try:
+                out.append((path, normalize_value(v)))
+            except _Bad:
+                continue
+    return tuple(out)
 
 
 def _step_count(v: Any) -> Optional[int]:
