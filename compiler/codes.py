@@ -361,12 +361,12 @@ _TABLE = (
                  "query's phrase, today's date and the resolved date"),
         ("T602", "a relative phrase (\"next Friday\") was passed where a date is required"),
     )),
-)
-
     (Scope.TOOLS, W, C.DEPENDENCY, (
         ("W060", "an argument repeats a literal value of an earlier step's simulated `Results`: read as a reference "
                  "to that step's output"),
     )),
+)
+
 
 def _build() -> dict[str, Code]:
     out: dict[str, Code] = {}
