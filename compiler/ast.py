@@ -344,6 +344,34 @@ class LocalResource:
 
 
 @dataclass(frozen=True)
+class InitialStates:
+    """``initial rice = unpicked, herbicide = "not added"``: (object, state) pairs of a procedure."""
+
+    items: tuple               # (Ident object, Ident state)
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class PrivateNames:
+    """``private rice, dish``: a procedure's objects labelled "(Only for Task k)" when a combination suffixes them."""
+
+    names: tuple
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class VerbDecl:
+    """``verb "cook OBJ1 in OBJ2" "description" raw -> cooked`` (domain level)."""
+
+    usage: str
+    description: str
+    before: Optional[Ident]
+    after: Optional[Ident]
+    span: Optional[Span] = _span()
+    usage_span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
 class ProcedureDecl:
     name: Ident
     title: Optional[str]

@@ -124,6 +124,8 @@ _TABLE = (
         ("C203", "step refers to an unknown step"),
         ("C204", "duplicate step index"),
         ("C205", "invalid occupancy (autonomous for longer than the step, or interruptible autonomous step)"),
+        ("C206", "malformed verb usage (not starting with the verb, placeholders other than OBJ or OBJ1 then OBJ2)"),
+        ("C207", "step text fits no verb usage of its domain, or several"),
         ("C301", "map is not rectangular or empty"),
         ("C302", "unknown map symbol"),
         ("C303", "cell outside the grid"),

@@ -23,7 +23,8 @@ from chronoplan.compiler.parse import parse
 from chronoplan.compiler.sources import read_source, resolve_import
 
 TABLES = ("constants", "types", "objects", "attributes", "relations", "resources", "actions", "processes",
-          "recipes", "procedures", "maps", "tools", "apps", "scenarios", "households")
+          "recipes", "procedures", "maps", "tools", "apps", "scenarios", "households",
+          "verbs")
 
 
 def expand(paths) -> tuple[list, list]:

@@ -10,6 +10,7 @@ Spans are excluded from equality and hashing.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional, Union
@@ -485,6 +486,39 @@ class Step:
     release: Optional[sympy.Expr] = None
     deadline: Optional[sympy.Expr] = None
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    verb: Optional[str] = None            # the key of the domain's verb whose usage the text fits
+
+
+PLACEHOLDERS = ("OBJ", "OBJ1", "OBJ2")
+
+
+@dataclass(frozen=True)
+class Verb:
+    """``verb "cook OBJ1 in OBJ2" "description" raw -> cooked``: a command form of a domain's steps.
+
+    ``key`` is the usage without its placeholders ("cook in"); ``before``/``after`` the first object's state
+    change (None when not given)."""
+
+    key: str
+    usage: str
+    description: str
+    before: Optional[str] = None
+    after: Optional[str] = None
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+    @property
+    def pattern(self) -> re.Pattern:
+        """The usage as a regular expression: each placeholder one object name (a group)."""
+        return verb_pattern(self.usage)
+
+
+def verb_key(usage: str) -> str:
+    """"cook OBJ1 in OBJ2" -> "cook in"."""
+    return " ".join(w for w in usage.split() if w not in PLACEHOLDERS)
+
+
+def verb_pattern(usage: str) -> re.Pattern:
+    return re.compile(" ".join(r"(\S+)" if w in PLACEHOLDERS else re.escape(w) for w in usage.split()))
 
 
 @dataclass(frozen=True)
@@ -494,6 +528,8 @@ class Procedure:
     steps: tuple[Step, ...]
     local_resources: tuple[Resource, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    initial: tuple[tuple[str, str], ...] = ()   # ``initial rice = unpicked``: (local object, state), declared order
+    private: tuple[str, ...] = ()               # ``private rice``: labelled "(Only for Task k)" when suffixed
 
     def step(self, index: int) -> Optional[Step]:
         for s in self.steps:
@@ -751,6 +787,7 @@ class Project:
     surfaces: dict = field(default_factory=dict)
     parts: dict = field(default_factory=dict, compare=False, repr=False)  # scenario -> its domain's Project
     households: dict = field(default_factory=dict)   # name -> Household
+    verbs: dict = field(default_factory=dict)        # key -> Verb (``verb`` declarations)
 
     def part(self, scenario: str) -> Project:
         """The project of the domain that declares ``scenario`` (self for a single-domain project)."""

@@ -380,6 +380,28 @@ class _ToAST(Transformer_NonRecursive):
         return A.LocalResource(self.ids(c[:-1]), None if cap is None else int(cap), self.sp(meta))
 
     @v_args(meta=True)
+    def initial_states(self, meta, c):
+        return A.InitialStates(tuple(c), self.sp(meta))
+
+    def initial_item(self, c):
+        return (self.id(c[0]), c[1])
+
+    @v_args(meta=True)
+    def private_names(self, meta, c):
+        return A.PrivateNames(self.ids(c), self.sp(meta))
+
+    @v_args(meta=True)
+    def verb_decl(self, meta, c):
+        usage, description, before, after = c
+        return A.VerbDecl(_unquote(usage), _unquote(description), before, after, self.sp(meta), self.tsp(usage))
+
+    def sw_name(self, c):
+        return self.id(c[0])
+
+    def sw_string(self, c):
+        return A.Ident(_unquote(c[0]), self.tsp(c[0]))
+
+    @v_args(meta=True)
     def step(self, meta, c):
         index, text, dur, *opts = c
         return A.StepDecl(int(index), _unquote(text), dur, tuple(opts), self.sp(meta), self.tsp(index))

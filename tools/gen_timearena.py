@@ -4,7 +4,8 @@ Input: ``tasks.json`` (default /work/shared/data/timearena/tasks.json; the file 
 Output: ``cooking.chrono``, ``household.chrono`` and ``lab.chrono`` in the output directory (default
 domains/timearena), one procedure per task and the scenarios the paper evaluates (single tasks, consecutive
 pairs and triples with wrap-around, and for cooking pairs a ``_constrained`` variant sharing pot, fryer and
-oven).  Modelling rules are in docs/benchmarks/timearena.md.
+oven); each file declares the verbs its tasks use (usage, description, state change), each procedure its
+objects' initial states and its ``private`` objects.  Modelling rules are in docs/benchmarks/timearena.md.
 
 Usage: python tools/gen_timearena.py [TASKS_JSON] [OUT_DIR]
 """
@@ -20,6 +21,7 @@ DEFAULT_OUT = Path(__file__).resolve().parent.parent / "domains" / "timearena"
 CATEGORIES = ("cooking", "household", "lab")
 SHARED = ("pot", "fryer", "oven")      # the containers of the resource constraint
 MINUTES_PER_TASK = 40                  # the repository's suggested budget: n x 40 minutes
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 HEADER = """\
 # TimeArena {cat} tasks (Zhang et al., ACL 2024), written in chronoplan.
@@ -28,7 +30,9 @@ HEADER = """\
 # durations are minutes.  Occupying actions are continuous; background actions are "autonomous for 1"
 # (the agent spends the first minute).  Every object an action names is a procedure-local resource the
 # step uses, so a running background action occupies its objects.  Two interchangeable instances of one
-# container (fryer_1/fryer_2, pot_1/pot_2) are one local resource with capacity 2.
+# container (fryer_1/fryer_2, pot_1/pot_2) are one local resource with capacity 2.  For the instruction
+# (chronoplan prompt): the verbs' usages and descriptions, the objects' initial states, and "private" for the
+# objects labelled "(Only for Task k)" when a combination suffixes them (all but pot, fryer and oven).
 domain timearena
 """
 
@@ -50,6 +54,28 @@ def local_resources(task: dict) -> list[tuple[str, int]]:
     return list(out.items())
 
 
+def word(text: str) -> str:
+    """A state as the language writes it: a name when it is one, else a quoted string."""
+    return text if IDENT.fullmatch(text) else '"' + text.replace('"', '\\"') + '"'
+
+
+def sentence(text: str) -> str:
+    """A verb's description as an instruction line shows it: capitalised, ending with a full stop."""
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."
+
+
+def verb_text(verbs: dict, key: str) -> str:
+    v = verbs[key]
+    before, after = v["state_change"]
+    return f'verb "{v["usage"]}" "{sentence(v["effect"])}" {word(before)} -> {word(after)}'
+
+
+def verbs_used(tasks: list[dict]) -> list[str]:
+    """The verb keys the tasks use, in the order of their first use."""
+    return list(dict.fromkeys(a["verb"] for t in tasks for a in t["actions"]))
+
+
 def procedure_text(task: dict) -> str:
     index = {a["id"]: i for i, a in enumerate(task["actions"], start=1)}
     lines = [f'procedure {task["id"]} "{task["description"]}" {{']
@@ -61,6 +87,13 @@ def procedure_text(task: dict) -> str:
             groups.append(([n], c))
     for names, c in groups:
         lines.append("  resource " + ", ".join(names) + (f" capacity {c}" if c > 1 else ""))
+    initial: dict = {}
+    for o in task["objects"]:                       # a pool shows its first instance's state
+        initial.setdefault(pool_name(task, o["name"]), o["initial_state"])
+    lines.append("  initial " + ", ".join(f"{n} = {word(st)}" for n, st in initial.items()))
+    private = [n for n, _ in local_resources(task) if n not in SHARED]
+    if private:
+        lines.append("  private " + ", ".join(private))
     for a in task["actions"]:
         parts = [f'  step {index[a["id"]]} "{a["id"]}" {a["minutes"]}']
         if not a["occupies_agent"]:
@@ -94,8 +127,11 @@ def scenario_text(cat: str, combo: tuple[int, ...], tasks: list[dict], constrain
     return f"scenario {name} {{ " + "  ".join(items) + " }"
 
 
-def file_text(cat: str, tasks: list[dict]) -> str:
+def file_text(cat: str, tasks: list[dict], verbs: dict) -> str:
     out = [HEADER.format(cat=cat)]
+    out.append("# The verbs these tasks use: usage, description, and the state change of the first object.")
+    out.extend(verb_text(verbs, k) for k in verbs_used(tasks))
+    out.append("")
     for t in tasks:
         out.append(procedure_text(t))
         out.append("")
@@ -119,7 +155,7 @@ def main(argv: list[str]) -> int:
     for cat in CATEGORIES:
         tasks = data["scenarios"][cat]
         assert [t["id"] for t in tasks] == [f"{cat}{i}" for i in range(1, len(tasks) + 1)], cat
-        (dst / f"{cat}.chrono").write_text(file_text(cat, tasks), encoding="utf-8")
+        (dst / f"{cat}.chrono").write_text(file_text(cat, tasks, data["verbs"]), encoding="utf-8")
     return 0
 
 

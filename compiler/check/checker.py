@@ -26,7 +26,7 @@ DECL_KINDS = {
     A.RelationDecl: "relation", A.ResourceDecl: "resource", A.ActionDecl: "action", A.ProcessDecl: "process",
     A.RecipeDecl: "recipe", A.ProcedureDecl: "procedure", A.MapDecl: "map", A.ToolDecl: "tool",
     A.AppDecl: "app", A.ScenarioDecl: "scenario", A.ContainerDecl: "container", A.SurfaceDecl: "surface",
-    A.HouseholdDecl: "household",
+    A.HouseholdDecl: "household", A.VerbDecl: "verb",
 }
 
 
@@ -104,6 +104,8 @@ def collect(ctx: Ctx, modules) -> None:
                     _declare(ctx, "tool", t.name, (d.name.name, t))
             elif isinstance(d, A.ToolDecl):
                 _declare(ctx, "tool", d.name, (None, d))
+            elif isinstance(d, A.VerbDecl):
+                _declare(ctx, "verb", A.Ident(ir.verb_key(d.usage), d.usage_span), d)
             else:
                 _declare(ctx, kind, d.name, d)
 
@@ -112,11 +114,20 @@ def _declare(ctx: Ctx, kind: str, ident: A.Ident, node) -> None:
     table = ctx.table(kind)
     if ident.name in table:
         prev = table[ident.name]
+        if kind == "verb" and _same_verb(prev, node):
+            return                    # the same verb declared again (each file of a domain compiles alone)
         prev_node = prev[1] if isinstance(prev, tuple) else prev
         ctx.error("C102", f"duplicate {kind} '{ident.name}'", ident.span,
                   f"first declared at {_where(prev_node)}")
         return
     table[ident.name] = node
+
+
+def _same_verb(a: A.VerbDecl, b: A.VerbDecl) -> bool:
+    def state(x: Optional[A.Ident]) -> Optional[str]:
+        return x.name if x is not None else None
+    return (a.usage.split(), a.description, state(a.before), state(a.after)) == \
+        (b.usage.split(), b.description, state(b.before), state(b.after))
 
 
 # ------------------------------------------------------------------ pass 2: types, constants, state
@@ -278,6 +289,7 @@ def check(modules) -> tuple:
     check_resources(ctx)
     actions.check_actions(ctx)
     procedures.check_recipes(ctx)
+    procedures.check_verbs(ctx)
     procedures.check_procedures(ctx)
     maps.check_maps(ctx)
     kitchen.check_kitchen(ctx)
@@ -293,7 +305,7 @@ def check(modules) -> tuple:
         actions=ctx.out("actions"), processes=ctx.out("processes"), recipes=ctx.out("recipes"),
         procedures=ctx.out("procedures"), maps=ctx.out("maps"), tools=ctx.out("tools"), apps=ctx.out("apps"),
         scenarios=ctx.out("scenarios"), containers=ctx.out("containers"), surfaces=ctx.out("surfaces"),
-        households=ctx.out("households"))
+        households=ctx.out("households"), verbs=ctx.out("verbs"))
     return project, ctx.diags
 
 

@@ -2,7 +2,9 @@
 
 Input: the checker context.  Output: IR recipes and procedures; diagnostics for unknown ingredients or
 states (C101, C107), duplicate steps (C204), unknown steps (C203), cyclic prerequisites (C201, found with
-networkx), lags or deadlines that can never be met (C202), bad occupancy (C205) and unit mixes (C106).
+networkx), lags or deadlines that can never be met (C202), bad occupancy (C205) and unit mixes (C106);
+domain ``verb`` declarations -> ``ir.Verb`` (C206 malformed usage, C207 a step text that fits no usage or several,
+W501 a verb no step uses) and a procedure's ``initial`` states and ``private`` names (C101, C102).
 """
 from __future__ import annotations
 
@@ -52,11 +54,93 @@ def _numeric(expr):
         return None
 
 
+def usage_problem(usage: str) -> str:
+    """Why a verb usage is malformed ("" when it is fine): it starts with the verb's word, and its object
+    placeholders are none, ``OBJ`` once, or ``OBJ1`` then ``OBJ2`` once each."""
+    words = usage.split()
+    if not words:
+        return "the usage is empty"
+    if words[0] in ir.PLACEHOLDERS:
+        return f"the usage starts with the placeholder {words[0]}, not with the verb"
+    marks = [w for w in words if w in ir.PLACEHOLDERS]
+    if marks not in ([], ["OBJ"], ["OBJ1", "OBJ2"]):
+        return (f"its placeholders are {' '.join(marks)}; use OBJ once (one object) or OBJ1 then OBJ2 "
+                "(two objects)")
+    return ""
+
+
+def check_verbs(ctx) -> None:
+    """Domain-level ``verb`` declarations -> ``ir.Verb`` (C206 for a malformed usage)."""
+    for key, d in ctx.table("verb").items():
+        problem = usage_problem(d.usage)
+        if problem:
+            ctx.error("C206", f"verb usage \"{d.usage}\": {problem}", d.usage_span,
+                      'e.g. verb "cook OBJ1 in OBJ2" "Cook the raw item until it is cooked." raw -> cooked')
+            continue
+        ctx.out("verbs")[key] = ir.Verb(key, " ".join(d.usage.split()), d.description,
+                                        d.before.name if d.before else None, d.after.name if d.after else None,
+                                        d.span)
+
+
 def check_procedures(ctx) -> None:
+    verbs = ctx.out("verbs")
     for name, d in ctx.table("procedure").items():
         p = _procedure(ctx, d)
         if p is not None:
             ctx.out("procedures")[name] = p
+    used = set(ctx.out("verbs_used"))
+    for key, v in verbs.items():
+        if key not in used:
+            ctx.warn("W501", f"verb '{key}' is never used by a step", v.span)
+
+
+def step_verb(ctx, s: A.StepDecl) -> tuple[bool, str | None]:
+    """(ok, the key of the verb whose usage the step's text fits); C207 when the domain declares verbs and the
+    text fits none of them, or several."""
+    verbs = ctx.out("verbs")
+    if not verbs and not ctx.table("verb"):
+        return True, None
+    fits = [v.key for v in verbs.values() if v.pattern.fullmatch(s.text)]
+    for k in fits:
+        ctx.out("verbs_used")[k] = True
+    if len(fits) == 1:
+        return True, fits[0]
+    if not verbs:                         # every declared verb is malformed (C206 already)
+        return True, None
+    if not fits:
+        first = s.text.split()[0] if s.text.split() else ""
+        close = [v.usage for v in verbs.values() if v.usage.split()[0] == first]
+        ctx.error("C207", f"step {s.index} \"{s.text}\" fits no verb usage of the domain", s.index_span,
+                  ("usages of '" + first + "': " + "; ".join(close)) if close else
+                  "declare its verb: verb \"USAGE\" \"description\" (placeholders OBJ, or OBJ1 and OBJ2)")
+    else:
+        ctx.error("C207", f"step {s.index} \"{s.text}\" fits several verb usages: "
+                          + "; ".join(verbs[k].usage for k in fits), s.index_span)
+    return False, None
+
+
+def _objects(ctx, d: A.ProcedureDecl, local_names: set) -> tuple[tuple, tuple, bool]:
+    """The procedure's ``initial`` states and ``private`` names, checked against its local resources
+    (C101 unknown, C102 given twice)."""
+    initial: dict = {}
+    private: dict = {}
+    ok = True
+    for item in d.items:
+        pairs = item.items if isinstance(item, A.InitialStates) else \
+            [(n, None) for n in item.names] if isinstance(item, A.PrivateNames) else []
+        what = "initial state" if isinstance(item, A.InitialStates) else "private name"
+        table = initial if isinstance(item, A.InitialStates) else private
+        for n, state in pairs:
+            if n.name not in local_names:
+                ctx.error("C101", f"{what} of '{n.name}', which is not a local resource of procedure "
+                                  f"'{d.name.name}'", n.span, "declare it: resource " + n.name)
+                ok = False
+            elif n.name in table:
+                ctx.error("C102", f"{what} of '{n.name}' given twice in procedure '{d.name.name}'", n.span)
+                ok = False
+            else:
+                table[n.name] = state.name if state is not None else None
+    return tuple(initial.items()), tuple(private), ok
 
 
 def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
@@ -96,7 +180,8 @@ def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
     for r in local:
         if r.name not in used_local:
             ctx.warn("W501", f"resource '{r.name}' is never used by a step", r.span)
-    if not ok:
+    initial, private, objects_ok = _objects(ctx, d, local_names)
+    if not ok or not objects_ok:
         return None
     g = nx.DiGraph()
     g.add_nodes_from(s.index for s in steps)
@@ -112,7 +197,8 @@ def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
     except nx.NetworkXNoCycle:
         pass
     _check_lags(ctx, d, steps, g, by_index, consts, ir.Dim.TIME in dims)
-    return ir.Procedure(d.name.name, d.title, tuple(sorted(steps, key=lambda s: s.index)), tuple(local), d.span)
+    return ir.Procedure(d.name.name, d.title, tuple(sorted(steps, key=lambda s: s.index)), tuple(local), d.span,
+                        initial, private)
 
 
 def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # noqa: C901
@@ -204,12 +290,13 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # no
             ctx.error("C202", f"step {s.index}: the gap after step {idx} is larger than the 'within' bound",
                       s.index_span)
             ok = False
-    if not ok:
+    verb_ok, verb = step_verb(ctx, s)
+    if not ok or not verb_ok:
         return None
     return ir.Step(s.index, s.text, dur, occupancy, occupy_for, interruptible,
                    tuple(dict.fromkeys(prereq)),
                    tuple(ir.Lag(i, lo, hi) for i, (lo, hi) in lags.items()), tuple(uses), release, deadline,
-                   s.span)
+                   s.span, verb)
 
 
 def _use(ctx, u: A.UseDecl, local_names, used_local):
