@@ -17,6 +17,9 @@ Protocol (runtime/procedure/sim.py has the step semantics):
 - The episode ends when every step is done (completion time = the last step's end; when nothing is left
   to start the clock runs on to it), when the time limit passes, or when a maximum lag or a deadline can
   no longer be met.
+- ``rules=Rules.TIMEARENA`` (``chronoplan play --compat timearena``): TimeArena's released code instead of the
+  paper's rules; ``runtime.procedure.arena_rules`` reads and checks each command (the hook in ``_command``),
+  and the clock does not run on.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ from typing import Any, Optional, Union
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import timefmt
+from chronoplan.runtime.procedure.arena_rules import ArenaRules, Rules
 from chronoplan.runtime.procedure.sim import Chunk, ProcState, _whole_problem, step_name
 from chronoplan.runtime.violations import Violation
 
@@ -110,8 +114,10 @@ class Env:
 
     def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
                  show_executable: bool = False, max_refusals: Optional[int] = 5,
-                 limit: Optional[Fraction] = None) -> None:
+                 limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER) -> None:
         self.problem = problem
+        self.rules = Rules(rules)
+        self._arena = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
         self.unit = problem.time_unit
         self.tick = Fraction(tick) if tick is not None else (
             Fraction(1) if self.unit.seconds is None else Fraction(60, self.unit.seconds))
@@ -119,7 +125,7 @@ class Env:
         self.max_refusals = max_refusals
         self.limit = limit if limit is not None else problem.limit
         texts, self._commands, self._pos = problem.memo("_env_tables", _tables)   # read only, shared
-        self.texts = dict(texts)
+        self.texts = dict(texts if self._arena is None else self._arena.texts)
         # caches kept on the problem, shared by its environments (pure functions of their keys; bounded):
         # time -> clock text, int time -> Fraction, command -> normalize(command), unknown command -> hint
         self._clocks, self._fractions, self._normal, self._hints = problem.memo("_env_caches", _caches)
@@ -254,7 +260,7 @@ class Env:
         stops at the events' time only when the episode ends).  An ended episode's state no longer changes
         (``reset`` makes a new one): its text is rendered from that state and the end's outcome.  With
         ``show_executable`` the text is built at once."""
-        if self.show_executable and not self.done:
+        if (self.show_executable or self._arena is not None) and not self.done:   # arena: pauses move ends
             return Observation(self.observation())
         if self.done:
             end = (self.state, self._now, (self.success, self.end_reason))
@@ -367,6 +373,8 @@ class Env:
         return _feedback(False, v.message, self._fr(self._now), v.code, v.category, v.hint)
 
     def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
+        if self._arena is not None:
+            return self._arena.command(self, agent, cmd, t)
         norm, wait = self._read(cmd)
         if wait is not None:
             self.refusals_in_row = 0
@@ -425,7 +433,7 @@ class Env:
             if s.running is None:
                 break
         else:                                  # every step left is running: the clock runs on to the last end
-            if remaining:
+            if remaining and self._arena is None:
                 new_t = max(new_t, max(s.running.end for s in remaining))
         limit = self._limit
         if limit is not None and new_t > limit:

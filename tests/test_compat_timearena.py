@@ -1,0 +1,236 @@
+"""``--compat timearena``: the interactive environment under TimeArena's released code (``runtime.procedure.
+arena_rules``), one test per reproduced behaviour, each also pinning the paper's rules (the default) on the
+same commands.  docs/benchmarks/timearena.md, "--compat timearena", lists the behaviours."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import chronoplan
+from chronoplan.compiler.instantiate import procedure_problem
+from chronoplan.runtime.procedure.arena_rules import ArenaRules, ArenaShapeError, Rules
+from chronoplan.runtime.procedure.env import Env
+
+ROOT = Path(__file__).resolve().parent.parent
+TIMEARENA = ROOT / "domains" / "timearena"
+SMALL = """
+domain small
+procedure heat {
+  resource cup
+  step 1 "wash cup" 1 uses cup
+  step 2 "heat cup" 3 autonomous for 1 after 1 uses cup
+}
+procedure prose {
+  resource cup
+  step 1 "give the cup a good wash" 1 uses cup
+}
+scenario heat { unit min  agents me  procedures heat }
+scenario duo { unit min  agents a, b  procedures heat }
+scenario prose { unit min  agents me  procedures prose }
+"""
+
+
+@pytest.fixture(scope="module")
+def arena():
+    return chronoplan.load(TIMEARENA)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    p = tmp_path_factory.mktemp("arena") / "small.chrono"
+    p.write_text(SMALL)
+    return chronoplan.load(p)
+
+
+def envs(project, scenario):
+    """(paper, timearena) environments of one scenario."""
+    problem = procedure_problem(project, project.scenario(scenario))
+    return Env(problem), Env(problem, rules=Rules.TIMEARENA)
+
+
+def play(env, commands):
+    env.reset()
+    return [env.step(c)[1] for c in commands]
+
+
+def end_of(env, text):
+    key = next(k for k, v in env.texts.items() if v == text)
+    run = env.state.steps[key].running
+    return run.end if run is not None else env.state.steps[key].done_at
+
+
+# 1. "background actions stop during malformed/unknown-verb/unknown-object refusals"
+def test_runner_refusals_stop_background_actions(arena):
+    paper, compat = envs(arena, "household1")
+    cmds = ["activate kettle", "wash", "scrub cup", "wash mug"]       # malformed, unknown verb, unknown object
+    fbs = play(compat, cmds)
+    assert [f.code for f in fbs] == [None, "E104", "E104", "E104"]
+    assert "malformed" not in fbs[1].message and "cannot read" in fbs[1].message
+    assert "unknown verb \"scrub\"" in fbs[2].message and "unknown object \"mug\"" in fbs[3].message
+    assert compat.time == 4 and end_of(compat, "activate kettle") == 7     # 4 minutes + 3 paused
+    fbs = play(paper, cmds)
+    assert [f.code for f in fbs] == [None, "E104", "E104", "E104"]
+    assert paper.time == 4 and end_of(paper, "activate kettle") == 4       # the paper's rules: it runs on
+
+
+def test_environment_refusals_do_not_stop_background_actions(arena):
+    _, compat = envs(arena, "household1")
+    fbs = play(compat, ["activate kettle", "pour kettle into teapot", "wash kettle"])
+    assert [f.code for f in fbs] == [None, "E411", "E104"]                # occupied; the verb does not fit
+    assert end_of(compat, "activate kettle") == 4
+
+
+def test_five_refusals_in_a_row_end_the_episode_in_both(arena):
+    for env in envs(arena, "household1"):
+        play(env, ["wash"] * 5)
+        assert env.done and not env.success and env.end_reason == "5 refused commands in a row."
+
+
+# 2. "trailing punctuation refused" (and the runner's other readings: quotes, spaces, "wait N", capitals)
+@pytest.mark.parametrize("command, why", [
+    ("wash cup.", "unknown object \"cup.\""),
+    ("\"wash cup\"", "unknown verb \"\"wash\""),
+    ("wash  cup", "cannot read"),
+    ("wait 2", "unknown verb \"wait\""),
+    ("wait.", "cannot read"),
+])
+def test_the_runner_reads_commands_literally(arena, command, why):
+    paper, compat = envs(arena, "household1")
+    fb = play(compat, [command])[0]
+    assert not fb.ok and fb.code == "E104" and why in fb.message and compat.time == 1
+    fb = play(paper, [command])[0]
+    assert fb.ok and paper.time == (2 if command == "wait 2" else 3 if "cup" in command else 1)
+
+
+def test_capitals_are_read_in_lower_case_in_both(arena):
+    for env in envs(arena, "household1"):
+        fb = play(env, ["  Wash CUP "])[0]
+        assert fb.ok and env.time == 3
+
+
+# 3. "occupancy is checked before 'already done' and prerequisites in refusals"
+def test_occupancy_is_checked_before_prerequisites(arena):
+    paper, compat = envs(arena, "household1")
+    cmds = ["activate kettle", "pour kettle into teapot"]       # kettle busy, and activate/wash teapot not done
+    assert play(compat, cmds)[1].code == "E411"
+    assert play(paper, cmds)[1].code == "E301"
+
+
+def test_occupancy_is_checked_before_already_done(arena):
+    paper, compat = envs(arena, "household1")
+    cmds = ["activate kettle", "wash teapot", "wash cup", "pour kettle into teapot", "brew tea with teapot",
+            "wash teapot"]                                      # done at 2; the teapot brews from 7 to 10
+    fbs = play(compat, cmds)
+    assert [f.ok for f in fbs[:5]] == [True] * 5 and fbs[5].code == "E411" and "teapot is occupied" in fbs[5].message
+    fbs = play(paper, cmds)
+    assert [f.ok for f in fbs[:5]] == [True] * 5 and fbs[5].code == "E801"
+
+
+def test_prerequisites_are_checked_before_already_done_and_named(arena):
+    _, compat = envs(arena, "household1")
+    fbs = play(compat, ["pour teapot into cup"])
+    assert fbs[0].code == "E301" and "\"brew tea with teapot\"" in fbs[0].message
+
+
+# 4. "loose second objects and pooled container names in multi-task combinations"
+def test_loose_second_object(arena):
+    paper, compat = envs(arena, "household1")
+    cmds = ["activate kettle", "wash cup", "wait", "pour kettle into cup"]     # README: the kettle's pour
+    fbs = play(compat, cmds)
+    assert all(f.ok for f in fbs), [f.message for f in fbs]
+    key = next(k for k, v in compat.texts.items() if v == "pour kettle into teapot")
+    assert compat.state.steps[key].done_at == 7 and compat.time == 7          # without "wash teapot"
+    assert play(paper, cmds)[3].code == "E104"
+
+
+def test_the_loose_object_is_the_one_occupied_and_its_prerequisites_count(arena):
+    _, compat = envs(arena, "household1")
+    fbs = play(compat, ["activate kettle", "wait", "wait", "wait", "pour kettle into cup"])
+    assert fbs[4].code == "E301" and "\"wash cup\"" in fbs[4].message        # the cup's own prerequisite
+
+
+def test_pooled_container_names_in_combinations(arena):
+    paper, compat = envs(arena, "cooking1_2")
+    rules = ArenaRules.for_problem(compat.problem)
+    assert rules.names == ["rice", "beef", "pot_1", "fryer_1", "dish_1", "noodle", "mushroom", "shrimp",
+                           "fryer_2", "fryer_3", "pot_2", "dish_2"]           # README: task, then object order
+    assert {"fry mushroom in fryer_2", "fry shrimp in fryer_3", "fry beef in fryer_1"} <= set(compat.texts.values())
+    prep = ["pick beef", "chop beef", "pick shrimp", "chop shrimp"]
+    fbs = play(compat, prep + ["fry beef in fryer_3", "fry shrimp in fryer_3", "fry shrimp in fryer_1"])
+    assert [f.code for f in fbs] == [None] * 5 + ["E411", None]               # any task's fryer; each on its own
+    fbs = play(paper, prep + ["fry beef in fryer_3", "fry shrimp in fryer_2", "fry mushroom in fryer_1"])
+    assert [f.code for f in fbs] == [None] * 4 + ["E104", None, "E301"]       # its own pool, its step texts
+
+
+def test_ownership_table_refuses_a_task_its_own_dish(arena):
+    paper, compat = envs(arena, "cooking2_3")
+    cmds = ["pick mushroom", "chop mushroom", "fry mushroom in fryer_1", "wash dish_1", "wait", "wait",
+            "add mushroom to dish_1"]
+    fbs = play(compat, cmds)
+    assert fbs[-1].code == "E104" and "\"Only for Task\"" in fbs[-1].message    # README: 2+3 cannot finish
+    assert play(compat, cmds[:-1] + ["add mushroom to dish_2"])[-1].code == "E104"
+    fbs = play(paper, cmds)
+    assert fbs[-1].ok, fbs[-1].message
+
+
+def test_the_ownership_table_leaves_the_readmes_five_combinations_unfinishable(arena):
+    """README: cooking 2+3, 3+4, 10+1, 2+3+4 and 9+10+1 cannot be finished (some item fits no dish)."""
+    stuck = set()
+    for name, scen in arena.scenarios.items():
+        if not name.startswith("cooking") or name.count("_") == 0 or name.endswith("constrained"):
+            continue
+        rules = ArenaRules.for_problem(procedure_problem(arena, scen))
+        dishes = [obj for (obj, verb) in rules.seconds if verb == "add to"]
+        for role in rules.roles:
+            if role.verb == "add to" and not any(d not in rules.owners or role.first in rules.owners[d]
+                                                 for d in dishes):
+                stuck.add(name)
+    assert stuck == {"cooking2_3", "cooking3_4", "cooking10_1", "cooking2_3_4", "cooking9_10_1"}
+
+
+def test_an_object_as_both_objects_is_a_no_op(arena):
+    paper, compat = envs(arena, "household1")
+    fbs = play(compat, ["pour teapot into teapot", "wash teapot", "pour teapot into teapot"])
+    assert fbs[0].code == "E301" and fbs[1].ok and fbs[2].ok and "0 minutes" in fbs[2].message
+    assert compat.time == 3 and compat.metrics()["steps_done"] == 1
+    assert play(paper, ["wash teapot", "pour teapot into teapot"])[1].code == "E104"
+
+
+# 5. the run-on-to-completion rule
+def test_no_run_on_when_every_step_left_runs(small):
+    paper, compat = envs(small, "heat")
+    play(compat, ["wash cup", "heat cup"])
+    assert compat.time == 2 and not compat.done
+    play_on = [compat.step("wait")[1] for _ in range(2)]
+    assert compat.done and compat.success and compat.completion_time() == 4 and play_on[-1].done
+    play(paper, ["wash cup", "heat cup"])
+    assert paper.done and paper.time == 4 and paper.completion_time() == 4
+
+
+def test_every_timearena_scenario_plays_its_own_commands(arena):
+    """Each command under the original's names runs in order (an optimal order is not needed: waits)."""
+    for name in ("cooking1", "cooking2", "household4", "lab3", "cooking4_5", "household1_2_3",
+                 "cooking1_2_constrained"):
+        _, env = envs(arena, name)
+        env.reset()
+        for _ in range(400):
+            if env.done:
+                break
+            rules = ArenaRules.for_problem(env.problem)
+            ready = [t for k, t in env.texts.items() if env.state.steps[k].done_at is None
+                     and env.state.steps[k].running is None
+                     and all(env.state.steps[(k[0], p)].done_at is not None
+                             for p in env.problem.step(*k).prerequisites)
+                     and not any(rules.occupied(env, o, env.time) for o in (rules.by_key[k].first,
+                                                                            rules.by_key[k].second) if o)]
+            fb = env.step(ready[0] if ready else "wait")[1]
+            assert fb.ok, (name, fb.message)
+        assert env.success, name
+
+
+def test_shapes_the_original_cannot_hold_are_refused(small):
+    with pytest.raises(ArenaShapeError, match="has 2 agents"):
+        Env(procedure_problem(small, small.scenario("duo")), rules=Rules.TIMEARENA)
+    with pytest.raises(ArenaShapeError, match="step 1 of prose \"give the cup a good wash\" is not a TimeArena"):
+        Env(procedure_problem(small, small.scenario("prose")), rules=Rules.TIMEARENA)
