@@ -79,6 +79,8 @@ class ResourceInstance:
     capacity: int
     properties: tuple[tuple[str, Any], ...]   # initial property values
     declared: str                             # the declared (unsuffixed) name
+    initial: Optional[str] = None             # ``initial x = state`` of its procedure (an instruction shows it)
+    task_only: Optional[str] = None           # ``private x`` suffixed in a combination: the task it belongs to
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,7 @@ class SchedStep:
     uses: tuple[ConcreteUse, ...]
     release: Optional[Fraction]
     deadline: Optional[Fraction]
+    verb: Optional[str] = None                # the key of the domain's verb the text fits (``verb`` declarations)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -136,6 +139,8 @@ class ProcedureProblem:
     resources: tuple[ResourceInstance, ...]
     limit: Optional[Fraction]
     occupancy: ir.OccupancyRule = ir.OccupancyRule.OVERLAP    # may a step start while its agent is busy?
+    verbs: tuple[ir.Verb, ...] = ()                           # the domain's verbs (instructions, feedback)
+    titles: tuple[tuple[str, Optional[str]], ...] = ()         # (task, its procedure's title)
 
     def step(self, task: str, index: int) -> Optional[SchedStep]:
         return self._index().get((task, index))
@@ -224,9 +229,11 @@ def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedurePr
             local_names[(t, r.name)] = inst
             if inst not in instances:
                 capacity = 1 if r.name in scenario.shared else r.capacity   # one single shared object
+                proc = project.procedures[t]
                 instances[inst] = ResourceInstance(
                     inst, capacity, tuple((p.name, _prop_value(p.default, values, unit)) for p in r.properties),
-                    r.name)
+                    r.name, dict(proc.initial).get(r.name),
+                    t if inst != r.name and r.name in proc.private else None)
     used_globals = []
     for t in tasks:
         for s in project.procedures[t].steps:
@@ -259,7 +266,8 @@ def procedure_problem(project: ir.Project, scenario: ir.Scenario) -> ProcedurePr
             steps.append(SchedStep(
                 t, s.index, s.text, dur, s.occupancy, occ, s.interruptible, s.prerequisites, lags, uses,
                 None if s.release is None else evaluate(s.release, values, unit),
-                None if s.deadline is None else evaluate(s.deadline, values, unit)))
+                None if s.deadline is None else evaluate(s.deadline, values, unit), s.verb))
     limit = None if scenario.limit is None else evaluate(scenario.limit, values, unit)
     return ProcedureProblem(scenario.name, unit, agents, tasks, tuple(steps), tuple(instances.values()), limit,
-                            scenario.occupancy)
+                            scenario.occupancy, tuple(project.verbs.values()),
+                            tuple((t, project.procedures[t].title) for t in tasks))

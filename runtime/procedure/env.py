@@ -20,6 +20,10 @@ Protocol (runtime/procedure/sim.py has the step semantics):
 - ``rules=Rules.TIMEARENA`` (``chronoplan play --compat timearena``): TimeArena's released code instead of the
   paper's rules; ``runtime.procedure.arena_rules`` reads and checks each command (the hook in ``_command``),
   and the clock does not run on.
+- ``feedback=FeedbackStyle.TIMEARENA``: the feedback messages in TimeArena's sentences ("You are doing ``X``, it
+  will take N minutes.", "rice is cooked."; ``runtime.procedure.feedback``); ``observation()`` stays the status
+  block.  ``stepping=Stepping.MINUTE``: one call is one minute, as TimeArena's runner steps: while the agent is
+  occupied, a call (the runner re-sends the action) continues the running step, and the clock does not run on.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime import timefmt
 from chronoplan.runtime.procedure.arena_rules import ArenaRules, Rules
+from chronoplan.runtime.procedure.feedback import CONTINUED, ArenaSentences, FeedbackStyle, Stepping
 from chronoplan.runtime.procedure.sim import Chunk, ProcState, _whole_problem, step_name
 from chronoplan.runtime.violations import Violation
 
@@ -114,7 +119,8 @@ class Env:
 
     def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
                  show_executable: bool = False, max_refusals: Optional[int] = 5,
-                 limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER) -> None:
+                 limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER,
+                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND) -> None:
         self.problem = problem
         self.rules = Rules(rules)
         self._arena = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
@@ -126,6 +132,9 @@ class Env:
         self.limit = limit if limit is not None else problem.limit
         texts, self._commands, self._pos = problem.memo("_env_tables", _tables)   # read only, shared
         self.texts = dict(texts if self._arena is None else self._arena.texts)
+        self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
+        self._sentences = ArenaSentences(problem, self.texts, self.tick) \
+            if self.feedback_style is FeedbackStyle.TIMEARENA else None
         # caches kept on the problem, shared by its environments (pure functions of their keys; bounded):
         # time -> clock text, int time -> Fraction, command -> normalize(command), unknown command -> hint
         self._clocks, self._fractions, self._normal, self._hints = problem.memo("_env_caches", _caches)
@@ -179,6 +188,8 @@ class Env:
         self._wait_until: Any = self.state.zero
         self._props = self._copy_props()
         self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
+        if self._sentences is not None:
+            self._sentences.reset()
 
     def _copy_props(self) -> dict:
         return {name: dict(v) for name, v in self.state.props.items() if v}
@@ -342,6 +353,7 @@ class Env:
         if self.done:
             fb = Feedback(False, "The episode is over.", ft, done=True, success=self.success)
             return self._lazy_observation(), fb
+        left, started = self._left, len(self.state.runs)        # for the TimeArena sentences
         agents = self.problem.agents
         if type(command) is str:
             results = [self._command(agents[0], command, t)]
@@ -356,14 +368,20 @@ class Env:
             for agent, cmd in orders:
                 results.append(self._command(agent, str(cmd) if cmd is not None else "wait", t))
         self._advance_clock(t)
+        if self._sentences is not None:
+            cmds = [command] if type(command) is str else [str(command.get(a, "wait")) for a in agents] \
+                if isinstance(command, dict) else [str(command)]
+            cmds = [""] * (len(results) - len(cmds)) + cmds         # the unknown agents' refusals come first
+            new_runs = iter(self.state.runs[started:])
+            results = [self._sentences.render(self, r, c, left, new_runs) for r, c in zip(results, cmds)]
         fb = results[0] if len(results) == 1 else Feedback(
             all(r.ok for r in results), " ".join(r.message for r in results), ft,
             next((r.code for r in results if r.code), None), next((r.category for r in results if r.category), None),
             " ".join(r.hint for r in results if r.hint))
         if self.done:
-            fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
-                          f" The episode is over: {self.end_reason}"), ft, fb.code, fb.category, fb.hint, True,
-                          self.success)
+            tail = "" if self._sentences is not None else (
+                " All steps are done." if self.success else f" The episode is over: {self.end_reason}")
+            fb = Feedback(fb.ok, fb.message + tail, ft, fb.code, fb.category, fb.hint, True, self.success)
         self.log.append(fb)
         return self._lazy_observation(), fb
 
@@ -373,6 +391,8 @@ class Env:
         return _feedback(False, v.message, self._fr(self._now), v.code, v.category, v.hint)
 
     def _command(self, agent: str, cmd: str, t: Fraction) -> Feedback:
+        if self.stepping is Stepping.MINUTE and self.state.agent_free_at(agent, t) > t:
+            return self._continue(agent, t)
         if self._arena is not None:
             return self._arena.command(self, agent, cmd, t)
         norm, wait = self._read(cmd)
@@ -402,6 +422,12 @@ class Env:
             msg = f"{agent}: {msg}"
         return _feedback(True, msg, self._fr(t))
 
+    def _continue(self, agent: str, t: Fraction) -> Feedback:
+        """``Stepping.MINUTE``: a call while the agent is occupied continues its step for one tick."""
+        run = [r for r in self.state.agent_runs[agent] if r.start + r.busy > t][-1]
+        return _feedback(True, f"You keep doing \"{self.texts[run.key]}\" until {self._t(run.start + run.busy)}.",
+                         self._fr(t), hint=CONTINUED)
+
     def _hint(self, norm: str) -> str:
         """The hint for an unknown command (the close matches among the commands; kept per command)."""
         hint = self._hints.get(norm)
@@ -421,7 +447,7 @@ class Env:
         self._wait_until = t
         agents = self.problem.agents
         free_at = self.state.agent_free_at
-        while True:
+        while self.stepping is Stepping.COMMAND:
             free = min([free_at(a, new_t) for a in agents]) if len(agents) > 1 else free_at(agents[0], new_t)
             if free <= new_t:
                 break
@@ -433,7 +459,7 @@ class Env:
             if s.running is None:
                 break
         else:                                  # every step left is running: the clock runs on to the last end
-            if remaining and self._arena is None:
+            if remaining and self._arena is None and self.stepping is Stepping.COMMAND:
                 new_t = max(new_t, max(s.running.end for s in remaining))
         limit = self._limit
         if limit is not None and new_t > limit:

@@ -42,6 +42,7 @@ except ImportError as exc:          # pragma: no cover - exercised only without 
 import chronoplan
 from chronoplan.compiler.codes import category_of
 from chronoplan.compiler.ir import Project
+from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 from chronoplan.validators.families import Family, family_of
 from chronoplan.validators.report import json_number
 
@@ -149,6 +150,14 @@ class ChronoEnv(gymnasium.Env[str, str]):
     def _counters(self) -> dict:
         return {}
 
+    def _first(self, text: str) -> str:
+        """The first observation: the help text and the inner environment's first text."""
+        return self.help_text() + "\n" + text
+
+    def _compose(self, feedback: str) -> str:
+        """A step's observation: the action's feedback and the status."""
+        return feedback + "\n" + self.status()
+
     # ------------------------------------------------------------------ gymnasium API
     def _obs(self, text: str) -> str:
         if not set(text) <= self.charset:
@@ -166,7 +175,7 @@ class ChronoEnv(gymnasium.Env[str, str]):
         self._progress = self._fraction()
         info = {"protocol": self.protocol, "scenario": self.scenario.name, "progress": float(self._progress),
                 "success": False, **self._counters()}
-        return self._obs(self.help_text() + "\n" + text), info
+        return self._obs(self._first(text)), info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         text = action if isinstance(action, str) else str(action)
@@ -193,7 +202,7 @@ class ChronoEnv(gymnasium.Env[str, str]):
         info.update({"progress": float(self._progress), "success": success, **self._counters()})
         if terminated or truncated:
             info["metrics"] = jsonable(self.metrics())
-        return self._obs(feedback + "\n" + self.status()), reward, terminated, truncated, info
+        return self._obs(self._compose(feedback)), reward, terminated, truncated, info
 
     def render(self) -> Optional[str]:
         return self._obs(self.status()) if self.render_mode == "ansi" else None
@@ -241,15 +250,22 @@ class _ProcedureEnv(ChronoEnv):
 class TimeArenaEnv(_ProcedureEnv):
     """TimeArena's protocol (``runtime.procedure.env.Env``): an action is a step's text, ``wait`` or ``wait N``; with
     several agents ``agent: command; agent: command`` (agents not named wait).  Options: ``show_executable``,
-    ``max_refusals`` (refusals in a row that truncate the episode; default 5, None: never), ``limit``."""
+    ``max_refusals`` (refusals in a row that truncate the episode; default 5, None: never), ``limit``,
+    ``feedback`` and ``stepping`` (``runtime.procedure.feedback``: ``FeedbackStyle.TIMEARENA`` makes the first
+    observation the instruction (``chronoplan prompt``) and each step's observation TimeArena's sentences only;
+    ``Stepping.MINUTE`` makes a step one minute, an occupying action re-sent each minute).  ``info["occupied"]``
+    says whether the agent is still occupied (a TimeArena runner then re-sends the action)."""
 
     protocol = "timearena"
 
     def __init__(self, path: Union[str, Path, Project], scenario: Optional[str] = None, *,
                  render_mode: Optional[str] = None, show_executable: bool = False,
-                 max_refusals: Optional[int] = 5, limit: Optional[Fraction] = None) -> None:
+                 max_refusals: Optional[int] = 5, limit: Optional[Fraction] = None,
+                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND) -> None:
         self.options: dict[str, Any] = {"show_executable": show_executable, "max_refusals": max_refusals,
-                                        "limit": limit}
+                                        "limit": limit, "feedback": FeedbackStyle(feedback),
+                                        "stepping": Stepping(stepping)}
+        self._arena_text = self.options["feedback"] is FeedbackStyle.TIMEARENA
         super().__init__(path, scenario, render_mode=render_mode)
 
     def _setup(self) -> None:
@@ -267,7 +283,24 @@ class TimeArenaEnv(_ProcedureEnv):
         from chronoplan.commands.play import parse_line
 
         _, fb = self.inner.step(parse_line(action, self.problem.agents))
+        if self._arena_text:
+            return fb.message, self._feedback_info(fb)
         return ("OK: " if fb.ok else "Refused: ") + str(fb), self._feedback_info(fb)
+
+    def _first(self, text: str) -> str:
+        if self._arena_text:
+            from chronoplan.runtime.procedure.instruction import instruction  # lazy: as Env in _setup
+
+            return instruction(self.problem)
+        return super()._first(text)
+
+    def _compose(self, feedback: str) -> str:
+        return feedback if self._arena_text else super()._compose(feedback)
+
+    def _counters(self) -> dict:
+        env = self.inner
+        agent = self.problem.agents[0]
+        return {**super()._counters(), "occupied": env.state.agent_free_at(agent, env._now) > env._now}
 
     def _ended(self) -> tuple[bool, bool, bool]:
         env = self.inner
