@@ -48,6 +48,8 @@ CASES = {
     ("check", 1): (["check", "{bad}"], None),
     ("check", 2): (["check", "{out}/missing.chrono"], None),
     ("list", 0): (["list", str(RECIPES)], None),
+    ("prompt", 0): (["prompt", str(RECIPES), "--scenario", SCEN], None),
+    ("prompt", 2): (["prompt", str(RECIPES), "--scenario", "nope"], None),
     ("list", 2): (["list", "{bad}"], None),
     ("schema", 0): (["schema", str(RECIPES), "--scenario", SCEN], None),
     ("schema", 2): (["schema", str(RECIPES), "--scenario", "nope"], None),

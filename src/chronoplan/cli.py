@@ -29,6 +29,7 @@ COMMANDS = {
     "solve": ("chronoplan.commands.solve", "compute a reference plan with a solver or planner"),
     "import": ("chronoplan.commands.importer", "convert benchmark data into chronoplan files"),
     "play": ("chronoplan.commands.play", "interactive text environment"),
+    "prompt": ("chronoplan.commands.prompt", "print a scenario's instruction (TimeArena's layout)"),
     "pddl": ("chronoplan.commands.pddl", "write PDDL domain and problem files"),
 }
 
