@@ -276,8 +276,7 @@ def test_mode_registry():
     assert parse_compat(" Recipe2Plan ") is Compat.RECIPE2PLAN and parse_compat(None) is None
     with pytest.raises(CompatError, match="known modes: recipe2plan, paracook, timearena"):
         parse_compat("recipe2")
-    with pytest.raises(CompatError, match="timearena.md"):
-        Grader(compile_text(PIN)[0], Compat.TIMEARENA)
+    assert Grader(compile_text(PIN)[0], Compat.TIMEARENA).compat is Compat.TIMEARENA   # tests/test_compat_timearena.py
     assert all(m.description and m.family for m in Compat)
 
 
@@ -372,8 +371,8 @@ def test_cli_compat_usage_errors(files, capsys, tmp_path):
     src, ok, _ = files
     code, _, err = _cli(capsys, "validate", str(src), str(ok), "--compat", "recipe")
     assert code == 2 and "unknown compatibility mode 'recipe'" in err and "recipe2plan, paracook" in err
-    code, _, err = _cli(capsys, "validate", str(src), str(ok), "--compat", "timearena")
-    assert code == 2 and "docs/benchmarks/timearena.md" in err and "domain data" in err
+    code, out, _ = _cli(capsys, "validate", str(src), str(ok), "--compat", "timearena")   # not TimeArena commands
+    assert code == 1 and "E012" in out and "is not a TimeArena command" in out
     code, _, err = _cli(capsys, "validate", str(src), str(ok), "--compat", "paracook")
     assert code == 2 and "grid kitchens" in err and "has none" in err
     code, _, err = _cli(capsys, "validate", str(src), str(ok), "--compat", "paracook", "--scenario", "Tart_only")

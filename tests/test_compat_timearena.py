@@ -234,3 +234,76 @@ def test_shapes_the_original_cannot_hold_are_refused(small):
         Env(procedure_problem(small, small.scenario("duo")), rules=Rules.TIMEARENA)
     with pytest.raises(ArenaShapeError, match="step 1 of prose \"give the cup a good wash\" is not a TimeArena"):
         Env(procedure_problem(small, small.scenario("prose")), rules=Rules.TIMEARENA)
+
+
+# ------------------------------------------------------------------------ chronoplan play / validate --compat
+def test_play_compat_timearena(capsys, monkeypatch):
+    import io
+
+    from chronoplan.cli import main
+    lines = "activate kettle\nwash teapot.\nwait\nwait\nwait\nwait\nlook\n"
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    assert main(["play", str(TIMEARENA), "--scenario", "household1", "--compat", "timearena"]) == 1
+    out = capsys.readouterr().out
+    assert "unknown object \"teapot.\"" in out and "\"activate kettle\" (step 2 of household1) until 00:05:00" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO(lines))
+    assert main(["play", str(TIMEARENA), "--scenario", "household1"]) == 1
+    out = capsys.readouterr().out
+    assert "Refused" not in out.split("wait")[0]                                # the paper's rules: read leniently
+    for argv, words in ((["--compat", "recipe2plan"], "play takes --compat timearena"),
+                        (["--compat", "nope"], "unknown compatibility mode 'nope'"),
+                        (["--compat", "timearena", "--protocol", "recipe2plan"], "not recipe2plan")):
+        assert main(["play", str(TIMEARENA), "--scenario", "household1", *argv]) == 2
+        assert words in capsys.readouterr().err
+
+
+ORDER = ["activate kettle", "wash teapot", "wash cup", "pour kettle into teapot", "brew tea with teapot"]
+
+
+def test_validate_compat_plays_commands_and_timed_plans_alike(arena):
+    from chronoplan.validators.compat import Compat
+    from chronoplan.validators.grade import Grader
+
+    grader = Grader(arena, Compat.TIMEARENA)
+    cmds = grader.grade("household1", ORDER + ["wait", "wait", "pour teapot into cup"])
+    sched = {"schedule": [{"task": "household1", "step": s, "start": t}
+                          for s, t in ((2, 0), (4, 1), (6, 2), (3, 5), (1, 7), (5, 10))]}
+    timed = grader.grade("household1", sched)
+    for rep in (cmds, timed):
+        assert rep.valid and rep.metrics["makespan"] == 13 and rep.metrics["commands"] == 8, rep.to_text()
+    default = Grader(arena).grade("household1", sched)
+    assert default.valid and default.metrics["makespan"] == 13
+
+
+def test_validate_compat_reports_each_refusal_and_what_is_left(arena):
+    from chronoplan.validators.compat import Compat
+    from chronoplan.validators.grade import Grader
+
+    grader = Grader(arena, Compat.TIMEARENA)
+    rep = grader.grade("household1", {"commands": ["activate kettle", "wash teapot.", "pour kettle into cup"]})
+    assert [(e.code, e.index) for e in rep.errors][:2] == [("E104", 1), ("E411", 2)]      # the kettle heats
+    assert {e.code for e in rep.errors[2:]} == {"E503", "E701"} and not rep.valid        # ... until 5: running
+    assert rep.metrics["refusals"] == 2 and rep.metrics["success"] is False
+    clash = {"schedule": [{"task": "household1", "step": 2, "start": 0}, {"task": "household1", "step": 4,
+                                                                          "start": 0},
+                          {"task": "household1", "step": 6, "start": 0.5}]}
+    rep = grader.grade("household1", clash)
+    assert [(e.code, e.index) for e in rep.errors][:2] == [("E401", 1), ("E104", 2)]
+    rep = Grader(arena, Compat.TIMEARENA).grade("household1", ["pour kettle into cup"])
+    assert [e.code for e in rep.errors][0] == "E301"          # the loose object is read: the cup is not washed
+    assert Grader(arena).grade("household1", sched_of([(3, 5)])).errors[0].code == "E301"
+
+
+def sched_of(pairs):
+    return {"schedule": [{"task": "household1", "step": s, "start": t} for s, t in pairs]}
+
+
+def test_validate_cli_compat_timearena(tmp_path, capsys):
+    import json
+
+    from chronoplan.cli import main
+    plan = tmp_path / "household1.json"
+    plan.write_text(json.dumps(ORDER + ["wait", "wait", "pour teapot into cup"]))
+    assert main(["validate", str(TIMEARENA), str(plan), "--compat", "timearena", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["valid"] and out["metrics"]["makespan"] == 13 and out["metrics"]["progress_score"] == 100

@@ -6,8 +6,9 @@ in-memory ``(name, value)`` pairs) and options.  Output: one ``report.Report`` p
 grader: ``grade_procedures`` (replayed by ``validators.replay``), ``grade_grid`` (the kitchen grader) and
 ``grade_tools`` (the tool grader), below.
 ``compat`` (``validators.compat.Compat``) grades like a benchmark's original evaluator instead: Recipe2Plan
-plans by ``validators.compat.recipe2plan`` (reading text replies as written: ``raw_text`` sources), grid
-kitchens with ``compat=`` passed to the kitchen grader; a scenario of another family is an ``E012``.
+plans by ``validators.compat.recipe2plan`` (reading text replies as written: ``raw_text`` sources), TimeArena
+plans played by ``validators.compat.timearena``, grid kitchens with ``compat=`` passed to the kitchen grader;
+a scenario of another family is an ``E012``.
 Scenario matching (no ``--scenario``): the only scenario, else the plan's top-level "scenario" key, else
 the plan file's stem.
 """
@@ -26,6 +27,7 @@ from chronoplan.compiler.diagnostics import raise_pending_interrupt
 from chronoplan.compiler.instantiate import InstantiationError, procedure_problem
 from chronoplan.validators.compat import Compat, family_error, usable
 from chronoplan.validators.compat.recipe2plan import grade_plan, model_for
+from chronoplan.validators.compat.timearena import grade_plan as arena_plan
 from chronoplan.validators.families import family_of
 from chronoplan.validators.household.read import EpisodeSource, sniff, sniff_text
 from chronoplan.validators.plan_text import (
@@ -258,6 +260,8 @@ class Grader:
         try:
             if self.compat is Compat.RECIPE2PLAN:
                 return self._grade_original(scenario, plan, fmt, name, reference)
+            if self.compat is Compat.TIMEARENA:
+                return self._grade_arena(scenario, plan, fmt, name, decoded)
             episode = self._episode(scenario, plan, fmt, first, name)
             if episode is not None:
                 return episode
@@ -320,6 +324,20 @@ class Grader:
             return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
                                 f"instantiated: {exc}", "fix the scenario")
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
+
+
+    def _grade_arena(self, scenario: str, plan: Any, fmt: Optional[str], name: str, decoded: bool) -> Report:
+        """``--compat timearena``: the plan played in TimeArena's released code (``validators.compat.timearena``)."""
+        scen, refused = self._scenario(scenario, name)
+        if scen is None:
+            assert refused is not None, "_scenario gives a scenario or the report of why there is none"
+            return refused
+        try:
+            problem = self.problem(scen.name)
+        except InstantiationError as exc:
+            return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
+                                f"instantiated: {exc}", "fix the scenario")
+        return arena_plan(problem, plan, name=name, fmt=fmt, decoded=decoded)
 
 
 # ---------------------------------------------------------------- family graders (validators.families)

@@ -13,10 +13,10 @@ Modes:
   included, on step-level scenarios (``validators.compat.recipe2plan``).
 - ``paracook``: the original ParaCook simulator's rules, on grid kitchens (passed to
   ``validators.kitchen.grade.grade_grid_plan`` as ``compat=Compat.PARACOOK``).
-- ``timearena``: refused.  The differences from TimeArena's original implementation
-  (docs/benchmarks/timearena.md, "Differences from the original implementation") are in the domain data and
-  in the interactive environment and its scoring script, not in how a timed plan is validated, so there is
-  nothing for a grading mode to reproduce.
+- ``timearena``: TimeArena's released code (github.com/ykzhang721/TimeArena), on one-agent step-level
+  scenarios written as TimeArena commands: the plan (a command sequence, or a timed plan sent minute by minute)
+  is played in the interactive environment with ``runtime.procedure.arena_rules.Rules.TIMEARENA``
+  (``validators.compat.timearena``); docs/benchmarks/timearena.md, "--compat timearena".
 
 A mode applied to a scenario of another family is an ``E012`` error in that plan's report (the CLI refuses
 up front, exit status 2, when no scenario of the project, or the one given with ``--scenario``, belongs to
@@ -41,12 +41,8 @@ class Compat(Enum):
                    "quirks included",
                    None)
     PARACOOK = ("paracook", "the original ParaCook simulator's rules for grid-kitchen plans", None)
-    TIMEARENA = ("timearena", "TimeArena's original environment (nothing to reproduce: refused)",
-                 "there is nothing to reproduce: the differences from TimeArena's original implementation "
-                 "listed in docs/benchmarks/timearena.md (\"Differences from the original implementation\") are "
-                 "in the domain data (pairing rule, shared containers, prerequisites...) and in the interactive "
-                 "environment and its scoring script, not in how a timed plan is validated. Grade TimeArena "
-                 "plans without --compat.")
+    TIMEARENA = ("timearena", "TimeArena's released environment and runner: the plan played command by command, "
+                 "quirks included", None)
 
     def __init__(self, cli_name: str, description: str, refused: Optional[str]) -> None:
         self.cli_name = cli_name

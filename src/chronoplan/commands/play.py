@@ -1,5 +1,5 @@
 """``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan|kitchen|household] [--baseline]
-[--log OUT] [--syntax cwah|tdw] [--seed N]``: an interactive environment.
+[--log OUT] [--syntax cwah|tdw] [--seed N] [--compat timearena]``: an interactive environment.
 
 Input: .chrono files/directories, a scenario, then commands read line by line from stdin (a terminal or a
 pipe).  The protocols a scenario can be played with are its family's (``validators.families.Family.
@@ -14,12 +14,13 @@ commands, "quit" ends.  Output: observations and feedback on stdout; a final sum
 Protocol ``kitchen``: grid kitchens (orders on a map), played by ``commands.play_kitchen`` (ParaCook action
 batches).  Protocol ``household``: partially observable households, played by ``commands.play_household``
 (``agent: action`` lines); its options ``--baseline``, ``--log``, ``--syntax`` and ``--seed`` are refused for
-other families (exit 2).
+other families (exit 2).  ``--compat timearena`` (protocol timearena only): TimeArena's released code instead of
+the paper's rules (``runtime.procedure.arena_rules``; docs/benchmarks/timearena.md, "--compat timearena").
 """
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Optional
 
 from chronoplan.commands.common import command_lines
 
@@ -48,6 +49,9 @@ def configure(p) -> None:
     p.add_argument("--max-refusals", type=int, default=None, help="refusals in a row that end the episode "
                    "(0: never; default 5 for timearena, 3 for recipe2plan)")
     p.add_argument("--json", action="store_true", help="print the final metrics as JSON")
+    p.add_argument("--compat", default=None, metavar="NAME",
+                   help="timearena: play by TimeArena's released code (its runner's literal reading, paused "
+                        "background actions, loose second objects...; docs/benchmarks/timearena.md)")
 
 
 def parse_line(line: str, agents) -> object:
@@ -62,6 +66,24 @@ def parse_line(line: str, agents) -> object:
         elif part.strip():
             orders[agents[0]] = part.strip()
     return orders
+
+
+def _rules(compat, protocol: str) -> tuple[Any, Optional[str]]:
+    """``--compat`` -> (the environment's ``Rules``, None) or (None, why it cannot be played)."""
+    from chronoplan.runtime.procedure.arena_rules import Rules
+    from chronoplan.validators.compat import Compat, CompatError, parse_compat
+    if compat is None:
+        return Rules.PAPER, None
+    try:
+        mode = parse_compat(compat)
+    except CompatError as exc:
+        return None, str(exc)
+    if mode is not Compat.TIMEARENA:
+        return None, (f"--compat {mode.cli_name if mode else compat} grades whole plans (chronoplan validate "
+                      "--compat); play takes --compat timearena")
+    if protocol != "timearena":
+        return None, f"--compat timearena plays the timearena protocol, not {protocol}"
+    return Rules.TIMEARENA, None
 
 
 def play(env, lines, out) -> int:
@@ -129,6 +151,10 @@ def run(args) -> int:
         from chronoplan.commands.play_kitchen import run_kitchen
         return run_kitchen(project, scen.name, args)
     assert problem is not None, "a step-level scenario has its procedure problem"
+    rules, why = _rules(args.compat, protocol)
+    if why is not None:
+        print(f"chronoplan play: error: {why}", file=sys.stderr)
+        return 2
     env: Any
     refusals = args.max_refusals if args.max_refusals is not None else (
         3 if protocol == "recipe2plan" else 5)
@@ -141,7 +167,13 @@ def run(args) -> int:
             print(f"chronoplan play: error: {exc}", file=sys.stderr)
             return 2
     else:
-        env = Env(problem, show_executable=args.show_executable, max_refusals=refusals if refusals > 0 else None)
+        from chronoplan.runtime.procedure.arena_rules import ArenaShapeError
+        try:
+            env = Env(problem, show_executable=args.show_executable, max_refusals=refusals if refusals > 0 else None,
+                      rules=rules)
+        except ArenaShapeError as exc:
+            print(f"chronoplan play: error: {exc}", file=sys.stderr)
+            return 2
     status = play(env, sys.stdin, sys.stdout)
     m = env.metrics()
     if args.json:
