@@ -235,3 +235,26 @@ def test_convert_api_warns_through_callback(tmp_path):
     assert list(files) == ["episode_2a_0_0_stuff.chrono"] and set(seen) == WARNINGS
     with pytest.raises(ImportFormatError, match="--task: expected food or stuff"):
         convert([ep], metadata=str(md), task="drinks")
+
+
+BENCHMARK_SIZE = [   # 10 food targets, 5 food containers, 4 rooms: the size of a TDW-MAT test episode
+    ("b04_bowl_smooth", "Kitchen", (5.0, 1.0), "bowl"), ("plate06", "Kitchen", (6.0, 2.0), "plate"),
+    ("teatray", "Livingroom", (0.0, -1.0), "tea tray"), ("plate06", "Office", (12.0, 3.0), "plate"),
+    ("b04_bowl_smooth", "Bedroom", (1.0, 8.5), "bowl"),
+    ("b04_orange_00", "Kitchen", (4.0, 0.5), "orange"), ("b04_orange_01", "Kitchen", (4.5, 0.0), "orange"),
+    ("apple", "Livingroom", (0.5, 0.0), "apple"), ("apple", "Office", (11.0, 2.0), "apple"),
+    ("b03_burger", "Livingroom", (-1.0, 1.0), "burger"), ("b03_burger", "Office", (12.0, 1.0), "burger"),
+    ("b04_orange_00", "Bedroom", (0.5, 9.0), "orange"), ("apple", "Kitchen", (6.0, 0.5), "apple"),
+    ("b03_burger", "Bedroom", (2.0, 8.0), "burger"), ("apple", "Bedroom", (-1.0, 9.0), "apple"),
+    ("sofa_xyz", "Livingroom", (0.0, 2.0), "sofa")]
+
+
+def test_a_benchmark_size_episode_has_a_proven_optimum(tmp_path):
+    # ten targets and five containers: beyond the A*, solved by the trip decomposition (runtime/household/trips.py)
+    ep, md = write(tmp_path, cmds=episode(BENCHMARK_SIZE),
+                   meta=metadata(BENCHMARK_SIZE, food={"target": 10, "container": 5}))
+    out = tmp_path / "food.chrono"
+    assert run("import", "tdw-mat", ep, "--metadata", md, "--task", "food", "-o", out).returncode == 0
+    p = run("play", out, "--baseline")
+    assert p.returncode == 0, p.stderr
+    assert "baseline 160 steps (success), omniscient optimum 37 steps (proven)" in p.stdout, p.stdout

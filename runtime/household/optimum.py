@@ -17,9 +17,15 @@ things (same goals, same location) are grabbed in name order.  The heuristic is 
 the count-th smallest lower bound over its undelivered things of (an agent's time until free + walk to the
 thing + grab [+ 1 when it lies in a closed container] + walk to the goal place + put).  The search is
 exact: the first goal state popped is optimal; ``proven`` is False only when a limit stopped it.
+
+TDW-MAT-style transport episodes (ten targets, baskets) are beyond this search; ``runtime/household/trips.py``
+solves them exactly by decomposing each agent's work into trips to the goal place, and ``optimum`` uses it
+whenever the episode has that shape (``Optimum.method`` says which ran; tests/test_household_trips.py checks the
+two agree where both finish).
 """
 from __future__ import annotations
 
+import enum
 import heapq
 import itertools
 import time
@@ -30,6 +36,7 @@ from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, PlaceKind
 from chronoplan.runtime.household.actions import Action, ActKind
 from chronoplan.runtime.household.engine import HouseholdEngine
+from chronoplan.runtime.household.trips import trip_optimum
 
 _WAIT = "wait"      # idle until the next completion (only while a container is being opened: see below)
 _STOP = "stop"      # idle for the rest of the episode
@@ -39,6 +46,13 @@ def _real(run) -> bool:
     return run is not None and run != _WAIT and run != _STOP
 
 
+class Method(enum.Enum):
+    """How the optimum was found."""
+
+    ASTAR = "A* over joint decision states"
+    TRIPS = "trip decomposition (runtime/household/trips.py)"
+
+
 @dataclass(frozen=True)
 class Optimum:
     steps: Optional[int]
@@ -46,6 +60,7 @@ class Optimum:
     plan: dict
     expanded: int
     seconds: float
+    method: Method = Method.ASTAR
 
 
 class _Model:
@@ -260,8 +275,15 @@ class _Model:
         return min(f + self.steps(w, point) for f, w in zip(free, where_after)) + extra + 1 + after
 
 
-def optimum(problem: HouseholdProblem, *, max_expanded: int = 2_000_000, max_seconds: float = 60.0) -> Optimum:
-    """The omniscient optimum by A* (see the module docstring)."""
+def optimum(problem: HouseholdProblem, *, max_expanded: int = 2_000_000, max_seconds: float = 60.0,
+            trips: bool = True) -> Optimum:
+    """The omniscient optimum: by trip decomposition when the episode has its shape (``trips.applies``: TDW-MAT-style
+    transport) and ``trips`` is True, else by A* (see the module docstring)."""
+    if trips:
+        found = trip_optimum(problem)
+        if found is not None:
+            steps, proven, plan, expanded, seconds = found
+            return Optimum(steps, proven, plan, expanded, seconds, Method.TRIPS)
     m = _Model(problem)
     start = time.perf_counter()
     pos0 = tuple(problem.starts[a] for a in m.agents)

@@ -1,4 +1,5 @@
-"""The ``astar`` planner of ``chronoplan solve`` for household scenarios: the omniscient optimum (issue #13).
+"""The ``astar`` planner of ``chronoplan solve`` for household scenarios: the omniscient optimum (issue #13), by A*
+or, for TDW-MAT-style transport episodes, by trip decomposition (``runtime.household.optimum``).
 
 Input: a compiled project, a household scenario's name, a time limit in seconds and a worker count (unused:
 the search is single-threaded).  Output: ``solve_astar(...)`` -> ``Solved`` (the interface of
@@ -20,7 +21,7 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.household.problem import HouseholdError, HouseholdProblem
 from chronoplan.runtime.household.actions import render
-from chronoplan.runtime.household.optimum import optimum, replay
+from chronoplan.runtime.household.optimum import Method, optimum, replay
 from chronoplan.validators.report import PlanError, Report
 
 
@@ -65,5 +66,6 @@ def solve_astar(project: ir.Project, scenario: str, timeout: float, workers: int
     note = "" if opt.proven else "the search stopped at a limit: not proven optimal"
     return Solved("optimal" if opt.proven else "feasible", Fraction(opt.steps),
                   Fraction(opt.steps) if opt.proven else None, opt.seconds,
-                  note + f"{'; ' if note else ''}omniscient: every placement known, {opt.expanded} states expanded",
+                  note + f"{'; ' if note else ''}omniscient: every placement known; {opt.method.value}, {opt.expanded} "
+                  f"{'states expanded' if opt.method == Method.ASTAR else 'table entries'}",
                   actions, opt.proven, report)
