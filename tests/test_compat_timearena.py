@@ -307,3 +307,24 @@ def test_validate_cli_compat_timearena(tmp_path, capsys):
     assert main(["validate", str(TIMEARENA), str(plan), "--compat", "timearena", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["valid"] and out["metrics"]["makespan"] == 13 and out["metrics"]["progress_score"] == 100
+
+
+def test_gym_constructor_takes_compat():
+    pytest.importorskip("gymnasium")
+    from gymnasium.utils.env_checker import check_env
+
+    from chronoplan.envs import TimeArenaEnv
+    from chronoplan.validators.compat import CompatError
+
+    compat = TimeArenaEnv(TIMEARENA, "household1", compat="timearena")
+    paper = TimeArenaEnv(TIMEARENA, "household1")
+    assert "\"wait N\"" not in compat.help_text() and "\"wait N\"" in paper.help_text()
+    for env, paused in ((compat, 5), (paper, 4)):
+        env.reset(seed=0)
+        env.step("activate kettle")
+        obs, reward, terminated, truncated, info = env.step("wash cup.")
+        end = env.inner.state.steps[("household1", 2)]
+        assert (end.running.end if end.running is not None else end.done_at) == paused
+    check_env(TimeArenaEnv(TIMEARENA, "household1", compat="timearena"), skip_render_check=True)
+    with pytest.raises(CompatError, match="takes compat='timearena'"):
+        TimeArenaEnv(TIMEARENA, "household1", compat="recipe2plan")

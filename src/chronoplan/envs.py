@@ -42,6 +42,7 @@ except ImportError as exc:          # pragma: no cover - exercised only without 
 import chronoplan
 from chronoplan.compiler.codes import category_of
 from chronoplan.compiler.ir import Project
+from chronoplan.runtime.procedure.arena_rules import Rules
 from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 from chronoplan.validators.families import Family, family_of
 from chronoplan.validators.report import json_number
@@ -247,6 +248,20 @@ class _ProcedureEnv(ChronoEnv):
         return {"ok": fb.ok, "message": fb.message, "code": fb.code, "category": fb.category, "hint": fb.hint}
 
 
+def _arena_rules(compat: Any) -> Rules:
+    """``TimeArenaEnv(compat=...)``: None -> the paper's rules; ``timearena`` (a ``Compat`` or its name) -> the
+    released code's; anything else is a ``ValueError`` (``CompatError``)."""
+    from chronoplan.validators.compat import Compat, CompatError, parse_compat
+
+    mode = parse_compat(compat)
+    if mode is None:
+        return Rules.PAPER
+    if mode is not Compat.TIMEARENA:
+        raise CompatError(f"compat={mode.cli_name!r}: the TimeArena environment takes compat='timearena' (other "
+                          "modes grade whole plans: chronoplan validate --compat)")
+    return Rules.TIMEARENA
+
+
 class TimeArenaEnv(_ProcedureEnv):
     """TimeArena's protocol (``runtime.procedure.env.Env``): an action is a step's text, ``wait`` or ``wait N``; with
     several agents ``agent: command; agent: command`` (agents not named wait).  Options: ``show_executable``,
@@ -254,17 +269,20 @@ class TimeArenaEnv(_ProcedureEnv):
     ``feedback`` and ``stepping`` (``runtime.procedure.feedback``: ``FeedbackStyle.TIMEARENA`` makes the first
     observation the instruction (``chronoplan prompt``) and each step's observation TimeArena's sentences only;
     ``Stepping.MINUTE`` makes a step one minute, an occupying action re-sent each minute).  ``info["occupied"]``
-    says whether the agent is still occupied (a TimeArena runner then re-sends the action)."""
+    says whether the agent is still occupied (a TimeArena runner then re-sends the action).  ``compat``
+    (``"timearena"`` or ``Compat.TIMEARENA``; default None, the paper's rules): the released TimeArena code's
+    rules (``runtime.procedure.arena_rules``; a scenario they cannot hold is a ``ValueError``)."""
 
     protocol = "timearena"
 
     def __init__(self, path: Union[str, Path, Project], scenario: Optional[str] = None, *,
                  render_mode: Optional[str] = None, show_executable: bool = False,
                  max_refusals: Optional[int] = 5, limit: Optional[Fraction] = None,
-                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND) -> None:
+                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND,
+                 compat: Any = None) -> None:
         self.options: dict[str, Any] = {"show_executable": show_executable, "max_refusals": max_refusals,
                                         "limit": limit, "feedback": FeedbackStyle(feedback),
-                                        "stepping": Stepping(stepping)}
+                                        "stepping": Stepping(stepping), "rules": _arena_rules(compat)}
         self._arena_text = self.options["feedback"] is FeedbackStyle.TIMEARENA
         super().__init__(path, scenario, render_mode=render_mode)
 
@@ -275,7 +293,8 @@ class TimeArenaEnv(_ProcedureEnv):
 
     def help_text(self) -> str:
         several = len(self.problem.agents) > 1
-        return ("Commands: " + "; ".join(f"\"{t}\"" for t in self.inner.texts.values()) + "; \"wait\", \"wait N\""
+        waits = "\"wait\"" if self.inner.rules is Rules.TIMEARENA else "\"wait\", \"wait N\""
+        return ("Commands: " + "; ".join(f"\"{t}\"" for t in self.inner.texts.values()) + "; " + waits
                 + ("; several agents: \"agent: command; agent: command\" (agents: "
                    + ", ".join(self.problem.agents) + ")" if several else "") + ".")
 
