@@ -5,13 +5,15 @@ plan (for Recipe2Plan's relative efficiency).  Output: a ``report.Report`` listi
 mode) or only the first (``first=True``), with the metrics of ``runtime.metrics.plan_metrics``.
 Never raises on bad plans.
 
-Two engines give the same reports: the fast sweep (``runtime.procedure.fast``) accepts valid plans whose times are
-whole multiples of the scenario's compiled time scale, and every other plan (one with any violation or
-reading error, or times finer than the scale) is replayed by the exact engine (``procedure.sim.simulate``), which
-writes the errors.  Step(...) text in its common form (``plans.step_fields``) goes to the sweep without being
-turned into ``Chunk`` values.  ``exact=True`` skips the sweep.  A reference plan is read once per problem and
-reference object (by value for text, by identity for other values: a reference changed in place after it was
-used is not read again) and its truncated efficiency is kept per action count.
+Two engines give the same reports: the fast path (``runtime.procedure.fast``: a sweep that accepts valid plans;
+``runtime.procedure.critic``: the integer replay that writes the violations and metrics of every other plan) takes
+plans whose names the scenario knows and whose times are whole multiples of the scenario's compiled time scale, and
+every other plan (a reading error, an unknown name, times finer than the scale, a scenario listing a step twice) is
+replayed by the exact engine (``procedure.sim.simulate``).  Step(...) text in its common form
+(``plans.step_fields``) goes to the fast path without being turned into ``Chunk`` values.  ``exact=True`` skips
+the fast path.  A reference plan is read once per problem and reference object (by value for text, by identity for
+other values: a reference changed in place after it was used is not read again) and its truncated efficiency is
+kept per action count.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from typing import Any, Optional
 
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
+from chronoplan.runtime.procedure import critic as proccritic
 from chronoplan.runtime.procedure import fast as procfast
 from chronoplan.runtime.procedure.sim import Chunk, simulate, simulate_whole
 from chronoplan.validators import plans as P
@@ -121,7 +124,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                 columns = None if fast is None else _text_columns(fast, fields)
                 result = None
                 if fast is not None and columns is not None:
-                    report = _fast_report(problem, fast, columns, name, reference)
+                    report = _fast_report(problem, fast, columns, name, reference, first)
                     if report is not None:
                         return report
                     swept = True
@@ -143,7 +146,7 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                       _empty_metrics(problem))
     if fast is not None and not swept and not schema_errors and not read.skipped:
         columns = _chunk_columns(fast, read.actions)
-        report = None if columns is None else _fast_report(problem, fast, columns, name, reference)
+        report = None if columns is None else _fast_report(problem, fast, columns, name, reference, first)
         if report is not None:
             return report
     return _exact_report(problem, _simulate(problem, read, first), schema_errors, name, reference)
@@ -218,17 +221,36 @@ def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns:
 
 # ------------------------------------------------------------------------------------------ fast path
 def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                 reference: Any) -> Optional[Report]:
-    """The report of a plan the sweep finds valid; None when the exact engine must grade it."""
+                 reference: Any, first: bool) -> Optional[Report]:
+    """The report of a plan given as sweep columns: the sweep's for a valid plan, else the integer replay's
+    (``runtime.procedure.critic``); None when the exact engine must grade it."""
     out = fast.sweep(*columns)
     if out is None:
-        return None
+        return _critic_report(problem, fast, columns, name, reference, first)
     if reference is None:
         metrics = fast.metrics(out)
     else:
         hit = _reference(problem, reference)
         metrics = fast.metrics(out, hit[1], None if hit[1] is None else _reference_efficiency(problem, hit, out.runs))
     return Report(True, name, problem.scenario, (), metrics)
+
+
+def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
+                   reference: Any, first: bool) -> Optional[Report]:
+    """What ``_exact_report`` gives for the exact engine's result, from the integer replay of a (faulty) plan."""
+    got = proccritic.replay(fast, problem, *columns, first=first)
+    if got is None:
+        return None
+    errors = list(got.violations)
+    metrics = got.metrics(fast)
+    hit = None if reference is None else _reference(problem, reference)
+    if hit is not None and hit[1] is not None:
+        e_ref = _reference_efficiency(problem, hit, got.runs)
+        metrics.update(M.reference_metrics(metrics["efficiency"], e_ref, metrics["progress"]))
+    if len(errors) > MAX_ERRORS:
+        metrics["errors_omitted"] = len(errors) - MAX_ERRORS
+        errors = errors[:MAX_ERRORS]
+    return Report(not errors, name, problem.scenario, tuple(errors), metrics)
 
 
 def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list, list, list]]:

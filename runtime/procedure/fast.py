@@ -16,12 +16,10 @@ overlapping chunks of one step, a start before 0 or before the step's release, a
 complete at the first start, an agent busy (with the scenario's occupancy rule), a resource over capacity,
 a property need not met, a step never completed, a lag, deadline or time limit not kept.
 
-Why "valid here" implies "valid there" (and the same metrics): the chunks are visited by start time
-(ties by plan index) while the exact engine visits starts by (time, agent rank, plan index) and runs every
-completion at t before the starts at t.  Ties between starts do not change whether a plan is valid: two
-starts at one instant affect each other only through an agent (both occupy it -> E401 in either order;
-an autonomous start is not blocked by a continuous one starting at the same instant), a resource (a
-count), or one step (E802 in either order); properties and completions change only at ends.  As long as
+Why "valid here" implies "valid there" (and the same metrics): the chunks are visited in the exact engine's
+start order (time, agent rank of the chunk as written, plan index), and the exact engine runs every completion
+at t before the starts at t.  (The order of starts at one instant matters: a step holding two units of a
+resource of capacity 2 and another step holding one, started together, are refused or not by their order.)  As long as
 nothing was refused, the occupations of an agent are disjoint, so "busy" is a comparison with the end
 of its last occupation, and the exclusive rule (no autonomous start strictly inside a continuous
 occupation) needs only that last occupation; a resource of capacity 1 is held until the end of its last
@@ -200,7 +198,12 @@ class Compiled:
         values = self.initial[:]
         completions: list = []               # (end, agent rank, plan index, sets) of setters, in end order
         exclusive = self.exclusive
-        if indexes is None:
+        if agents is not None:               # the exact engine's start order: time, agent rank as written, index
+            ranks = self.agent_rank
+            rank = [0 if a < 0 else ranks[a] for a in agents]
+            idx = range(len(starts)) if indexes is None else indexes
+            order = sorted(range(len(starts)), key=lambda j: (starts[j], rank[j], idx[j]))
+        elif indexes is None:
             order = sorted(range(len(starts)), key=starts.__getitem__)
         else:
             order = sorted(range(len(starts)), key=lambda j: (starts[j], indexes[j]))

@@ -1,0 +1,585 @@
+"""Fast replay of faulty plans: the exact engine's violations and metrics from the compiled integer form.
+
+Input: a ``fast.Compiled`` scenario (``Compiled.ok``), its ``ProcedureProblem`` and a plan as the sweep's columns
+(starts, step ids, durations or None, optionally agent ids (-1: none named) and distinct plan indexes; times in
+the compiled scale).  Output: ``replay(...)`` -> ``Outcome`` (every violation, in the exact engine's order, as the
+same ``Violation`` records with the same messages and hints, and the numbers of its metrics), or None when the
+scenario cannot be compiled (then the exact engine grades the plan); ``Outcome.metrics(compiled)`` -> the
+``plan_metrics`` block without the reference part (the caller adds it, the reference efficiency truncated to
+``Outcome.runs`` actions).
+
+The rules are those of ``procedure.state.ProcState`` replayed by ``procedure.sim`` (every check, every message,
+the same agent, resource, property and lag state after a violation: a chunk is applied despite timing,
+occupancy and resource violations, skipped when it cannot run), read without an event queue:
+- Chunks are visited in the exact engine's start order (time, agent rank of the chunk as written, plan index).
+  Every end at or before t precedes the starts at t, so "done", "running", a step's progress and the property
+  values at a start are comparisons with completion times that are known when the completing chunk is visited
+  (a step's chunks are disjoint: a chunk that starts while the previous one runs is refused, E802).
+- Violations found at a start carry that start's event key; those found at ends (a lag whose partner completes
+  after the dependent started), checks (deadline, unplanned maximum lag, time limit) and the plan's end are
+  computed after the visit from completion times and each step's chunks, with their own event keys
+  (time, kind END < START < CHECK, agent rank, plan index, then insertion order); one stable sort gives the
+  exact engine's report order.
+- The progress of the metrics counts the runs whose start event precedes the first violation's event (the exact
+  engine's event sequence numbers), and the steps completed by those runs.
+- ``first=True`` (stop at the first violation) replays the same runs and keeps the first violation only.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime import timefmt
+from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, START, Compiled
+from chronoplan.runtime.procedure.records import fmt_value, step_name
+from chronoplan.runtime.violations import Violation
+
+_END, _START, _CHECK, _FINISH = 0, 1, 2, 3
+NO_SUB: tuple = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A replayed plan: its violations (report order) and the integers (scaled times) of its metrics."""
+
+    violations: tuple
+    runs: int                 # runs before the first violation (the reference efficiency's truncation)
+    clean_total: int          # summed lengths of those runs
+    clean_finish: int         # the latest end of those runs (-1: none)
+    makespan: int             # the latest end of every run (-1: none)
+    steps_done: int           # steps completed by those runs
+    done_total: int           # their summed durations
+    done_auto: int            # the same, autonomous steps only
+
+    def metrics(self, c: Compiled) -> dict:
+        """``runtime.metrics.plan_metrics`` of the replayed plan (no reference part)."""
+        scale = c.scale
+        total = len(c.rows)
+        e: Optional[Fraction] = None
+        if self.runs:
+            auto = self.done_auto
+            e = None if auto == 0 else Fraction(max(0, self.clean_total - self.clean_finish), auto)
+        whole = c.total
+        return {"makespan": None if self.makespan < 0 else Fraction(self.makespan, scale),
+                "success": not self.violations and self.steps_done == total,
+                "progress": Fraction(self.steps_done, total) if total else Fraction(1),
+                "steps_done": self.steps_done, "steps_total": total,
+                "progress_score": 100 if whole == 0 else 100 * self.done_total // whole,
+                "efficiency": e, "lower_bound": c.lower_bound}
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
+
+    names: tuple              # step id -> "step i of T"
+    rows: tuple               # step id -> (duration, max(0, release), interruptible, occupation of a chunk of
+    #                           length d: d if None else min(this, d), agent, prerequisite ids, uses, lags, release)
+    lags: tuple               # step id -> ((other id, min, max), ...) of lags whose partner exists
+    uses: tuple               # step id -> ((resource id, capacity, resource name, ((slot, value, key), ...)), ...)
+    sets: tuple               # step id -> ((slot, value), ...) written at its completion
+    dependents: tuple         # step id X -> ((Y id, max), ...): maximum lags of Y relative to X (E603 checks)
+    has_dependents: bool
+    deadlines: tuple          # (step id, deadline scaled), in the problem's step order
+    setters: dict             # (resource, key, value) -> step ids that set it, in step order
+    texts: tuple              # step id -> its text (E701)
+    prereq_names: tuple       # step id -> the names of all its prerequisites (E701 hint)
+    auto: tuple               # step id -> autonomous (not continuous)
+
+
+def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
+    ids, scale = c.ids, c.scale
+    capacity = {r.name: r.capacity for r in problem.resources}
+    res: dict = {}
+    slots: dict = {}
+    for s in problem.steps:              # the same resource and slot numbers as Compiled._tables
+        for u in s.uses:
+            res.setdefault(u.resource, len(res))
+            for k, _ in u.needs:
+                slots.setdefault((u.resource, k), len(slots))
+            for k, _ in u.sets:
+                slots.setdefault((u.resource, k), len(slots))
+
+    def units(x):
+        return None if x is None else (x * scale).numerator if type(x) is Fraction else x * scale
+
+    names, lags, uses, sets, texts, prereq_names, auto = [], [], [], [], [], [], []
+    rows = []
+    dependents: list = [[] for _ in problem.steps]
+    deadlines: list = []
+    setters: dict = {}
+    for sid, s in enumerate(problem.steps):
+        names.append(step_name(s.key))
+        lag_rows = []
+        for lag in s.lags:
+            x = ids.get((s.task, lag.other))
+            if x is not None:
+                lag_rows.append((x, units(lag.min), units(lag.max)))
+                if lag.max is not None:
+                    dependents[x].append((sid, units(lag.max)))
+        lags.append(tuple(lag_rows))
+        uses.append(tuple((res[u.resource], capacity.get(u.resource, 1), u.resource,
+                           tuple((slots[(u.resource, k)], v, k) for k, v in u.needs)) for u in s.uses))
+        sets.append(tuple((slots[(u.resource, k)], v) for u in s.uses for k, v in u.sets))
+        for u in s.uses:
+            for k, v in u.sets:
+                setters.setdefault((u.resource, k, v), []).append(sid)
+        if s.deadline is not None:
+            deadlines.append((sid, units(s.deadline)))
+        dur, _, interruptible, _, agent, prerequisites, _ = c.rows[sid]
+        kind = c.steps[sid].occupancy
+        release = units(s.release)
+        rows.append((dur, 0 if release is None else max(0, release), interruptible,
+                     None if kind == CONTINUOUS else 0 if kind == START else units(s.occupy_for), agent,
+                     prerequisites, uses[-1] or None, lags[-1], release))
+        texts.append(s.text)
+        prereq_names.append(tuple(step_name((s.task, p)) for p in s.prerequisites))
+        auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
+    return _Tables(tuple(names), tuple(rows), tuple(lags), tuple(uses), tuple(sets),
+                   tuple(tuple(d) for d in dependents), any(dependents), tuple(deadlines), setters, tuple(texts),
+                   tuple(prereq_names), tuple(auto))
+
+
+class _Clock:
+    """Scaled integer times -> the exact engine's texts and violation times."""
+
+    def __init__(self, c: Compiled, unit: ir.TimeUnit) -> None:
+        self.scale, self.unit = c.scale, unit
+
+    def exact(self, x: int) -> Any:
+        return x if self.scale == 1 else Fraction(x, self.scale)
+
+    def t(self, x: int) -> str:
+        return timefmt.clock(self.exact(x), self.unit)
+
+    def d(self, x: int) -> str:
+        return timefmt.duration(self.exact(x), self.unit)
+
+    def time(self, x: int) -> Fraction:
+        return Fraction(x, self.scale)
+
+
+def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
+           durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
+           first: bool = False) -> Optional[Outcome]:
+    """The exact engine's violations and metric numbers for a plan given as columns (see the module's text)."""
+    if not c.ok:
+        return None
+    tab: Optional[_Tables] = c.memo.get("critic")
+    if tab is None:
+        tab = c.memo["critic"] = _tables(c, problem)
+    rows = c.rows
+    n = len(rows)
+    m = len(starts)
+    clk = _Clock(c, problem.time_unit)
+    agent_names = tuple(c.agent_id)
+    n_agents = len(problem.agents)
+    ranks = c.agent_rank
+    exclusive = c.exclusive
+    names = tab.names
+    idx_of = range(m) if indexes is None else indexes
+    if agents is None:
+        raw_rank = None
+        order = sorted(range(m), key=starts.__getitem__ if indexes is None else lambda j: (starts[j], indexes[j]))
+    else:
+        raw_rank = [0 if a < 0 else ranks[a] for a in agents]
+        order = sorted(range(m), key=lambda j: (starts[j], raw_rank[j], idx_of[j]))
+
+    done = [INF] * n                     # completion time (known when the completing chunk is visited)
+    done_rank = [0] * n                  # the agent rank of its end event
+    completing: list = [None] * n        # the plan index of the completing run (its end event's index)
+    progress = [0] * n                   # run so far (every earlier run of the step has ended at a later start)
+    last_end = [-INF] * n                # end of the latest run: the step runs at t while this is > t
+    first_start: list = [None] * n
+    first_index: list = [None] * n
+    last_index: list = [None] * n
+    suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
+    n_ag = len(agent_names)
+    aruns: list = [[] for _ in agent_names]      # each agent's busy runs (start, busy end, step id), start order
+    ahead = [0] * n_ag                           # the first of them that may still be busy
+    mlast: list = [None] * n_ag                  # the latest busy start,
+    mbefore: list = [None] * n_ag                # the latest busy end of the runs started before it,
+    mlatest = [-INF] * n_ag                      # the latest busy end (ProcState.agent_marks)
+    holders: list = [[] for _ in range(c.nres)]  # each resource's holders (end, step id)
+    hmax = [-INF] * c.nres                       # the latest end of those
+    values = c.initial[:]
+    sets_of = tab.sets
+    completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
+    pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
+    runs: list = []                      # (chunk position, start, length, end, step id, plan index)
+    found: list = []                     # (event key, code, message, hint, index, agent name, time)
+    expected: Optional[dict] = None
+    makespan = -1
+
+    trows = tab.rows
+    for j in order:
+        t = starts[j]
+        sid = steps[j]
+        dur, earliest, interruptible, occ, a, prerequisites, uses, lags, release = trows[sid]
+        idx = j if indexes is None else indexes[j]
+        if agents is not None and agents[j] >= 0:
+            a = agents[j]
+        elif a < 0:
+            found.append((_key(starts, raw_rank, j, idx), "E014", f"{names[sid]} needs an agent: the scenario "
+                          f"has {n_agents}", f"add \"agent\": one of {', '.join(problem.agents)}", idx, None, t))
+            suppressed.setdefault(sid, t)
+            continue
+        le = last_end[sid]
+        if le != -INF:                      # the step has run
+            if done[sid] <= t:
+                found.append((_key(starts, raw_rank, j, idx), "E801", f"{names[sid]} is already done (finished at "
+                              f"{clk.t(done[sid])})", f"remove this repeated {names[sid]}", idx, agent_names[a], t))
+                continue
+            if le > t:
+                name = names[sid]
+                found.append((_key(starts, raw_rank, j, idx), "E802", f"{name} is already running until "
+                              f"{clk.t(le)}", f"start another chunk of {name} at or after {clk.t(le)}"
+                              if interruptible else f"remove this repeated {name}", idx, agent_names[a], t))
+                continue
+            p = progress[sid]
+            fresh = False
+        else:
+            p = 0
+            fresh = True
+        d = durations[j]
+        if d is None:
+            d = dur - p
+        if d <= 0:
+            found.append((_key(starts, raw_rank, j, idx), "E502", f"{names[sid]} is given a duration of "
+                          f"{clk.d(d)}", f"give {names[sid]} a duration of {clk.d(dur - p)}", idx, agent_names[a], t))
+            suppressed.setdefault(sid, t)
+            continue
+        o = d if occ is None else occ if occ < d else d
+        if t < earliest or (d > dur - p if interruptible else d != dur):
+            _timing(found, _key(starts, raw_rank, j, idx), clk, names[sid], dur, p, d, interruptible, release, t,
+                    idx, agent_names[a])
+        if fresh:
+            for x in prerequisites:
+                if done[x] <= t or (first_start[x] is None and x in suppressed):
+                    continue
+                if expected is None:
+                    expected = _expected_ends(starts, steps, durations, rows)
+                _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
+                              last_end[x], expected.get(x), first_start[x] is None, idx, agent_names[a])
+            if lags:
+                for x, lo, hi in lags:
+                    if done[x] <= t:
+                        _lag(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], lo, hi, t, done[x],
+                             idx, agent_names[a], t)
+        if mlatest[a] > t:
+            busy_runs = aruns[a]
+            h = ahead[a]
+            while busy_runs[h][1] <= t:          # the latest busy end is > t: some run is still busy
+                h += 1
+            ahead[a] = h
+            if o or exclusive:
+                rs, rb, rsid = busy_runs[h]
+                free = mlatest[a] if o else None if rs >= t else mlatest[a] if t > mlast[a] else mbefore[a]
+                if free is not None:
+                    name = names[sid]
+                    rule = "" if o else " (occupancy exclusive: no step starts while its agent runs a continuous step)"
+                    agent = agent_names[a]
+                    found.append((_key(starts, raw_rank, j, idx), "E401", f"{agent} cannot do {name} at {clk.t(t)}: "
+                                  f"it is busy with {names[rsid]} until {clk.t(rb)}{rule}",
+                                  f"start {name} at or after {clk.t(free)} or give it to another agent"
+                                  if n_agents > 1 else f"start {name} at or after {clk.t(free)}", idx, agent, t))
+        e = t + d
+        if uses:
+            for rid, cap, rname, needs in uses:
+                if hmax[rid] > t:
+                    live = [x for x in holders[rid] if x[0] > t]
+                    if len(live) >= cap:
+                        name = names[sid]
+                        free = min(x[0] for x in live)
+                        users = ", ".join(names[x[1]] for x in live)
+                        found.append((_key(starts, raw_rank, j, idx), "E411", f"{name} cannot use {rname} at "
+                                      f"{clk.t(t)}: it is in use by {users} until {clk.t(free)} (capacity {cap})",
+                                      f"start {name} at or after {clk.t(free)}, when {rname} is free", idx,
+                                      agent_names[a], t))
+                if needs:
+                    while completions and completions[0][0] <= t:
+                        for slot, v in heapq.heappop(completions)[3]:
+                            values[slot] = v
+                    for slot, v, pk in needs:
+                        cur = values[slot]
+                        if cur != v:
+                            name = names[sid]
+                            found.append((_key(starts, raw_rank, j, idx), "E201", f"{name} needs {rname} {pk} = "
+                                          f"{fmt_value(v)} at {clk.t(t)}, but it is {fmt_value(cur)}",
+                                          _setter_hint(tab, last_end, clk, rname, pk, v, name, t), idx,
+                                          agent_names[a], t))
+        # ---- apply the chunk (despite timing, occupancy and resource violations)
+        if fresh:
+            first_start[sid] = t
+            first_index[sid] = idx
+            if lags:
+                for x, lo, hi in lags:
+                    if done[x] > t:
+                        pending.append((sid, x, lo, hi))
+        last_index[sid] = idx
+        last_end[sid] = e
+        if o:
+            bend = t + o
+            latest = mlatest[a]
+            if latest <= t:                        # every earlier run has ended: none of them is busy again
+                aruns[a] = [(t, bend, sid)]
+                ahead[a] = 0
+            else:
+                aruns[a].append((t, bend, sid))
+            if t != mlast[a]:                      # (starts are visited in time order: t > the last busy start)
+                mlast[a] = t
+                mbefore[a] = latest
+            if bend > latest:
+                mlatest[a] = bend
+        if uses:
+            for rid, _, _, _ in uses:
+                if hmax[rid] > t:
+                    holders[rid] = [x for x in holders[rid] if x[0] > t] + [(e, sid)]
+                    if e > hmax[rid]:
+                        hmax[rid] = e
+                else:
+                    holders[rid] = [(e, sid)]
+                    hmax[rid] = e
+        p += d
+        if not interruptible or p >= dur:
+            progress[sid] = dur
+            done[sid] = e
+            done_rank[sid] = ranks[a]
+            completing[sid] = idx
+            if sets_of[sid]:
+                heapq.heappush(completions, (e, ranks[a], idx, sets_of[sid]))
+        else:
+            progress[sid] = p
+        if e > makespan:
+            makespan = e
+        runs.append((j, t, d, e, sid, idx))
+
+    end_time = max(makespan, 0)
+    _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
+           first_start, first_index, last_index, progress, suppressed, pending, end_time)
+    found.sort(key=_first)
+    if first:
+        del found[1:]
+    time = clk.time
+    violations = tuple(Violation(code, msg, hint, index, agent, time(t)) for _, code, msg, hint, index, agent, t
+                       in found)
+    stop = found[0][0] if found else None
+    if stop is None or stop[1] == _FINISH:
+        clean = runs
+    else:                                # the runs whose start event precedes the first violation's event: a
+        cut = 0                          # prefix (runs are listed in start event order)
+        stop_t = stop[0]
+        for r in runs:
+            if r[1] > stop_t or (r[1] == stop_t and _key(starts, raw_rank, r[0], r[5]) >= stop):
+                break
+            cut += 1
+        clean = runs[:cut]
+    if len(clean) == len(runs):
+        clean_idx = None
+        clean_finish = makespan
+    else:
+        clean_idx = {r[5] for r in clean}
+        clean_finish = max((r[3] for r in clean), default=-1)
+    done_total = done_auto = count = 0
+    auto = tab.auto
+    for sid in range(n):
+        ci = completing[sid]
+        if ci is not None and (clean_idx is None or ci in clean_idx):
+            count += 1
+            done_total += rows[sid][0]
+            if auto[sid]:
+                done_auto += rows[sid][0]
+    return Outcome(violations, len(clean), sum([r[2] for r in clean]), clean_finish, makespan, count, done_total,
+                   done_auto)
+
+
+def _key(starts: list, raw_rank: Optional[list], j: int, idx) -> tuple:
+    """The event key of the start of chunk ``j`` (time, START, agent rank as written, plan index)."""
+    return (starts[j], _START, 0 if raw_rank is None else raw_rank[j], idx, NO_SUB)
+
+
+def _timing(found: list, key: tuple, clk: _Clock, name: str, dur: int, p: int, d: int, interruptible: bool,
+            release, t: int, idx, agent: str) -> None:
+    """The duration (E501, E511), negative start (E613) and release (E611) checks of ``ProcState``."""
+    if not interruptible:
+        if d > dur:
+            found.append((key, "E501", f"{name} takes {clk.d(dur)}, the plan gives it {clk.d(d)}",
+                          f"set the duration of {name} to {clk.d(dur)}", idx, agent, t))
+        elif d < dur:
+            found.append((key, "E511", f"{name} is not interruptible: it must run {clk.d(dur)} in one "
+                          f"go, the plan gives it {clk.d(d)}", f"run {name} for {clk.d(dur)} in one go",
+                          idx, agent, t))
+    elif d > dur - p:
+        what, left = ("takes", "") if p == 0 else ("has only", " left")
+        found.append((key, "E501", f"{name} {what} {clk.d(dur - p)}{left}, the plan gives it {clk.d(d)}",
+                      f"set this duration to at most {clk.d(dur - p)}", idx, agent, t))
+    if t < 0:
+        found.append((key, "E613", f"{name} starts at {clk.t(t)}, before the plan begins",
+                      f"start {name} at or after {clk.t(0)}", idx, agent, t))
+    if release is not None and t < release:
+        found.append((key, "E611", f"{name} starts at {clk.t(t)}, before its release at {clk.t(release)}",
+                      f"start {name} at or after {clk.t(release)}", idx, agent, t))
+
+
+def _prerequisite(found: list, key: tuple, clk: _Clock, name: str, pn: str, t: int, running_until, when,
+                  unstarted: bool, idx, agent: str) -> None:
+    """``ProcState._check_prerequisites`` for one prerequisite not complete at ``t``."""
+    if running_until > t:
+        when = running_until
+        state = f"it is running until {clk.t(when)}"
+    else:
+        state = "it has not started" if unstarted else "it is not complete"
+    hint = (f"start {name} at or after {clk.t(when)}, when {pn} finishes"
+            if when is not None and when > t else f"schedule {pn} to finish before {name} starts")
+    found.append((key, "E301", f"{name} starts at {clk.t(t)} but its prerequisite {pn} has not finished: {state}",
+                  hint, idx, agent, t))
+
+
+def _first(entry: tuple) -> tuple:
+    return entry[0]
+
+
+def _expected_ends(starts: list, steps: list, durations: list, rows: tuple) -> dict:
+    """Step id -> the latest planned end of its chunks (``ProcState.expected_end``)."""
+    out: dict = {}
+    for t, sid, d in zip(starts, steps, durations):
+        end = t + (rows[sid][0] if d is None else d)
+        if out.get(sid) is None or end > out[sid]:
+            out[sid] = end
+    return out
+
+
+def _lag(found: list, key: tuple, clk: _Clock, yn: str, xn: str, lo, hi, ystart: int, xend: int, index, agent,
+         now: int) -> None:
+    """``ProcState._lag_violations``."""
+    gap = ystart - xend
+    if hi is not None and gap > hi:
+        found.append((key, "E601", f"{yn} starts {clk.d(gap)} after {xn} ended (at {clk.t(xend)}); at most "
+                      f"{clk.d(hi)} is allowed", f"start {yn} no later than {clk.t(xend + hi)}", index, agent, now))
+    if lo is not None and gap < lo:
+        rel = f"{clk.d(gap)} after" if gap >= 0 else f"{clk.d(-gap)} before"
+        found.append((key, "E602", f"{yn} starts {rel} {xn} ends (at {clk.t(xend)}); at least {clk.d(lo)} must "
+                      f"pass", f"start {yn} no earlier than {clk.t(xend + lo)}", index, agent, now))
+
+
+def _setter_hint(tab: _Tables, last_end: list, clk: _Clock, res: str, k: str, v, name: str, t: int) -> str:
+    """``ProcState._setter_hint``."""
+    keys = tab.setters.get((res, k, v), [])
+    for x in keys:
+        if last_end[x] > t:
+            return f"start {name} at or after {clk.t(last_end[x])}, when {tab.names[x]} " \
+                   f"has set {res} {k} = {fmt_value(v)}"
+    if keys:
+        return f"run {tab.names[keys[0]]} (sets {res} {k} = {fmt_value(v)}) before {name}, with nothing " \
+               f"changing {res} {k} in between"
+    return f"no step sets {res} {k} = {fmt_value(v)}; check the resource's initial value"
+
+
+def _by_step(runs: list) -> dict:
+    """Step id -> its runs, in start order."""
+    out: dict = {}
+    for r in runs:
+        out.setdefault(r[4], []).append(r)
+    return out
+
+
+def _as_of(step_runs: list, t: int) -> Optional[tuple]:
+    """The latest of a step's runs started at or before ``t`` (starts and ends at t precede checks at t)."""
+    got = None
+    for r in step_runs:
+        if r[1] > t:
+            break
+        got = r
+    return got
+
+
+def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
+           starts: list, steps: list, durations: list, idx_of, runs: list, done: list, done_rank: list,
+           completing: list, first_start: list, first_index: list, last_index: list, progress: list,
+           suppressed: dict, pending: list, end_time: int) -> None:
+    """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
+    names = tab.names
+    rows = c.rows
+    nd = len(tab.deadlines)
+    by_step = _by_step(runs) if nd or c.limit is not None else {}
+    for i, (sid, deadline) in enumerate(tab.deadlines):
+        if done[sid] <= deadline:
+            continue
+        last = _as_of(by_step.get(sid, ()), deadline)
+        since = suppressed.get(sid)
+        if last is None and since is not None and since <= deadline:
+            continue
+        name = names[sid]
+        state = (f"it runs until {clk.t(last[3])}" if last is not None and last[3] > deadline else
+                 "it has not started" if last is None else "it is not complete")
+        found.append(((deadline, _CHECK, 0, -1, (0, i)), "E612", f"{name} must finish by {clk.t(deadline)}; {state}",
+                      f"finish {name} by {clk.t(deadline)}", None if last is None else last[5], None, deadline))
+    if c.limit is not None:
+        limit = c.limit
+        late = []
+        for step_runs in by_step.values():
+            last = _as_of(step_runs, limit)
+            if last is not None and last[3] > limit:
+                late.append((last[1], last[5], last[3]))
+        for j, t in enumerate(starts):
+            if t > limit:
+                d = durations[j]
+                late.append((t, idx_of[j], t + max(rows[steps[j]][0] if d is None else d, 0)))
+        if late:
+            head = min(late)
+            found.append(((limit, _CHECK, 0, -1, (0, nd)), "E614", f"the plan runs until "
+                          f"{clk.t(max(e for _, _, e in late))}, past the time limit {clk.t(limit)}",
+                          f"finish every step by {clk.t(limit)}", head[1], None, limit))
+    # lags of a dependent started before its partner completed: checked at that completion
+    for y, x, lo, hi in pending:
+        if done[x] != INF:
+            end_key = (done[x], _END, done_rank[x], completing[x], NO_SUB)
+            _lag(found, end_key, clk, names[y], names[x], lo, hi, first_start[y], done[x], first_index[y], None,
+                 done[x])
+    # maximum lags of dependents never planned: checked at partner's end + max (the first such check reports)
+    planned = set(steps)
+    reported: dict = {}
+    for x, deps in enumerate(tab.dependents if tab.has_dependents else ()):
+        if not deps or done[x] == INF:
+            continue
+        for pos, (y, hi) in enumerate(deps):
+            if y in planned:
+                continue
+            end_key = (done[x], _END, done_rank[x], completing[x], NO_SUB)
+            key = (done[x] + hi, _CHECK, 0, -1, (1, end_key, pos))
+            if y not in reported or key < reported[y][0]:
+                reported[y] = (key, x, hi)
+    for y, (key, x, hi) in reported.items():
+        found.append((key, "E603", f"{names[y]} must start within {clk.d(hi)} after {names[x]} ended (at "
+                      f"{clk.t(done[x])}); it has not started by {clk.t(key[0])}",
+                      f"start {names[y]} no later than {clk.t(key[0])}", None, None, key[0]))
+    # the plan's end
+    fin = (INF, _FINISH, 0, 0, NO_SUB)
+    for sid in range(len(rows)):
+        if done[sid] != INF:
+            continue
+        name = names[sid]
+        if first_start[sid] is None:
+            if sid in suppressed:
+                continue
+            after = tab.prereq_names[sid]
+            where = f" after {', '.join(after)}" if after else ""
+            found.append((fin, "E701", f"{name} (\"{tab.texts[sid]}\") is never executed",
+                          f"add {name} ({clk.d(rows[sid][0])}){where}", None, None, end_time))
+        else:
+            dur = rows[sid][0]
+            found.append((fin, "E503", f"{name} ran for {clk.d(progress[sid])} of its {clk.d(dur)}",
+                          f"add a chunk of {clk.d(dur - progress[sid])} for {name}", last_index[sid], None,
+                          end_time))
+    for y, x, _, _ in pending:
+        if done[x] != INF:
+            continue
+        if problem.steps[x].index in problem.steps[y].prerequisites:
+            continue
+        found.append((fin, "E604", f"{names[y]} has a time constraint relative to {names[x]}, which never "
+                      f"finished", f"complete {names[x]} so that {names[y]} can keep its lag", first_index[y],
+                      None, end_time))
