@@ -3,6 +3,7 @@ arena_rules``), one test per reproduced behaviour, each also pinning the paper's
 same commands.  docs/benchmarks/timearena.md, "--compat timearena", lists the behaviours."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,9 @@ import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
 from chronoplan.runtime.procedure.arena_rules import ArenaRules, ArenaShapeError, Rules
 from chronoplan.runtime.procedure.env import Env
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timearena_exact import solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEARENA = ROOT / "domains" / "timearena"
@@ -328,3 +332,65 @@ def test_gym_constructor_takes_compat():
     check_env(TimeArenaEnv(TIMEARENA, "household1", compat="timearena"), skip_render_check=True)
     with pytest.raises(CompatError, match="takes compat='timearena'"):
         TimeArenaEnv(TIMEARENA, "household1", compat="recipe2plan")
+
+
+# ------------------------------------------------------------------ against the README's facts about the original
+def _solved(project, name):
+    problem = procedure_problem(project, project.scenarios[name])
+    return problem, solve(problem)
+
+
+def _cycle(cat, i, n):
+    return cat + "_".join(str((i - 1 + k) % 10 + 1) for k in range(n))
+
+
+def test_optimal_schedules_play_as_the_readme_says_the_original_does(arena):
+    """README: every single task reaches its optimum in the environment; all household and lab pairs and
+    household triples too; the cooking pairs 2+3, 3+4 and 10+1 cannot be finished, and no cooking triple
+    can be finished with each task's own dish.  Played here as timed plans by validate --compat timearena."""
+    from chronoplan.validators.compat import Compat
+    from chronoplan.validators.grade import Grader
+
+    grader = Grader(arena, Compat.TIMEARENA)
+    names = [_cycle(c, i, n) for c, n in (("cooking", 1), ("household", 1), ("lab", 1), ("cooking", 2),
+                                          ("household", 2), ("lab", 2), ("cooking", 3), ("household", 3))
+             for i in range(1, 11)]
+    failed = set()
+    for name in names:
+        _, sol = _solved(arena, name)
+        plan = {"schedule": [{"task": k[0], "step": k[1], "start": t} for k, t in sol.starts.items()]}
+        rep = grader.grade(name, plan)
+        if rep.valid:
+            assert rep.metrics["makespan"] == sol.makespan, name
+        else:
+            failed.add(name)
+            assert any("\"Only for Task\"" in e.message for e in rep.errors), (name, rep.to_text())
+    assert failed == {"cooking2_3", "cooking3_4", "cooking10_1"} | {_cycle("cooking", i, 3) for i in range(1, 11)}
+
+
+@pytest.mark.parametrize("name", ["cooking1_2_3", "cooking4_5_6", "cooking5_6_7", "cooking7_8_9",
+                                  "cooking8_9_10", "cooking10_1_2"])
+def test_cooking_triples_finish_with_another_tasks_dish(arena, name):
+    """README: the finishable cooking triples reach the oracle only by putting items into another task's dish
+    (the loose second object and the ownership table together)."""
+    problem, sol = _solved(arena, name)
+    env = Env(problem, rules=Rules.TIMEARENA)
+    rules = ArenaRules.for_problem(problem)
+    env.reset()
+    at = {t: k for k, t in sol.starts.items()}
+    borrowed = 0
+    while not env.done:
+        key = at.get(int(env.time))
+        if key is None:
+            assert env.step("wait")[1].ok
+            continue
+        role, command = rules.by_key[key], rules.texts[key]
+        if role.second in rules.owners and role.first not in rules.owners[role.second]:
+            dishes = [d for (d, verb) in rules.seconds if verb == role.verb
+                      and (d not in rules.owners or role.first in rules.owners[d])]
+            dish = next((d for d in dishes if not rules.occupied(env, d, env.time)), dishes[0])
+            verb, prep = role.verb.split(" ")
+            command, borrowed = f"{verb} {role.first} {prep} {dish}", borrowed + 1
+        fb = env.step(command)[1]
+        assert fb.ok, (command, fb.message)
+    assert env.success and env.completion_time() == sol.makespan and borrowed > 0
