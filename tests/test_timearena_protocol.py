@@ -263,3 +263,33 @@ def test_check_env_with_the_arena_options(project):
 
     env = TimeArenaEnv(project, "household4", feedback=FeedbackStyle.TIMEARENA, stepping=Stepping.MINUTE)
     check_env(env, skip_render_check=True)
+
+
+def test_combined_instruction_labels_task_only_objects(project):
+    """cooking10_1: the README's names, grouped at the first position of their name as in the paper's example;
+    suffixed ingredients and dishes labelled, suffixed pots and fryers not."""
+    from chronoplan.runtime.procedure.instruction import objects
+
+    listed = objects(procedure_problem(project, project.scenarios["cooking10_1"]))
+    assert [o.label() for o in listed] == [
+        "beef_1 (Only for Task 1)", "beef_2 (Only for Task 2)", "tomato", "pot_1", "pot_2", "fryer_1", "fryer_2",
+        "dish_1 (Only for Task 1)", "dish_2 (Only for Task 2)", "rice"]
+    assert [o.state for o in listed] == ["unpicked", "unpicked", "unpicked", "empty", "empty", "empty", "empty",
+                                         "dirty", "dirty", "unpicked"]
+    text = instruction(procedure_problem(project, project.scenarios["cooking10_1"]))
+    assert text.count("<Valid Actions and Usages>") == 2 and "**Task 2**" in text
+
+
+def test_prompt_command(capsys):
+    from chronoplan.cli import main
+
+    assert main(["prompt", str(ROOT / "domains" / "timearena"), "--scenario", "household1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("As an AI agent") and "- Make a cup of tea." in out
+    assert out.rstrip().endswith("tea: dry; kettle: inactive; teapot: dirty; cup: dirty")
+    assert main(["prompt", str(ROOT / "domains" / "timearena"), "--scenario", "cooking1_2", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {"name": "dish_2", "state": "dirty", "only_for": 2} in data["objects"]
+    assert data["instruction"].startswith("As an AI agent")
+    assert main(["prompt", str(ROOT / "domains" / "tools"), "--scenario", "shop_search_parallel"]) == 2
+    assert "not a step-level scenario" in capsys.readouterr().err
