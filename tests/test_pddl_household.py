@@ -1,12 +1,13 @@
 """PDDL export of a household episode's omniscient relaxation (compiler/pddl/household.py, issue #13 item 5).
 
-Golden files (tests/golden/pddl/household/): the export of the bundled episode tea_1 (UPDATE_GOLDEN=1
-regenerates them).  Without planners: every bundled household episode exports deterministically with P021,
-goals are resolved to things when their count takes every candidate and counted otherwise (P022), the drawn
-placements and walking steps reach the problem, homes with baskets are refused with P010, and ``chronoplan
-pddl`` writes the files.  With planners (pytest -m planners): Fast Downward solves tea_1's export, VAL accepts
-the plan, and its total cost (every agent's steps, one after another) is at least the A* optimum's steps
-(a sequence is an episode in which one agent acts at a time, so the optimum can be no longer).
+Golden files (tests/golden/pddl/household/): the exports of the bundled episodes tea_1 and transport food_1
+(UPDATE_GOLDEN=1 regenerates them).  Without planners: every bundled household episode exports
+deterministically with P021, goals are resolved to things when their count takes every candidate and
+counted otherwise (P022), the drawn placements and walking steps reach the problem, baskets and TDW's
+transport are lowered, and ``chronoplan pddl`` writes the files.  With planners (pytest -m planners): Fast
+Downward solves the exports of tea_1 and of food_1 (baskets), VAL accepts the plans, and their total cost
+(every agent's steps, one after another) is at least the optimum's steps (a sequence is an episode in which
+one agent acts at a time, so the optimum can be no longer).
 """
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from golden_util import check_golden as _golden
 import chronoplan
 from chronoplan.cli import main
 from chronoplan.compiler.household.problem import HouseholdProblem
-from chronoplan.compiler.pddl.common import ExportError
 from chronoplan.compiler.pddl.household import export_household
 from chronoplan.runtime.household.optimum import optimum
 from chronoplan.runtime.planners.external import missing, run_val, run_worker, validate_binary
@@ -75,12 +75,37 @@ def test_goals_are_things_when_the_count_takes_them_all_and_counters_otherwise(h
     assert "(:action count-g2" in e.domain_text() and "(:action count-g1" not in e.domain_text()
 
 
-def test_a_home_with_baskets_is_refused_with_p010():
+def test_golden_transport_export_with_baskets():
+    e = export_scenario(chronoplan.load(TRANSPORT), "food_1")
+    _golden(GOLDEN / "transport-domain.pddl", e.domain_text())
+    _golden(GOLDEN / "transport-problem.pddl", e.problem_text())
+
+
+def test_baskets_and_transport_are_lowered():
     project = chronoplan.load(TRANSPORT)
-    name = _episodes(project)[0]
-    with pytest.raises(ExportError) as exc:
-        export_scenario(project, name)
-    assert [d.code for d in exc.value.diagnostics] == ["P010"] and "baskets" in str(exc.value)
+    e = export_household(project, "food_1")
+    p = HouseholdProblem(project, "food_1")
+    assert [d.code for d in e.diagnostics] == ["P021"]
+    dom, prob = e.domain_text(), e.problem_text()
+    for action in ("put-in", "settle", "transport", "drop", "finish-transport"):
+        assert f"(:action {action}\n" in dom
+    assert "basket - thing" in dom and "spot - point" in dom
+    # a basket lies at its own point and its fill counter starts at top - capacity (3 of 3 places free)
+    assert "(lies plate plate-spot)" in prob and "(fill plate n0)" in prob and "(next n2 n3)" in prob
+    assert "(next n3 " not in prob
+    for x in p.things:
+        assert f"(lies {x} {p.placement[x]})" in prob and f"(item {x})" in prob
+    assert "(goal-place bed)" in prob and "(idle alice)" in prob
+    # every agent action waits for the end of a transport; bookkeeping costs nothing
+    walk = dom[dom.index("(:action walk"):dom.index("(:action open")]
+    assert "(idle ?a)" in walk
+    assert e.actions["transport"].kind == "transport" and e.actions["put-in"].kind == "put"
+    assert {e.actions[a].kind for a in ("settle", "drop", "finish-transport")} == {"count"}
+
+
+def test_household_without_tdw_syntax_has_no_transport(home):
+    dom = export_household(home, TEA).domain_text()
+    assert "(:action transport" not in dom and "idle" not in dom and "basket" not in dom
 
 
 def test_the_command_writes_domain_and_problem(tmp_path, capsys):
@@ -95,15 +120,17 @@ def test_the_command_writes_domain_and_problem(tmp_path, capsys):
 @pytest.mark.planners
 @pytest.mark.skipif(missing("fast-downward") is not None, reason=missing("fast-downward") or "")
 @pytest.mark.skipif(validate_binary() is None, reason="VAL is not installed: pip install 'chronoplan[planners]'")
-def test_fast_downward_solves_tea_1_val_accepts_and_the_cost_is_at_least_the_optimum(home, tmp_path):
-    e = export_household(home, TEA)
+@pytest.mark.parametrize("root,scenario", [(HOME, TEA), (TRANSPORT, "food_1")])
+def test_fast_downward_solves_val_accepts_and_the_cost_is_at_least_the_optimum(root, scenario, tmp_path):
+    project = chronoplan.load(root)
+    e = export_household(project, scenario)
     dom, prob = e.write(tmp_path)
     outcome = run_worker("fast-downward", dom, prob, 120, tmp_path)
     assert outcome.status == "solved", outcome.message
     plan = "".join("(" + " ".join((a.name,) + a.args) + ")\n" for a in outcome.actions)
     val = run_val(e.domain_text(), e.problem_text(), plan)
     assert val.valid, val.output
-    p = HouseholdProblem(home, TEA)
+    p = HouseholdProblem(project, scenario)
     cost = 0
     for a in outcome.actions:
         kind = e.actions[a.name].kind if a.name in e.actions else "count"
