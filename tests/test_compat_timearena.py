@@ -245,10 +245,11 @@ def test_play_compat_timearena(capsys, monkeypatch):
     import io
 
     from chronoplan.cli import main
-    lines = "activate kettle\nwash teapot.\nwait\nwait\nwait\nwait\nlook\n"
+    lines = "activate kettle\nwash teapot.\nwait\nwait\nwait\nwait\nlook\nhelp\n"
     monkeypatch.setattr("sys.stdin", io.StringIO(lines))
     assert main(["play", str(TIMEARENA), "--scenario", "household1", "--compat", "timearena"]) == 1
     out = capsys.readouterr().out
+    assert "; \"wait\", \"look\"" in out                                    # no "wait N" in the original
     assert "unknown object \"teapot.\"" in out and "\"activate kettle\" (step 2 of household1) until 00:05:00" in out
     monkeypatch.setattr("sys.stdin", io.StringIO(lines))
     assert main(["play", str(TIMEARENA), "--scenario", "household1"]) == 1
@@ -394,3 +395,17 @@ def test_cooking_triples_finish_with_another_tasks_dish(arena, name):
         fb = env.step(command)[1]
         assert fb.ok, (command, fb.message)
     assert env.success and env.completion_time() == sol.makespan and borrowed > 0
+
+
+def test_executable_commands_follow_the_original(arena):
+    paper, compat = envs(arena, "cooking1_2")
+    for env in (paper, compat):
+        env.reset()
+    play(compat, ["pick beef", "chop beef", "pick shrimp", "chop shrimp", "fry beef in fryer_3"])
+    ready = compat.executable()
+    assert "fry shrimp in fryer_3" not in ready and "fry mushroom in fryer_2" not in ready   # fryer_3 busy; no
+    assert "pick mushroom" in ready and "pick rice" in ready                                 # chopped mushroom
+    play(paper, ["pick beef", "chop beef", "pick shrimp", "chop shrimp", "fry beef in fryer"])
+    assert "fry shrimp in fryer_2" in paper.executable()
+    env = Env(compat.problem, rules=Rules.TIMEARENA, show_executable=True)
+    assert "You can do now: \"pick rice\"" in env.reset()

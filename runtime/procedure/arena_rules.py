@@ -255,6 +255,23 @@ class ArenaRules:
             heap[:] = [(e[-1].end, *e[1:]) if e[1] == END and id(e[-1]) in shifted else e for e in heap]
             heapq.heapify(heap)
 
+    def executable(self, env: Env, agent: str) -> list[str]:
+        """The steps' commands the original would accept now (``Env.executable``; each with the step's own
+        second object): not done, not running, no object occupied, prerequisites done, the agent free."""
+        t = env._now
+        if env.state.agent_free_at(agent, t) > t:
+            return []
+        out = []
+        for r in self.roles:
+            st = env.state.steps[r.key]
+            if st.done_at is not None or st.running is not None:
+                continue
+            if any(self.occupied(env, o, t) for o in (r.first, r.second) if o is not None):
+                continue
+            if all(env.state.steps[k].done_at is not None for k in self.prerequisites(r, r.second)):
+                out.append(self.texts[r.key])
+        return out
+
     # ------------------------------------------------------------------ one command
     def read(self, text: str) -> tuple[Optional[str], list[str]]:
         """The runner's check: (None, words) for a command it passes on, else (why, words)."""

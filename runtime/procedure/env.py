@@ -240,6 +240,8 @@ class Env:
     def executable(self, agent: Optional[str] = None) -> list[str]:
         """Commands that would be accepted now (for the agent, default the first)."""
         agent = agent or self.problem.agents[0]
+        if self._arena is not None:
+            return self._arena.executable(self, agent)
         out = []
         for s in self.problem.steps:
             st = self.state.steps[s.key]

@@ -87,6 +87,7 @@ def _rules(compat, protocol: str) -> tuple[Any, Optional[str]]:
 
 
 def play(env, lines, out) -> int:
+    from chronoplan.runtime.procedure.arena_rules import Rules
     agents = env.problem.agents
     print(env.reset(), file=out)
     for line in command_lines(lines, out, lambda: env.done):
@@ -101,8 +102,9 @@ def play(env, lines, out) -> int:
             print(env.critique(line[len("critique"):].strip()).to_text(), file=out)
             continue
         if low == "help":
-            print("Commands: " + "; ".join(f"\"{t}\"" for t in env.texts.values()) + "; \"wait\", \"wait N\", "
-                  "\"look\", \"quit\"" + ("; several agents: \"agent: command; agent: command\""
+            waits = "\"wait\", " if getattr(env, "rules", None) is Rules.TIMEARENA else "\"wait\", \"wait N\", "
+            print("Commands: " + "; ".join(f"\"{t}\"" for t in env.texts.values()) + "; " + waits
+                  + "\"look\", \"quit\"" + ("; several agents: \"agent: command; agent: command\""
                                           if len(agents) > 1 else ""), file=out)
             continue
         obs, fb = env.step(parse_line(line, agents))
