@@ -293,3 +293,14 @@ def test_prompt_command(capsys):
     assert data["instruction"].startswith("As an AI agent")
     assert main(["prompt", str(ROOT / "domains" / "tools"), "--scenario", "shop_search_parallel"]) == 2
     assert "not a step-level scenario" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["cooking1_2", "household4_5_6", "lab10_1", "cooking5_6_constrained"])
+def test_the_runner_loop_finishes_combinations(project, name):
+    """Combined scenarios through the same loop (no re-statement: its suffixing rules are the README's, tested
+    in tests/test_timearena_domain.py): the oracle script finishes with score 100 at the oracle's time."""
+    plan, makespan = optimal_script(project, name)
+    history, info = run_loop(chronoplan_env(project, name), ScriptedModel(plan))
+    assert info["success"] and info["metrics"]["progress_score"] == 100
+    assert info["metrics"]["completion_time"] == makespan
+    assert history[0] == ("env", instruction(procedure_problem(project, project.scenarios[name])))
