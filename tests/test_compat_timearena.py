@@ -294,6 +294,9 @@ def test_validate_compat_reports_each_refusal_and_what_is_left(arena):
                           {"task": "household1", "step": 6, "start": 0.5}]}
     rep = grader.grade("household1", clash)
     assert [(e.code, e.index) for e in rep.errors][:2] == [("E401", 1), ("E104", 2)]
+    rep = grader.grade("household1", {"commands": ["activate kettle", "wash teapot.", "pour kettle into cup"]},
+                       first=True)
+    assert [e.code for e in rep.errors] == ["E104"] and rep.metrics["refusals"] == 2          # --first
     rep = Grader(arena, Compat.TIMEARENA).grade("household1", ["pour kettle into cup"])
     assert [e.code for e in rep.errors][0] == "E301"          # the loose object is read: the cup is not washed
     assert Grader(arena).grade("household1", sched_of([(3, 5)])).errors[0].code == "E301"

@@ -261,7 +261,7 @@ class Grader:
             if self.compat is Compat.RECIPE2PLAN:
                 return self._grade_original(scenario, plan, fmt, name, reference)
             if self.compat is Compat.TIMEARENA:
-                return self._grade_arena(scenario, plan, fmt, name, decoded)
+                return self._grade_arena(scenario, plan, fmt, first, name, decoded)
             episode = self._episode(scenario, plan, fmt, first, name)
             if episode is not None:
                 return episode
@@ -326,7 +326,8 @@ class Grader:
         return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
 
 
-    def _grade_arena(self, scenario: str, plan: Any, fmt: Optional[str], name: str, decoded: bool) -> Report:
+    def _grade_arena(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str,
+                     decoded: bool) -> Report:
         """``--compat timearena``: the plan played in TimeArena's released code (``validators.compat.timearena``)."""
         scen, refused = self._scenario(scenario, name)
         if scen is None:
@@ -337,7 +338,7 @@ class Grader:
         except InstantiationError as exc:
             return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
                                 f"instantiated: {exc}", "fix the scenario")
-        return arena_plan(problem, plan, name=name, fmt=fmt, decoded=decoded)
+        return arena_plan(problem, plan, name=name, fmt=fmt, first=first, decoded=decoded)
 
 
 # ---------------------------------------------------------------- family graders (validators.families)

@@ -20,6 +20,7 @@ Never raises on bad plans.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Optional
 
@@ -47,8 +48,9 @@ def _commands(value: Any) -> Optional[list]:
 
 
 def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fmt: Optional[str] = None,
-               decoded: bool = False) -> Report:
-    """Play ``plan`` in TimeArena's rules; see the module's docstring (``decoded``: as ``plan_value``'s)."""
+               first: bool = False, decoded: bool = False) -> Report:
+    """Play ``plan`` in TimeArena's rules; see the module's docstring (``first``: report only the first error;
+    the plan is still played to its end, so the metrics are the same; ``decoded``: as ``plan_value``'s)."""
     empty = {"makespan": None, "success": False, "progress": 0, "steps_done": 0, "steps_total": len(problem.steps)}
     try:
         env = Env(problem, rules=Rules.TIMEARENA)
@@ -68,7 +70,8 @@ def grade_plan(problem: ProcedureProblem, plan: Any, *, name: str = "<plan>", fm
         if read.errors:
             return Report(False, name, problem.scenario, tuple(read.errors), empty)
         _play_timed(env, list(read.actions), errors)
-    return _report(env, errors, name)
+    report = _report(env, errors, name)
+    return replace(report, errors=report.errors[:1]) if first else report
 
 
 def _refused(env: Env, fb: Any, index: int, errors: list) -> None:
