@@ -72,6 +72,37 @@ class Outcome:
                 "efficiency": e, "lower_bound": c.lower_bound}
 
 
+class _Clock:
+    """Scaled integer times -> the exact engine's texts and violation times."""
+
+    def __init__(self, c: Compiled, unit: ir.TimeUnit) -> None:
+        self.scale, self.unit = c.scale, unit
+        self.clocks: dict = {}           # texts made so far (bounded)
+        self.durations: dict = {}
+
+    def exact(self, x: int) -> Any:
+        return x if self.scale == 1 else Fraction(x, self.scale)
+
+    def t(self, x: int) -> str:
+        got = self.clocks.get(x)
+        if got is None:
+            if len(self.clocks) > 4096:
+                self.clocks.clear()
+            got = self.clocks[x] = timefmt.clock(self.exact(x), self.unit)
+        return got
+
+    def d(self, x: int) -> str:
+        got = self.durations.get(x)
+        if got is None:
+            if len(self.durations) > 4096:
+                self.durations.clear()
+            got = self.durations[x] = timefmt.duration(self.exact(x), self.unit)
+        return got
+
+    def time(self, x: int) -> Fraction:
+        return Fraction(x, self.scale)
+
+
 @dataclass(frozen=True)
 class _Tables:
     """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
@@ -89,6 +120,8 @@ class _Tables:
     texts: tuple              # step id -> its text (E701)
     prereq_names: tuple       # step id -> the names of all its prerequisites (E701 hint)
     auto: tuple               # step id -> autonomous (not continuous)
+    agent_names: tuple        # agent id -> name
+    clock: _Clock
 
 
 def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
@@ -141,26 +174,7 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
         auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
     return _Tables(tuple(names), tuple(rows), tuple(lags), tuple(uses), tuple(sets),
                    tuple(tuple(d) for d in dependents), any(dependents), tuple(deadlines), setters, tuple(texts),
-                   tuple(prereq_names), tuple(auto))
-
-
-class _Clock:
-    """Scaled integer times -> the exact engine's texts and violation times."""
-
-    def __init__(self, c: Compiled, unit: ir.TimeUnit) -> None:
-        self.scale, self.unit = c.scale, unit
-
-    def exact(self, x: int) -> Any:
-        return x if self.scale == 1 else Fraction(x, self.scale)
-
-    def t(self, x: int) -> str:
-        return timefmt.clock(self.exact(x), self.unit)
-
-    def d(self, x: int) -> str:
-        return timefmt.duration(self.exact(x), self.unit)
-
-    def time(self, x: int) -> Fraction:
-        return Fraction(x, self.scale)
+                   tuple(prereq_names), tuple(auto), tuple(c.agent_id), _Clock(c, problem.time_unit))
 
 
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
@@ -175,8 +189,8 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     rows = c.rows
     n = len(rows)
     m = len(starts)
-    clk = _Clock(c, problem.time_unit)
-    agent_names = tuple(c.agent_id)
+    clk = tab.clock
+    agent_names = tab.agent_names
     n_agents = len(problem.agents)
     ranks = c.agent_rank
     exclusive = c.exclusive
@@ -196,7 +210,6 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     last_end = [-INF] * n                # end of the latest run: the step runs at t while this is > t
     first_start: list = [None] * n
     first_index: list = [None] * n
-    last_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
     n_ag = len(agent_names)
     aruns: list = [[] for _ in agent_names]      # each agent's busy runs (start, busy end, step id), start order
@@ -266,9 +279,13 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                 _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
                               last_end[x], expected.get(x), first_start[x] is None, idx, agent_names[a])
             if lags:
-                for x, lo, hi in lags:
-                    if done[x] <= t:
-                        _lag(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], lo, hi, t, done[x],
+                for lag in lags:
+                    x, lo, hi = lag
+                    xend = done[x]
+                    if xend > t:                 # waits for X's completion (ProcState.apply_start)
+                        pending.append((sid, *lag))
+                    elif (hi is not None and t - xend > hi) or (lo is not None and t - xend < lo):
+                        _lag(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], lo, hi, t, xend,
                              idx, agent_names[a], t)
         if mlatest[a] > t:
             busy_runs = aruns[a]
@@ -316,11 +333,6 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         if fresh:
             first_start[sid] = t
             first_index[sid] = idx
-            if lags:
-                for x, lo, hi in lags:
-                    if done[x] > t:
-                        pending.append((sid, x, lo, hi))
-        last_index[sid] = idx
         last_end[sid] = e
         if o:
             bend = t + o
@@ -360,13 +372,11 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
 
     end_time = max(makespan, 0)
     _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
-           first_start, first_index, last_index, progress, suppressed, pending, end_time)
+           first_start, first_index, progress, suppressed, pending, end_time)
     found.sort(key=_first)
     if first:
         del found[1:]
-    time = clk.time
-    violations = tuple(Violation(code, msg, hint, index, agent, time(t)) for _, code, msg, hint, index, agent, t
-                       in found)
+    violations = _violations(found, clk.scale)
     stop = found[0][0] if found else None
     if stop is None or stop[1] == _FINISH:
         clean = runs
@@ -439,6 +449,24 @@ def _prerequisite(found: list, key: tuple, clk: _Clock, name: str, pn: str, t: i
                   hint, idx, agent, t))
 
 
+_new = object.__new__        # Violation's dataclass __init__ (frozen: one object.__setattr__ per field) is slow
+
+
+def _violations(found: list, scale: int) -> tuple:
+    """The ``Violation`` records of the found entries (their codes are the exact engine's, all registered), one
+    ``Fraction`` per distinct time."""
+    out = []
+    times: dict = {}
+    for _, code, msg, hint, index, agent, t in found:
+        f = times.get(t)
+        if f is None:
+            f = times[t] = Fraction(t, scale)
+        v = _new(Violation)
+        v.__dict__.update(code=code, message=msg, hint=hint, index=index, agent=agent, time=f)
+        out.append(v)
+    return tuple(out)
+
+
 def _first(entry: tuple) -> tuple:
     return entry[0]
 
@@ -499,13 +527,14 @@ def _as_of(step_runs: list, t: int) -> Optional[tuple]:
 
 def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
            starts: list, steps: list, durations: list, idx_of, runs: list, done: list, done_rank: list,
-           completing: list, first_start: list, first_index: list, last_index: list, progress: list,
+           completing: list, first_start: list, first_index: list, progress: list,
            suppressed: dict, pending: list, end_time: int) -> None:
     """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
     names = tab.names
     rows = c.rows
     nd = len(tab.deadlines)
-    by_step = _by_step(runs) if nd or c.limit is not None else {}
+    by_step = _by_step(runs) if nd or c.limit is not None or len(completing) - completing.count(None) < len(rows) \
+        else {}
     for i, (sid, deadline) in enumerate(tab.deadlines):
         if done[sid] <= deadline:
             continue
@@ -536,7 +565,8 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
                           f"finish every step by {clk.t(limit)}", head[1], None, limit))
     # lags of a dependent started before its partner completed: checked at that completion
     for y, x, lo, hi in pending:
-        if done[x] != INF:
+        if done[x] != INF and ((hi is not None and first_start[y] - done[x] > hi) or
+                               (lo is not None and first_start[y] - done[x] < lo)):
             end_key = (done[x], _END, done_rank[x], completing[x], NO_SUB)
             _lag(found, end_key, clk, names[y], names[x], lo, hi, first_start[y], done[x], first_index[y], None,
                  done[x])
@@ -573,7 +603,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
         else:
             dur = rows[sid][0]
             found.append((fin, "E503", f"{name} ran for {clk.d(progress[sid])} of its {clk.d(dur)}",
-                          f"add a chunk of {clk.d(dur - progress[sid])} for {name}", last_index[sid], None,
+                          f"add a chunk of {clk.d(dur - progress[sid])} for {name}", by_step[sid][-1][5], None,
                           end_time))
     for y, x, _, _ in pending:
         if done[x] != INF:
