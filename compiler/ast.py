@@ -461,11 +461,32 @@ class ToolDecl:
 
 
 @dataclass(frozen=True)
+class ElementDecl:
+    """``element search_bar "search bar": tap, text``: a UI element of an app screen and its operations."""
+
+    name: Ident
+    label: Optional[str]
+    ops: tuple                 # Idents (tap, text, swipe)
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
+class ScreenDecl:
+    """``screen results "Search results" { element ... }``: a screen of an APP (an app operated by taps)."""
+
+    name: Ident
+    doc: Optional[str]
+    elements: tuple            # ElementDecl
+    span: Optional[Span] = _span()
+
+
+@dataclass(frozen=True)
 class AppDecl:
     name: Ident
     doc: Optional[str]
     tools: tuple
     span: Optional[Span] = _span()
+    screens: tuple = ()        # ScreenDecl: an APP's screens (PlanningArena's Tap/Text/Swipe plans)
 
 
 @dataclass(frozen=True)

@@ -135,6 +135,7 @@ _TABLE = (
         ("C402", "scenario is missing something it needs"),
         ("C403", "invalid tool call in a reference plan"),
         ("C404", "reference plan dependency is invalid"),
+        ("C405", "app screen element names an operation outside the operating space (tap, text, swipe) or one twice"),
         ("C601", "household names an unknown room, place, thing or thing type (or one of the wrong kind)"),
         ("C602", "door joins a room to itself"),
         ("C603", "household rooms missing or not connected (a room no door path reaches)"),
@@ -333,6 +334,10 @@ _TABLE = (
         ("T104", "the tool belongs to another app (`flights.queryWeather`)"),
         ("T105", "a reference names a step that does not exist"),
         ("T106", "a reference names a field the producing tool does not return"),
+        ("T107", "an APP operation names no app of that name (fictitious app); the hint suggests the closest name"),
+        ("T108", "the app exists but the scenario does not offer it, or it has no screens (an API app)"),
+        ("T109", "the app has no element of that name, or the plan names no element where one is needed "
+                 "(fictitious element)"),
     )),
     (Scope.TOOLS, E, C.SCHEMA, (
         ("T201", "unknown parameter (fictitious parameter)"),
@@ -342,6 +347,9 @@ _TABLE = (
                  "differs)"),
         ("T205", "value not in the parameter's format (date, time, datetime, iata, email)"),
         ("T206", "too many positional arguments, or a parameter given twice"),
+        ("T207", "the element does not accept the operation (Text on a button), or the operation takes no element"),
+        ("T208", "an APP operation's arguments are wrong: unknown argument, no app named, Text without the text, "
+                 "a direction other than up/down/left/right"),
     )),
     (Scope.TOOLS, E, C.DEPENDENCY, (
         ("T301", "a step uses the output of itself or of a later step"),

@@ -599,12 +599,52 @@ class Tool:
     span: Optional[Span] = field(default=None, compare=False, hash=False)
 
 
+class AppOp(enum.Enum):
+    """The operating space of APP plans (PlanningArena: tap, text input, swipe, return, home)."""
+
+    TAP = "Tap"
+    TEXT = "Text"
+    SWIPE = "Swipe"
+    BACK = "Back"
+    HOME = "Home"
+
+
+ELEMENT_OPS = (AppOp.TAP, AppOp.TEXT, AppOp.SWIPE)     # the operations an element may accept
+
+
+@dataclass(frozen=True)
+class AppElement:
+    """A UI element of an APP screen: ``label`` is how plans may name it too ("Book Now")."""
+
+    name: str
+    label: Optional[str]
+    screen: str
+    ops: tuple[AppOp, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
+class Screen:
+    name: str
+    doc: Optional[str]
+    elements: tuple[str, ...]
+    span: Optional[Span] = field(default=None, compare=False, hash=False)
+
+
 @dataclass(frozen=True)
 class App:
+    """An app: API ``tools`` and/or, for an APP operated by taps, ``screens`` and their ``elements``."""
+
     name: str
     doc: Optional[str]
     tools: tuple[str, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    screens: tuple[Screen, ...] = ()
+    elements: tuple[AppElement, ...] = ()
+
+    @property
+    def has_ui(self) -> bool:
+        return bool(self.screens)
 
 
 @dataclass(frozen=True)

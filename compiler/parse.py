@@ -538,8 +538,21 @@ class _ToAST(Transformer_NonRecursive):
     # tools ---------------------------------------------------------------------
     @v_args(meta=True)
     def app_decl(self, meta, c):
-        name, doc, *tools = c
-        return A.AppDecl(self.id(name), None if doc is None else _unquote(doc), tuple(tools), self.sp(meta))
+        name, doc, *items = c
+        return A.AppDecl(self.id(name), None if doc is None else _unquote(doc),
+                         tuple(x for x in items if isinstance(x, A.ToolDecl)), self.sp(meta),
+                         tuple(x for x in items if isinstance(x, A.ScreenDecl)))
+
+    @v_args(meta=True)
+    def screen_decl(self, meta, c):
+        name, doc, *elements = c
+        return A.ScreenDecl(self.id(name), None if doc is None else _unquote(doc), tuple(elements), self.sp(meta))
+
+    @v_args(meta=True)
+    def element_decl(self, meta, c):
+        name, label, *ops = c
+        return A.ElementDecl(self.id(name), None if label is None else _unquote(label),
+                             tuple(self.id(o) for o in ops), self.sp(meta))
 
     @v_args(meta=True)
     def tool_decl(self, meta, c):

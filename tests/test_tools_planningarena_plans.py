@@ -2,6 +2,7 @@
 earlier step's simulated Results (W060), and APP plans (Tap/Text/Swipe on named apps, FD-APP and OSC)."""
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,140 @@ def test_literal_source_rule():
     assert literal_source(Fraction(825, 2), leaves, "cost") == ("Response", "price")      # keys named freely
     assert literal_source("Success", leaves, None) is None                                 # a Status names nothing
     assert literal_source(True, leaves, None) is None and literal_source("", leaves, None) is None
+
+
+# ------------------------------------------------------------------ APP plans
+@pytest.fixture(scope="module")
+def bundled():
+    project, diags, _ = chronoplan.compile_paths(Path(__file__).resolve().parent.parent / "domains" / "tools")
+    assert project is not None and not diags, [str(d) for d in diags]
+    return project
+
+
+APT = "app_ctrip_apartment_chain"
+# the bundled scenario's reference, as (operation, arguments)
+APT_STEPS = [("Tap", {"app": "ctrip"}),
+             ("Text", {"app": "ctrip", "element": "search_bar", "text": "Bangkok apartments"}),
+             ("Swipe", {"app": "ctrip", "element": "result_list"}), ("Tap", {"app": "ctrip", "element": "listing"}),
+             ("Tap", {"app": "ctrip", "element": "reviews"}), ("Tap", {"app": "ctrip", "element": "facilities"}),
+             ("Tap", {"app": "ctrip", "element": "book_now"}),
+             ("Text", {"app": "ctrip", "element": "nights", "text": "3"}),
+             ("Tap", {"app": "ctrip", "element": "confirm_booking"})]
+
+
+def app_plan(steps, header=True):
+    """PlanningArena's shape: header, then one element per step whose Action is {"Op": arguments-or-text}."""
+    out = [{"MessageNumber": "6", "Query": "Use Ctrip to book the Sunshine Apartment..."}] if header else []
+    return out + [element(n, len(steps), {op: args}) for n, (op, args) in enumerate(steps, 1)]
+
+
+def codes_of(r):
+    return [e.code for e in r.errors]
+
+
+def test_app_reference_plan_is_valid_in_every_form(bundled):
+    for plan in (app_plan(APT_STEPS),
+                 {"steps": [{"id": n, "tool": op, "app": a["app"], "after": [n - 1] if n > 1 else [],
+                             "args": {k: v for k, v in a.items() if k != "app"}}
+                            for n, (op, a) in enumerate(APT_STEPS, 1)]},
+                 app_plan([(f"ctrip.{op}", {k: v for k, v in a.items() if k != "app"}) for op, a in APT_STEPS])):
+        r = grade_tool_plan(bundled, APT, plan)
+        assert r.valid, r.to_text()
+        m = r.metrics
+        assert (m["SER"], m["DA"], m["SMAR"], m["FD_APP"], m["OSC"], m["PC"]) == (1, 1, 1, 1, 1, 1)
+        assert m["FD_API"] is None                   # the scenario offers no API tool and the plan calls none
+    # API scenarios keep FD_API and have no FD_APP/OSC
+    api_r = grade_tool_plan(bundled, "travel_weather_parallel", {"steps": []})
+    assert api_r.metrics["FD_API"] == 1 and api_r.metrics["FD_APP"] is None and api_r.metrics["OSC"] is None
+
+
+def test_app_plan_in_the_free_text_planningarena_writes(bundled):
+    texts = [("Tap", "Tap on the Ctrip app icon to open it."),
+             ("Text", "Enter 'Bangkok apartments' in the search bar and initiate the search."),
+             ("Swipe", "Scroll through the search results to find Sunshine Apartment."),
+             ("Tap", "Tap on the Sunshine Apartment listing to view its reviews and facilities."),
+             ("Tap", "Tap on Reviews."), ("Tap", "Tap on Facilities."),
+             ("Tap", "Tap on the 'Book Now' button."), ("Text", "Enter '3' in the nights field."),
+             ("Tap", "Tap on the 'Confirm Booking' button to finalize the booking.")]
+    r = grade_tool_plan(bundled, APT, app_plan(texts))
+    assert r.valid, r.to_text()
+    assert r.metrics["SER"] == 1 and r.metrics["OSC"] == 1
+    # a text that names no declared element of the app it works in
+    bad = texts[:6] + [("Tap", "Tap on the 'Reserve' button.")] + texts[7:]
+    r = grade_tool_plan(bundled, APT, app_plan(bad))
+    assert codes_of(r) == ["T109"] and "names no element of app 'ctrip'" in r.errors[0].message
+    assert r.metrics["SER"] == Fraction(8 + Fraction(1, 2), 9) and r.metrics["OSC"] == Fraction(8, 9)
+
+
+def _with(i, op, args):
+    steps = list(APT_STEPS)
+    steps[i] = (op, args)
+    return app_plan(steps)
+
+
+def test_wrong_app(bundled):
+    r = grade_tool_plan(bundled, APT, _with(4, "Tap", {"app": "Agoda", "element": "reviews"}))
+    assert codes_of(r)[0] == "T107" and r.errors[0].index == 4 and r.errors[0].category.value == "unknown-name"
+    assert "T401" in codes_of(r)                              # the step's job is not done
+    assert r.metrics["FD_APP"] == Fraction(8, 9) and r.metrics["checkpoints"]["fictitious_tools"]
+    r = grade_tool_plan(bundled, APT, _with(4, "Tap", {"app": "WeChat", "element": "contact"}))   # by its label
+    assert codes_of(r)[0] == "T108" and "not offered" in r.errors[0].message
+    r = grade_tool_plan(bundled, APT, _with(4, "Tap", {"app": "flights"}))                    # an API app
+    assert codes_of(r)[0] == "T108" and "no screens" in r.errors[0].message
+    r = grade_tool_plan(bundled, APT, _with(4, "Tap", {"app": "ctrp", "element": "reviews"}))
+    assert r.errors[0].code == "T107" and r.errors[0].hint == "did you mean 'ctrip'?"
+
+
+def test_wrong_element(bundled):
+    r = grade_tool_plan(bundled, APT, _with(6, "Tap", {"app": "ctrip", "element": "buy_button"}))
+    assert codes_of(r)[0] == "T109" and "has no element 'buy_button'" in r.errors[0].message
+    r = grade_tool_plan(bundled, APT, _with(6, "Text", {"app": "ctrip", "element": "book_now", "text": "x"}))
+    assert "T207" in codes_of(r) and "does not accept Text" in r.errors[codes_of(r).index("T207")].message
+    assert r.metrics["OSC"] == Fraction(8, 9)
+    # a declared element, but not the one the task needs: a wrong value
+    r = grade_tool_plan(bundled, APT, _with(6, "Tap", {"app": "ctrip", "element": "reviews"}))
+    assert codes_of(r) == ["T402"] and "'reviews', the task needs 'book_now'" in r.errors[0].message
+    # arguments: Text without text, a bad direction, an unknown argument, Back with an element, no app at all
+    r = grade_tool_plan(bundled, APT, _with(1, "Text", {"app": "ctrip", "element": "search_bar"}))
+    assert "T208" in codes_of(r)
+    r = grade_tool_plan(bundled, APT, _with(2, "Swipe", {"app": "ctrip", "element": "result_list",
+                                                           "direction": "sideways", "speed": 3}))
+    assert codes_of(r).count("T208") == 2
+    r = grade_tool_plan(bundled, APT, _with(2, "Back", {"element": "result_list"}))
+    assert "T207" in codes_of(r)
+    r = grade_tool_plan(bundled, APT, app_plan([("Tap", {"element": "listing"})]))
+    assert codes_of(r)[0] == "T208" and "names no app" in r.errors[0].message
+
+
+def test_app_metrics_by_hand(bundled):
+    steps = list(APT_STEPS)
+    steps[4] = ("Tap", {"app": "Agoda", "element": "reviews"})      # T107: fictitious app, matches nothing
+    steps[6] = ("Tap", {"app": "ctrip", "element": "buy_button"})   # T109: fictitious element
+    r = grade_tool_plan(bundled, APT, app_plan(steps))
+    assert sorted(codes_of(r)) == ["T107", "T109", "T304", "T401"], r.to_text()
+    m = r.metrics
+    # matching: the Tap without a known element (plan step 7) is paired with the first open Tap of the
+    # reference, step 5 (reviews): q = 1/2 (app right); reference step 7 (book_now) is missing
+    assert m["SER"] == Fraction(1 + 1 + 1 + 1 + Fraction(1, 2) + 1 + 0 + 1 + 1, 9) == Fraction(5, 6)
+    # 8 chain edges; 7->8 and 6->7 touch the missing step; 5->6 is reversed (plan step 7 after plan step 6)
+    assert m["DA"] == Fraction(5, 8) and m["LPR"] == Fraction(25, 48)
+    assert m["SMAR"] == Fraction(5 - 3, 5)         # missing step, fictitious parameter (element), fictitious app
+    assert m["FD_APP"] == Fraction(8, 9)           # 1 of 9 operation steps names a fictitious app
+    assert m["OSC"] == Fraction(7, 8)              # of the 8 steps in a known app, 1 names no such element
+    assert m["PC"] == 1 and m["FD_API"] is None and m["TR"] == 1
+
+
+def test_cross_app_plan_with_home(bundled):
+    from chronoplan.validators.tools.export import reference_plan_arena
+    s = bundled.scenario("app_share_booking_chain")
+    r = grade_tool_plan(bundled, s.name, reference_plan_arena(s, bundled))
+    assert r.valid and r.metrics["FD_APP"] == 1, r.to_text()
+    # after Home the next free-text step must name its app: "Tap on Send" alone names none
+    texts = [("Tap", "Open Ctrip."), ("Text", "Type 'Sunshine Apartment Bangkok' into the search bar."),
+             ("Tap", "Tap the listing."), ("Tap", "Tap 'Book Now'."), ("Tap", "Tap 'Confirm Booking'."),
+             ("Home", "Go to the home screen."), ("Tap", "Open WeChat."), ("Text", "Search for 'Li Wei' in search."),
+             ("Tap", "Tap the contact."), ("Text", "Write 'it is booked' in the message box."), ("Tap", "Tap Send.")]
+    r = grade_tool_plan(bundled, s.name, app_plan(texts))
+    assert r.valid, r.to_text()
+    r = grade_tool_plan(bundled, s.name, app_plan(texts[:6] + [("Tap", "Tap Send.")]))
+    assert "T208" in codes_of(r)

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 import chronoplan
 from chronoplan.validators.tools.export import reference_plan
 from chronoplan.validators.tools.grade import grade_tool_plan, offered_tools
-from chronoplan.validators.tools.schema import tool_plan_schema
+from chronoplan.validators.tools.schema import op_tools, tool_plan_schema
 
 TOOLS_DIR = Path(__file__).resolve().parent.parent / "domains" / "tools"
 STEP_LOCAL = ("T1", "T2", "T602")        # problems a per-step schema can see (names, parameters, formats)
@@ -32,7 +32,8 @@ def test_contract_shape(project):
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         branches = schema["$defs"]["step"]["oneOf"]
         tools = offered_tools(project, scen)
-        assert [b["properties"]["tool"] for b in branches] == [{"const": t} for t in tools]
+        ops = op_tools(project, scen)                      # APP operations follow the tools (#15 item 6)
+        assert [b["properties"]["tool"] for b in branches] == [{"const": t} for t in [*tools, *(o.name for o in ops)]]
         for b, tool in zip(branches, tools.values()):
             args = b["properties"]["args"]
             assert args["type"] == "object" and args["additionalProperties"] is False
@@ -62,6 +63,8 @@ def _mutations(plan, scen, project):
     tools = offered_tools(project, scen)
     out = []
     for i, st in enumerate(plan["steps"]):
+        if st["tool"] not in tools:
+            continue                                       # APP operations: tests/test_tools_planningarena_plans.py
         tool = tools[st["tool"]]
         m = copy.deepcopy(plan)
         m["steps"][i]["tool"] = st["tool"] + "X"

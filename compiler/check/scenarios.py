@@ -15,7 +15,7 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.check import household
 from chronoplan.compiler.check.expr import convert
 from chronoplan.compiler.check.maps import bfs, neighbours
-from chronoplan.compiler.check.tools import value_fits, value_ir
+from chronoplan.compiler.check.tools import after_ok, op_reference_call, value_fits, value_ir
 from chronoplan.compiler.diagnostics import hidden_note
 
 LIST_ITEMS = ("orders", "procedures", "share", "apps", "tools")
@@ -164,7 +164,8 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None):  # noqa: C901
             ok = False
     profile = tuple((k.name, value_ir(v)) for k, v in f["profile"])
     reference = _reference(ctx, d, f["reference"], set(tools) | {t for a in apps
-                                                               for t in ctx.out("apps")[a].tools})
+                                                               for t in ctx.out("apps")[a].tools},
+                           {a: ctx.out("apps")[a] for a in apps if ctx.out("apps")[a].has_ui})
     ok &= reference is not None
     if not ok:
         return None
@@ -245,13 +246,32 @@ def _agents(ctx, d, items, map_name, broken_map=None, hidden=None):
     return tuple(out) if ok else None
 
 
-def _reference(ctx, d, calls, allowed):
+def _op_step(ctx, c, allowed, ui_apps, ids, out):
+    """An APP operation of a reference plan: checked, added to ``out`` and ``ids``; True/False whether it is
+    valid, None when ``c`` is not an operation (no APP offered, a tool of that name, or no operation name)."""
+    if not ui_apps or c.tool.name in allowed:
+        return None
+    call = op_reference_call(ctx, c, ui_apps, ids)
+    if call is NotImplemented:
+        return None
+    ids.add(c.id)
+    out.extend([call] if call is not None else [])
+    return call is not None
+
+
+def _reference(ctx, d, calls, allowed, ui_apps=None):
+    """The reference plan's calls (tools of ``allowed``; APP operations on the ``ui_apps``), or None after
+    reporting why not."""
     ok, out, ids = True, [], set()
     producers: dict = {}                  # step id -> its tool (for $N.field checks)
     for c in calls:
         if c.id in ids:
             ctx.error("C404", f"reference step {c.id} defined twice", c.span)
             ok = False
+            continue
+        done = _op_step(ctx, c, allowed, ui_apps, ids, out)
+        if done is not None:
+            ok &= done
             continue
         tool = ctx.out("tools").get(c.tool.name)
         if tool is None or c.tool.name not in allowed:
@@ -292,10 +312,7 @@ def _reference(ctx, d, calls, allowed):
                 ctx.error("C403", f"reference step {c.id} misses required parameter '{p.name}' of '{tool.name}'",
                           c.span)
                 ok = False
-        for a in c.after:
-            if a not in ids:
-                ctx.error("C404", f"reference step {c.id} comes after unknown or later step {a}", c.span)
-                ok = False
+        ok &= after_ok(ctx, c, ids)
         ids.add(c.id)
         producers[c.id] = tool
         out.append(ir.RefCall(c.id, tool.name, tuple(args), tuple(c.after), c.span))

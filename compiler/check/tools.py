@@ -1,17 +1,19 @@
 """Tool/API signatures: AST -> ``ir.Tool`` / ``ir.App``, plus typed values.
 
-Input: ``tool`` and ``app`` declarations.  Output: IR tools and apps; ``value_ir`` and ``value_fits`` used for
+Input: ``tool`` and ``app`` declarations (an APP's ``screen``/``element`` lines too).  Output: IR tools and
+apps (with their screens and elements); ``value_ir`` and ``value_fits`` used for
 defaults here and reference plans in ``check.scenarios``.  Diagnostics: unknown parameter type (C101), duplicate
 parameter (C102), a default that does not fit its type (C105), required parameter after optional ones is
-allowed (named arguments), a default on a required parameter (C105).
+allowed (named arguments), a default on a required parameter (C105), a duplicate screen or element (C102), an
+element operation outside tap/text/swipe or given twice (C405).
 """
 from __future__ import annotations
 
 import datetime as _dt
 import re
 
+from chronoplan.compiler import appops, ir
 from chronoplan.compiler import ast as A
-from chronoplan.compiler import ir
 
 SIMPLE_TYPES = ("str", "int", "number", "bool", "date", "time", "datetime", "iata", "email", "any")
 _IATA = re.compile(r"^[A-Z]{3}$")
@@ -91,7 +93,45 @@ def check_tools(ctx) -> None:
         if t is not None:
             ctx.out("tools")[name] = t
     for name, d in ctx.table("app").items():
-        ctx.out("apps")[name] = ir.App(name, d.doc, tuple(t.name.name for t in d.tools), d.span)
+        screens, elements = _screens(ctx, d)
+        ctx.out("apps")[name] = ir.App(name, d.doc, tuple(t.name.name for t in d.tools), d.span, screens, elements)
+
+
+def _screens(ctx, d: A.AppDecl) -> tuple[tuple, tuple]:
+    """An APP's screens and elements; duplicate screens/elements (C102) and operations outside the operating
+    space or given twice (C405) are reported and left out."""
+    screens: list = []
+    elements: list = []
+    seen_screens: set = set()
+    seen: dict = {}                                    # element name -> its screen
+    allowed = {op.value.lower(): op for op in ir.ELEMENT_OPS}
+    for sd in getattr(d, "screens", ()):
+        if sd.name.name in seen_screens:
+            ctx.error("C102", f"duplicate screen '{sd.name.name}' in app '{d.name.name}'", sd.name.span)
+            continue
+        seen_screens.add(sd.name.name)
+        names = []
+        for e in sd.elements:
+            if e.name.name in seen:
+                ctx.error("C102", f"duplicate element '{e.name.name}' in app '{d.name.name}'", e.name.span,
+                          f"first declared on screen '{seen[e.name.name]}'")
+                continue
+            ops: list = []
+            for o in e.ops:
+                op = allowed.get(o.name.lower())
+                if op is None:
+                    ctx.error("C405", f"element '{e.name.name}': '{o.name}' is not an operation an element accepts "
+                                      "(one of tap, text, swipe; back and home take no element)", o.span)
+                elif op in ops:
+                    ctx.error("C405", f"element '{e.name.name}': operation '{o.name}' given twice", o.span)
+                else:
+                    ops.append(op)
+            seen[e.name.name] = sd.name.name
+            if ops:
+                names.append(e.name.name)
+                elements.append(ir.AppElement(e.name.name, e.label, sd.name.name, tuple(ops), e.span))
+        screens.append(ir.Screen(sd.name.name, sd.doc, tuple(names), sd.span))
+    return tuple(screens), tuple(elements)
 
 
 def _tool(ctx, d: A.ToolDecl, app):
@@ -127,3 +167,70 @@ def _tool(ctx, d: A.ToolDecl, app):
     if not ok:
         return None
     return ir.Tool(d.name.name, app, tuple(params), tuple(returns), d.doc, d.span)
+
+
+def op_reference_call(ctx, c: A.RefCallDecl, ui_apps: dict, earlier: set):
+    """A reference step that is an APP operation (``3: Text(app = ctrip, element = search_bar, text = "...")``)
+    -> its ``ir.RefCall``; None after reporting C403/C404; ``NotImplemented`` when ``c`` names no operation."""
+    op = appops.op_named(c.tool.name)
+    if op is None:
+        return NotImplemented
+    tool = appops.op_tool(op)
+    params = {p.name: p for p in tool.params}
+    ok, args, given = True, [], {k.name: v for k, v in c.args}
+    app = None
+    for k, v in c.args:
+        if k.name not in params:
+            ctx.error("C403", f"operation '{tool.name}' has no argument '{k.name}' (it takes "
+                              f"{', '.join(params) or 'none'})", k.span)
+            ok = False
+            continue
+        val = value_ir(v)
+        if k.name in ("app", "element"):
+            if val.kind not in ("name", "str") or val.value == "_":
+                ctx.error("C403", f"'{k.name}' of step {c.id} must name an {k.name}", v.span)
+                ok = False
+                continue
+            val = ir.Value("name", str(val.value))
+        elif not value_fits(params[k.name].type, val):
+            ctx.error("C403", f"argument '{k.name}' of step {c.id} does not fit {params[k.name].type}", v.span)
+            ok = False
+        if k.name == "app":
+            app = ui_apps.get(str(val.value))
+            if app is None:
+                ctx.error("C403", f"step {c.id}: '{val.value}' is not an app with screens of the scenario (one of "
+                                  f"{', '.join(ui_apps)})", v.span)
+                ok = False
+        args.append((k.name, val))
+    for p in tool.params:
+        if p.required and p.name not in given:
+            ctx.error("C403", f"reference step {c.id} misses '{p.name}' of operation '{tool.name}'", c.span)
+            ok = False
+    if app is not None and "element" in given:
+        ok &= _op_element_ok(ctx, c.id, app, op, given["element"])
+    ok &= after_ok(ctx, c, earlier)
+    return ir.RefCall(c.id, tool.name, tuple(args), tuple(c.after), c.span) if ok else None
+
+
+def _op_element_ok(ctx, step: int, app: ir.App, op: ir.AppOp, v: A.ValueExpr) -> bool:
+    """Is the element a reference operation names one of the app's, accepting the operation?  (C403 if not.)"""
+    name = str(value_ir(v).value)
+    el = next((e for e in app.elements if e.name == name), None)
+    if el is None:
+        ctx.error("C403", f"step {step}: app '{app.name}' has no element '{name}'", v.span)
+        return False
+    if op not in el.ops:
+        ctx.error("C403", f"step {step}: element '{name}' does not accept {op.value} (it accepts "
+                          f"{', '.join(o.value for o in el.ops)})", v.span)
+        return False
+    return True
+
+
+def after_ok(ctx, c: A.RefCallDecl, earlier: set) -> bool:
+    """Does every step a reference step comes ``after`` come before it?  (C404 for each that does not.)"""
+    ok = True
+    for a in c.after:
+        if a not in earlier:
+            ctx.error("C404", f"reference step {c.id} comes after unknown or later step {a}", c.span)
+            ok = False
+    return ok

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
 
-from chronoplan.compiler import ir
+from chronoplan.compiler import appops, ir
 from chronoplan.validators.report import PlanError, Report
+from chronoplan.validators.tools.app import read_app_step, ui_apps
 from chronoplan.validators.tools.dates import find_date_phrases, parse_iso_date
 from chronoplan.validators.tools.metrics import compute_metrics
 from chronoplan.validators.tools.read import ToolPlan, read_tool_plan
@@ -45,6 +46,8 @@ class _Step:
     codes: set = field(default_factory=set)
     match: Optional[int] = None                # matched reference step id
     bad_args: set = field(default_factory=set)  # parameters with a schema error (not compared again)
+    app_step: bool = False                     # an APP operation (Tap/Text/Swipe/Back/Home), not a tool call
+    app: Optional[str] = None                  # the app an operation step works in (resolved)
 
 
 def scenario_today(scen: ir.Scenario) -> Optional[_dt.date]:
@@ -115,8 +118,11 @@ class _Grader:
         self.pos_of: dict = {}
         for st in plan.steps:
             self.pos_of.setdefault(st.id, st.index)
-        self.ref_info: dict = {}
+        uis = ui_apps(project)
+        self.ref_info: dict = {"ui": any(a in uis for a in scen.apps), "api": bool(self.tools)}
         self._phrases: Optional[list] = None
+        self._has_ui = bool(uis)
+        self._current_app: Optional[str] = None     # the app the previous operation step worked in
 
     def err(self, code: str, message: str, hint: str, index: Optional[int]) -> None:
         self.errors.append(PlanError(code, message, hint, index))
@@ -126,7 +132,7 @@ class _Grader:
     def run(self) -> None:
         for st in self.plan.steps:
             self.check_name(st)
-            if self.state[st.index].tool is not None:
+            if self.state[st.index].tool is not None and not self.state[st.index].app_step:
                 self.check_params(st)
         self.check_dependencies()
         unreadable = not self.plan.steps and bool(self.plan.errors)
@@ -136,6 +142,9 @@ class _Grader:
     # ------------------------------------------------------------------ names
     def check_name(self, st) -> None:
         if st.tool is None:
+            return
+        if self._has_ui and st.tool not in self.tools and appops.op_named(st.tool) is not None:
+            self.check_app_step(st)
             return
         p = self.project
         if st.app is not None and st.app not in p.apps:
@@ -156,6 +165,23 @@ class _Grader:
                      _suggest(st.tool, list(self.tools), "tool"), st.index)
             return
         self.state[st.index].tool = tool
+
+    def check_app_step(self, st) -> None:
+        """An APP operation: app (T107/T108), element (T109, T207) and arguments (T208); ``validators.tools.app``."""
+        s = self.state[st.index]
+        s.app_step = True
+        got = read_app_step(self.project, self.scen.apps, st, self._current_app)
+        for code, message, hint in got.problems:
+            self.err(code, f"{label(st)}: {message}", hint, st.index)
+        s.app = got.app
+        self._current_app = None if got.op is ir.AppOp.HOME else (got.app or self._current_app)
+        if not got.codes & {"T107", "T108"} and (got.app is not None or got.op is ir.AppOp.HOME):
+            s.tool = appops.op_tool(got.op)
+            s.bound = got.bound
+            if got.codes & {"T109", "T207", "T208"}:       # reported already: not a wrong value as well
+                s.bad_args = {k for k in ("element", "text", "direction") if k not in got.bound}
+                if "T207" in got.codes:
+                    s.bad_args.add("element")
 
     def _offered_apps(self) -> list:
         return list(self.scen.apps) or list(self.project.apps)

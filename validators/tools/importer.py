@@ -183,7 +183,8 @@ def read_catalogue(data: Any, fname: str, warn: Warn) -> tuple[dict, dict, str]:
                 raise ImportFormatError(f"{where}: expected an object of scenario name -> list of app names")
             n = sum(len(v) for v in body.values())
             warn(fname, "app_tools", f"{n} app names in {len(body)} scenarios describe no operations; not imported "
-                                     "(APP tasks, phone operations, are not modelled)")
+                                     "(an APP is graded against its declared screens and elements, which the "
+                                     "source lacks)")
             continue
         if not isinstance(body, dict):
             raise ImportFormatError(f"{where}: expected an object of tool name -> parameters, "
@@ -448,7 +449,8 @@ def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optiona
             warn(tfile, task_item, f"no \"Task ID\"; named task_{i}")
             tid = i
         if rec.get("Operational Scenario") == "APP":
-            warn(tfile, task_item, "an APP task (phone operations such as Tap/Text/Swipe); not imported")
+            warn(tfile, task_item, "an APP task (phone operations such as Tap/Text/Swipe); not imported: its apps "
+                                     "declare no screens or elements")
             continue
         if not apps:
             warn(tfile, task_item, "the catalogue has no API tools to offer; not imported")

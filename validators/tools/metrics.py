@@ -12,7 +12,11 @@ step), the errors and the reference bookkeeping of ``tools.grade``.  Output: a m
   step could be read at all;
   the checkpoints are in ``checkpoints``;
 * rates: ``missing_step_rate``, ``redundant_step_rate``, ``fictitious_param_rate``,
-  ``fictitious_tool_rate``, ``time_error_rate``; micro accuracies ``FD_API``, ``PC``, ``TR``;
+  ``fictitious_tool_rate`` (fictitious tools and apps), ``time_error_rate``; micro accuracies ``FD_API``
+  (1 - API steps with T101-T104 / API steps), ``FD_APP`` (1 - operation steps with T107/T108 / operation
+  steps), ``OSC`` (operation steps in a known app without T109/T207 / those steps), ``PC``, ``TR``;
+  ``FD_APP`` and ``OSC`` are None when the scenario offers no APP and the plan has no operation step,
+  ``FD_API`` when it offers only APPs and the plan calls no tool;
 * ``counts``: errors per category; ``codes``: errors per code.
 Without a reference plan SER, DA and LPR are None and the missing/redundant checkpoints are False.
 """
@@ -22,8 +26,11 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any, Optional
 
-FICTITIOUS_PARAM = ("T201", "T204", "T205")
-FICTITIOUS_TOOL = ("T101", "T102", "T103", "T104")
+FICTITIOUS_PARAM = ("T201", "T204", "T205", "T109")
+FICTITIOUS_API = ("T101", "T102", "T103", "T104")
+FICTITIOUS_APP = ("T107", "T108")
+FICTITIOUS_TOOL = FICTITIOUS_API + FICTITIOUS_APP
+OUT_OF_SPACE = ("T109", "T207")                       # against OSC: no such element, or it does not take the op
 TIME = ("T601", "T602")
 REDUNDANT = ("T501", "T502")
 
@@ -65,7 +72,11 @@ def compute_metrics(plan: Any, scen: Any, state: list, errors: list, ref_info: d
         if n == 0 and dep_total == 0:
             da = Fraction(0)
     known = [s for s in state if s.tool is not None]
-    compliant = sum(1 for s in known if not any(c.startswith("T2") or c == "T602" for c in s.codes))
+    compliant = sum(1 for s in known if not any((c.startswith("T2") and c != "T207") or c == "T602" for c in s.codes))
+    app_steps = [s for s in state if s.app_step]
+    api_steps = [s for s in state if not s.app_step]
+    with_app = [s for s in app_steps if s.app is not None]
+    ui = bool(ref_info.get("ui")) or bool(app_steps)
     return {
         "makespan": None,
         "steps": n,
@@ -81,7 +92,11 @@ def compute_metrics(plan: Any, scen: Any, state: list, errors: list, ref_info: d
         "fictitious_tool_rate": _ratio(fict_tool, n, Fraction(0)),
         "time_error_rate": (_ratio(ref_info.get("date_total", 0) - ref_info.get("date_ok", 0),
                                    ref_info.get("date_total", 0), Fraction(0)) if has_ref else None),
-        "FD_API": 1 - _ratio(fict_tool, n, Fraction(0)),
+        "FD_API": (1 - _ratio(sum(1 for s in api_steps if s.codes & set(FICTITIOUS_API)), len(api_steps), Fraction(0))
+                   if api_steps or not ui or ref_info.get("api", True) else None),
+        "FD_APP": (1 - _ratio(sum(1 for s in app_steps if s.codes & set(FICTITIOUS_APP)), len(app_steps), Fraction(0))
+                   if ui else None),
+        "OSC": (_ratio(sum(1 for s in with_app if not s.codes & set(OUT_OF_SPACE)), len(with_app)) if ui else None),
         "PC": _ratio(compliant, len(known)),
         "TR": _ratio(ref_info.get("date_ok", 0), ref_info.get("date_total", 0)) if has_ref else None,
         "counts": dict(sorted(Counter(e.category.value for e in errors).items())),

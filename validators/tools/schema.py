@@ -8,7 +8,9 @@ is an object schema with the tool's parameters as ``properties``, its required p
 reference string (``$1.flight_id``, ``{step1.flight_id}``, ``<output of step 1>``; the schema's pattern
 is a superset of the forms the grader reads).  Types: str string, int integer, number number, bool
 boolean, date/time/datetime/iata/email strings with patterns (``format`` too for date and email),
-enum ``enum``, list[T] array, any ``{}``.
+enum ``enum``, list[T] array, any ``{}``.  A scenario offering APPs (apps with screens) adds one branch per
+operation and app (``{"tool": "Tap", "args": {"app": "ctrip", "element": ...}}``, the elements that accept
+the operation as the ``element`` enum; ``op_tools``), one ``Back`` branch and one ``Home`` branch.
 
 ``strict_tool_plan_schema`` gives the strict form for LLM structured output (``strict_schema``): every step key
 present (``id``, ``app``, ``after``, ``description``, ``thought`` and optional parameters nullable, null read as
@@ -20,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chronoplan.compiler import ir
+from chronoplan.compiler import appops, ir
 from chronoplan.compiler.numparse import NumberProblem, parse_int
 from chronoplan.validators.strict_schema import StrictSchema, nullable, obj, one_of_values, with_description
 from chronoplan.validators.tools.grade import offered_tools, scenario_today
@@ -106,6 +108,39 @@ def _tool_branch(tool: ir.Tool, today) -> dict:
     return branch
 
 
+def op_tools(project: ir.Project, scen: ir.Scenario) -> list:
+    """The APP operations of the scenario as tool signatures for the schema: Tap, Text and Swipe per offered
+    APP (``app`` its name, ``element`` the enum of its elements accepting the operation), then one Back (app
+    optional) and one Home."""
+    apps = [project.apps[a] for a in scen.apps if a in project.apps and project.apps[a].has_ui]
+    if not apps:
+        return []
+    out = []
+    for op in ir.ELEMENT_OPS:
+        base = appops.op_tool(op)
+        for app in apps:
+            names = tuple(e.name for e in app.elements if op in e.ops)
+            params = []
+            for p in base.params:
+                if p.name == "app":
+                    params.append(ir.ToolParam("app", ir.ParamType("enum", (app.name,)), True))
+                elif p.name == "element":
+                    if names:
+                        params.append(ir.ToolParam("element", ir.ParamType("enum", names), p.required))
+                    elif p.required:
+                        break                           # no element of this app accepts the operation
+                else:
+                    params.append(p)
+            else:
+                doc = f"{base.doc} in app {app.name}" + (f" ({app.doc})" if app.doc else "")
+                out.append(ir.Tool(base.name, None, tuple(params), (), doc))
+    back = appops.op_tool(ir.AppOp.BACK)
+    out.append(ir.Tool(back.name, None, (ir.ToolParam("app", ir.ParamType("enum", tuple(a.name for a in apps)),
+                                                       False),), (), back.doc))
+    out.append(appops.op_tool(ir.AppOp.HOME))
+    return out
+
+
 def tool_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
     """The JSON Schema of DESIGN-format tool plans for ``scenario`` (see the module docstring)."""
     scen = scenario if isinstance(scenario, ir.Scenario) else project.scenario(scenario)
@@ -114,7 +149,7 @@ def tool_plan_schema(project: ir.Project, scenario: Any = None) -> dict:
         project = part(scen.name)
     today = scenario_today(scen)
     tools = offered_tools(project, scen)
-    branches = [_tool_branch(t, today) for t in tools.values()]
+    branches = [_tool_branch(t, today) for t in [*tools.values(), *op_tools(project, scen)]]
     return {
         "$schema": DRAFT,
         "$id": f"urn:chronoplan:tools:{scen.name}",
@@ -209,7 +244,7 @@ def strict_tool_plan_schema(project: ir.Project, scenario: Any = None) -> Strict
     if callable(part):
         project = part(scen.name)
     today = scenario_today(scen)
-    branches = [_strict_branch(t, today) for t in offered_tools(project, scen).values()]
+    branches = [_strict_branch(t, today) for t in [*offered_tools(project, scen).values(), *op_tools(project, scen)]]
     if not branches:
         steps = {"type": "array", "maxItems": 0, "items": {"type": "null"}, "description": "no tool is offered"}
     else:
