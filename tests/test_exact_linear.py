@@ -6,7 +6,9 @@ for a step that never comes), every step at time 0 on an agent without resources
 half its length, every entry repeated, and the entries listed backwards.  Output: the Python
 lines the step engines (runtime/procedure/state.py, procedure/sim.py, metrics.py) execute for ``validate_plan(...,
 exact=True)`` -- a count that the machine's load does not disturb -- grow about 4x, not 16x (the waiting lags
-were scanned at every step completion, and an agent's runs at every start while they overlapped).
+were scanned at every step completion, and an agent's runs at every start while they overlapped).  The same for
+the fast path on the faulty plans (runtime/procedure/fast.py gives up, runtime/procedure/critic.py replays them,
+with the same report as the exact engine).
 """
 from __future__ import annotations
 
@@ -62,7 +64,7 @@ PLANS = {
 }
 
 
-def _lines(fn) -> int:
+def _lines(fn, engine: tuple = ENGINE) -> int:
     """Lines executed in the step engines' modules while ``fn()`` runs (each of them must run some)."""
     count: dict = {}
 
@@ -73,7 +75,7 @@ def _lines(fn) -> int:
         return local
 
     def calls(frame, event, arg):
-        return local if frame.f_code.co_filename.replace("\\", "/").endswith(ENGINE) else None
+        return local if frame.f_code.co_filename.replace("\\", "/").endswith(engine) else None
 
     old = sys.gettrace()
     sys.settrace(calls)
@@ -81,7 +83,7 @@ def _lines(fn) -> int:
         fn()
     finally:
         sys.settrace(old)
-    assert len(count) == len(ENGINE), sorted(count)          # the engine's modules are where ENGINE says
+    assert len(count) == len(engine), sorted(count)          # the engine's modules are where ENGINE says
     return sum(count.values())
 
 
@@ -94,6 +96,22 @@ def test_exact_engine_work_is_linear_in_the_plan_length(kind):
         text = _text(make(entries))
         validate_plan(problem, text, exact=True)                  # tables built once per problem
         work.append(_lines(lambda p=problem, t=text: validate_plan(p, t, exact=True)))
+    assert work[1] < 5 * work[0], (kind, work)
+
+
+FAST = ("runtime/procedure/fast.py", "runtime/procedure/critic.py")
+
+
+@pytest.mark.parametrize("kind", [k for k in PLANS if k not in ("valid", "backwards")])
+def test_fast_path_work_on_faulty_plans_is_linear_in_the_plan_length(kind):
+    """The same faulty plans on the fast path (the sweep gives up, ``runtime.procedure.critic`` replays them)."""
+    resources, make = PLANS[kind]
+    work = []
+    for n in (200, 800):
+        problem, entries = chain(n, resources)
+        text = _text(make(entries))
+        assert validate_plan(problem, text) == validate_plan(problem, text, exact=True)
+        work.append(_lines(lambda p=problem, t=text: validate_plan(p, t), FAST))
     assert work[1] < 5 * work[0], (kind, work)
 
 

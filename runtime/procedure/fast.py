@@ -9,8 +9,9 @@ when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)
 
 The sweep never reports a violation: it only recognises plans that the exact engine (``procedure.sim.simulate``
 over ``procedure.state.ProcState``, exact ``Fraction`` times and an event queue) replays without any violation,
-and gives up (None) at the first thing it does not accept, so that the caller grades that plan with the
-exact engine, which then writes the errors.  It gives up on: an unknown task, step or agent, a plan
+and gives up (None) at the first thing it does not accept, so that the caller grades that plan otherwise: with
+``procedure.critic.replay`` on the same columns (every violation, as the exact engine writes them), or with the
+exact engine.  It gives up on: an unknown task, step or agent, a plan
 needing an agent it does not name (E014), a repeated non-interruptible step, a chunk of the wrong length,
 overlapping chunks of one step, a start before 0 or before the step's release, a prerequisite not
 complete at the first start, an agent busy (with the scenario's occupancy rule), a resource over capacity,
