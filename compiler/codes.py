@@ -179,6 +179,11 @@ _TABLE = (
         ("P021", "household export: omniscient sequential relaxation (observation, messages, horizon and "
                  "simultaneity dropped)"),
         ("P022", "household export: goal count below the things that can satisfy it, lowered to a counting action"),
+        ("P023", "tool-use export: the reference's calls are the goal; values are opaque objects (no date "
+                 "arithmetic, formats or text matching); optional parameters a reference step does not give are left "
+                 "out"),
+        ("P024", "tool-use export: a returned field passed to a parameter of another type takes that parameter's "
+                 "type"),
     )),
     (Scope.PDDL, W, None, (
         ("P101", "classical export: agents, concurrency and resource capacities are not modelled"),

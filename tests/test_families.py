@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -164,8 +164,9 @@ def test_every_report_of_a_family_carries_its_metrics(samples, kind):
 
 def test_lacks_says_what_exists_instead():
     tools, grid, procs = (family(k) for k in (ScenarioKind.TOOLS, ScenarioKind.GRID, ScenarioKind.PROCEDURES))
-    assert tools.lacks("PDDL export").startswith("tool-use scenarios have no PDDL export; the scenario's "
-                                                 "reference calls are its reference plan")
+    assert tools.lacks("planner kairos") == ("tool-use scenarios have no planner kairos; the tool-use export is "
+                                             "classical (docs/pddl.md, Tool-use scenarios): --planner fast-downward "
+                                             "or pyperplan")
     assert grid.lacks("planner cpsat") == ("kitchen scenarios have no planner cpsat; use a PDDL planner "
                                            "(--planner kairos or fast-downward, docs/planners.md)")
     assert procs.lacks("chart") == "procedure scenarios have no chart"
@@ -179,12 +180,16 @@ def test_lacks_says_what_exists_instead():
 
 
 # ------------------------------------------------------------------------------- the commands ask it
-def test_export_of_any_scenario_asks_the_family(samples):
-    project, scen, _ = samples[ScenarioKind.TOOLS]
+def test_export_of_any_scenario_asks_the_family(samples, monkeypatch):
+    project, scen, _ = samples[ScenarioKind.TOOLS]              # the reference's calls as the goal (issue #15 item 7)
+    export = export_scenario(project, scen)
+    assert "(:goal" in export.problem_text() and export.diagnostics[0].code == "P023"
+    fam = family_of(project.scenario(scen))                     # a family without an export says what instead
+    monkeypatch.setitem(FAMILIES, ScenarioKind.TOOLS, replace(fam, pddl=None, instead={"PDDL export": "use X"}))
     with pytest.raises(ExportError) as exc:
         export_scenario(project, scen)
     assert [d.code for d in exc.value.diagnostics] == ["P010"]
-    assert str(exc.value).count(family_of(project.scenario(scen)).lacks("PDDL export")) == 1
+    assert str(exc.value).count("tool-use scenarios have no PDDL export; use X") == 1
     project, scen, _ = samples[ScenarioKind.HOUSEHOLD]          # the omniscient relaxation (issue #13 item 5)
     export = export_scenario(project, scen)
     assert "(:action grab" in export.domain_text() and export.diagnostics[0].code == "P021"

@@ -18,7 +18,7 @@ from chronoplan.cli import main
 from chronoplan.compiler import ir
 from chronoplan.compiler.diagnostics import render
 from chronoplan.compiler.instantiate import ConcreteLag, ProcedureProblem, ResourceInstance, SchedStep
-from chronoplan.compiler.pddl.common import CODES, ExportError, time_scale
+from chronoplan.compiler.pddl.common import CODES, time_scale
 from chronoplan.compiler.pddl.temporal import export_temporal
 from chronoplan.compiler.pddl.write import num
 from chronoplan.validators.families import export_scenario
@@ -142,16 +142,14 @@ def test_every_bundled_procedure_scenario_exports_deterministically():
             assert len(steps) == len(a.source.steps)
 
 
-def test_unsupported_scenarios_are_reported():
+def test_other_families_are_exported_by_their_own_exporter():
     proj, _ = _bundled()
     others = [s for s in proj.scenarios.values() if not s.procedures and not (s.map is not None and s.orders)
               and s.household is None]            # households: tests/test_pddl_household.py
-    assert others                                   # tool-use tasks (kitchens: tests/test_pddl_kitchen.py)
+    assert others                                   # tool-use tasks (tests/test_pddl_tools.py; kitchens: _kitchen.py)
     for s in others[:3]:
-        with pytest.raises(ExportError) as exc:
-            export_scenario(proj, s.name)
-        assert [d.code for d in exc.value.diagnostics] == ["P010"]
-        assert s.name in str(exc.value)
+        e = export_scenario(proj, s.name)
+        assert e.diagnostics[0].code == "P023" and s.name in e.diagnostics[0].message
 
 
 def _problem(steps, resources=(), agents=("a1",), limit=None, unit=ir.TimeUnit.TICK):
@@ -233,8 +231,9 @@ def test_cli_writes_files_and_reports(tmp_path, capsys):
 
 
 def test_cli_errors(tmp_path, capsys):
-    assert main(["pddl", str(ROOT / "domains" / "tools"), "-s", "calendar_meeting_chain",
-                 "-o", str(tmp_path)]) == 2
+    unplanned = tmp_path / "unplanned.chrono"       # a tool-use scenario without a reference has no goal
+    unplanned.write_text('domain u\ntool t(x: str)\nscenario s { tools t\n query "q" }\n', encoding="utf-8")
+    assert main(["pddl", str(unplanned), "-o", str(tmp_path / "u")]) == 2
     assert "error[P010]" in capsys.readouterr().err
     assert main(["pddl", str(ROOT / "domains" / "recipes"), "-o", str(tmp_path)]) == 2
     assert "name one of" in capsys.readouterr().err

@@ -250,7 +250,7 @@ def test_solve_reports_scenarios_it_cannot_export(capsys):
     cap = capsys.readouterr()
     report = json.loads(cap.out.strip().splitlines()[-1])
     assert report["status"] == "error" and report["valid"] is None
-    assert "tool-use scenarios have no planner" in cap.err and "reference plan" in cap.err
+    assert "tool-use scenarios have no planner kairos" in cap.err and "fast-downward or pyperplan" in cap.err
 
 
 def test_missing_engine_is_a_usage_error(monkeypatch, capsys):

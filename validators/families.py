@@ -71,6 +71,7 @@ class Family:
 
 
 PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")   # solved through Family.pddl_solve
+TOOL_PLANNERS = ("fast-downward", "pyperplan")     # the tool-use export is classical (compiler.pddl.tools)
 ASTAR_INSTEAD = "astar solves partially observable households (docs/benchmarks/pce.md)"
 
 FAMILIES: dict[ScenarioKind, Family] = {
@@ -109,15 +110,15 @@ FAMILIES: dict[ScenarioKind, Family] = {
         grade=Ref("chronoplan.validators.grade:grade_tools"),
         schema=Ref("chronoplan.validators.tools.schema:tool_plan_schema"),
         strict_schema=Ref("chronoplan.validators.tools.schema:strict_tool_plan_schema"),
-        pddl=None,
-        planners=(),
-        pddl_solve=None,
+        pddl=Ref("chronoplan.compiler.pddl.tools:export_tools"),
+        planners=TOOL_PLANNERS,
+        pddl_solve=Ref("chronoplan.runtime.planners.tools:solve_tools"),
         protocols=(),
         compat=(),
         metrics=("makespan", "success", "SER", "DA", "LPR", "SMAR", "TR", "PC", "FD_API"),
-        instead={"PDDL export": "the scenario's reference calls are its reference plan (docs/tools.md); grade "
-                                "tool plans with `chronoplan validate` and get their schema with `chronoplan schema`",
-                 "planner": "the scenario's `reference { ... }` block is its reference plan (docs/tools.md)",
+        instead={**{f"planner {p}": "the tool-use export is classical (docs/pddl.md, Tool-use scenarios): "
+                                    f"--planner {' or '.join(TOOL_PLANNERS)}"
+                    for p in ("cpsat", "astar") + PDDL_PLANNERS if p not in TOOL_PLANNERS},
                  "interactive protocol": "grade whole tool plans with `chronoplan validate`"},
         chart=Ref("chronoplan.validators.render_charts:chart_tools")),
     # partially observable households (issue #13): episode logs replayed through runtime.household's engine

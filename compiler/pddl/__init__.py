@@ -10,5 +10,6 @@ Input and output: those of its modules, one per concern, each imported by its fu
 - ``names``: Reversible name mangling for PDDL.
 - ``plan``: PDDL plans <-> timed schedules of a step-level scenario.
 - ``temporal``: PDDL 2.1 temporal export of step-level scenarios (procedures).
+- ``tools``: Classical PDDL export of a tool-use scenario, and a planner's plan back to a tool plan (issue #15 item 7).
 - ``write``: A small PDDL model and its deterministic text rendering.
 """

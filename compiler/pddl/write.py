@@ -2,10 +2,10 @@
 
 Input: ``Domain`` / ``Problem`` values built by ``compiler.pddl.temporal`` or ``compiler.pddl.classical``
 (names already mangled by ``compiler.pddl.names``).  Output: PDDL 2.1 text (``write_domain``,
-``write_problem``): durative actions with ``at start`` / ``over all`` / ``at end`` conditions and effects, optional
-``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action costs.  Numbers are exact
-decimals (every number handed in must have a terminating decimal expansion; the exporters scale time so they
-are integers or halves).  The same model always renders to the same bytes.
+``write_problem``): constants, durative actions with ``at start`` / ``over all`` / ``at end`` conditions and
+effects, optional ``(and (>= ?duration 0) (<= ?duration X))`` envelopes, timed initial literals, action
+costs.  Numbers are exact decimals (every number handed in must have a terminating decimal expansion; the
+exporters scale time so they are integers or halves).  The same model always renders to the same bytes.
 """
 from __future__ import annotations
 
@@ -70,6 +70,7 @@ class Domain:
     actions: tuple
     functions: tuple[str, ...] = ()                 # e.g. "(total-cost) - number"
     header: tuple[str, ...] = ()                    # comment lines
+    constants: tuple[tuple[str, str], ...] = ()     # (name, type): objects the actions name
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,12 @@ def write_domain(d: Domain) -> str:
             by_parent.setdefault(parent, []).append(t)
         lines = [f"{' '.join(ts)} - {parent}" for parent, ts in by_parent.items()]
         out.append("  (:types " + "\n          ".join(lines) + ")")
+    if d.constants:
+        by_type: dict = {}
+        for o, t in d.constants:
+            by_type.setdefault(t, []).append(o)
+        out.append("  (:constants " + "\n              ".join(f"{' '.join(os)} - {t}" for t, os in by_type.items())
+                   + ")")
     if d.predicates:
         out.append("  (:predicates")
         for p in d.predicates:

@@ -4,7 +4,8 @@
 Input: a .chrono file or directory and a scenario.  Output: a reference plan from the chosen planner,
 replayed through the validator (``validators.grade``); on stdout a summary (text) or one JSON object
 {"planner", "status", "makespan", "bound", "valid", "seconds"} (--format json); with -o the plan as
-schedule JSON (astar: the household optimum's JSON).  ``PLANNERS`` names every planner: cpsat and astar
+schedule JSON (astar: the household optimum's JSON; a tool-use scenario: a tool plan in the tools format).
+``PLANNERS`` names every planner: cpsat and astar
 (``validators.household.solve``) have their own ``module:function`` entry point taking
 ``(project, scenario_name, timeout, workers)``; a PDDL planner runs on the export of the scenario's family,
 through the family registry's ``Family.pddl_solve`` (``validators.families``: ``runtime.planners.external.
@@ -248,6 +249,11 @@ def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> 
     elif plan is not None and "plan" in plan:                   # a kitchen: per-agent ParaCook actions
         for agent, acts in plan["plan"].items():
             print(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
+    elif plan is not None and "steps" in plan:                  # a tool plan: one call per step
+        for st in plan["steps"]:
+            args = ", ".join(f"{k}={json.dumps(v)}" for k, v in st["args"].items())
+            after = f" after {', '.join(map(str, st['after']))}" if st["after"] else ""
+            print(f"  {st['id']}: {st['tool']}({args}){after}")
     elif plan is not None:
         for e in plan["schedule"]:
             who = f"  {e['agent']}" if e.get("agent") else ""

@@ -1,0 +1,76 @@
+"""Classical PDDL planners on tool-use scenarios: export, plan in a killed subprocess, map back.
+
+Input: an ``ir.Project``, a tool-use scenario with a reference plan, a planner name (a classical engine of
+``runtime.planners.external.ENGINES``: fast-downward, pyperplan) and a time limit.  Output: ``ToolSolution``
+(status feasible|unsolvable|timeout|error, makespan and bound None: tool calls have no durations, the tool
+plan in the tools format, seconds, message) for ``chronoplan solve`` (the family registry's ``pddl_solve``
+of tool-use scenarios), which grades the plan with the tool grader.
+
+Pipeline: ``compiler.pddl.tools.export_tools`` (the reference's calls are the goal), the engine in a
+subprocess started in a new session with a hard time limit (``runtime.planners.external.run_worker``), and
+``compiler.pddl.tools.to_tool_plan`` (one step per tool action in plan order, results as ``$N.field``,
+``after`` from the reference's waits and the results consumed).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Optional
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.pddl.common import ExportError
+from chronoplan.compiler.pddl.plan import plan_text
+from chronoplan.compiler.pddl.tools import export_tools, to_tool_plan
+from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+
+
+@dataclass(frozen=True)
+class ToolSolution:
+    status: str
+    makespan: Optional[Fraction]
+    bound: Optional[Fraction]
+    plan: Optional[dict]
+    seconds: float
+    planner: str
+    message: str = ""
+    stats: dict = field(default_factory=dict, compare=False)
+
+    def plan_json(self, scenario: Optional[str] = None) -> dict:
+        """The tool plan in the tools format (``{"scenario", "steps"}``)."""
+        out = {"steps": list((self.plan or {}).get("steps", ()))}
+        return {"scenario": scenario, **out} if scenario else out
+
+
+def solve_tools(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> ToolSolution:
+    """``chronoplan solve --planner NAME`` on a tool-use scenario; never raises for planner failures
+    (PlannerUnavailable when the engine is not installed or is not a classical one)."""
+    t0 = time.perf_counter()
+    why = missing(planner)
+    if why is not None:
+        raise PlannerUnavailable(why)
+    if ENGINES[planner].temporal:
+        raise PlannerUnavailable(f"the tool-use export is classical; {planner} is a temporal planner "
+                                 "(use fast-downward or pyperplan)")
+    try:
+        export = export_tools(project, scenario)
+    except ExportError as exc:
+        return ToolSolution("error", None, None, None, time.perf_counter() - t0, planner, message=str(exc))
+    with workspace(planner) as d:
+        dom, prob = export.write(d)
+        outcome = run_worker(planner, dom, prob, timeout, Path(d))
+    notes = sorted({x.code for x in export.diagnostics})
+    stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
+    seconds = time.perf_counter() - t0
+    if outcome.status != "solved":
+        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+        return ToolSolution(status, None, None, None, seconds, planner, message=outcome.message, stats=stats)
+    stats["pddl_plan"] = plan_text(outcome.actions)
+    back = to_tool_plan(export, outcome.actions)
+    if back.plan is None:
+        return ToolSolution("error", None, None, None, seconds, planner, message="; ".join(back.problems[:5]),
+                            stats=stats)
+    return ToolSolution("feasible", None, None, back.plan, seconds, planner,
+                        message=f"{planner}: {len(outcome.actions)} PDDL actions, {back.calls} tool calls",
+                        stats=stats)
