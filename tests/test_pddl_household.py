@@ -141,3 +141,50 @@ def test_fast_downward_solves_val_accepts_and_the_cost_is_at_least_the_optimum(r
     assert f"Value: {cost}" in val.output                    # VAL's total-cost is the steps counted here
     best = optimum(p)
     assert best.proven and best.steps is not None and cost >= best.steps
+
+
+def test_a_plan_maps_to_high_level_actions_and_plays_in_parallel():
+    from collections import namedtuple
+
+    from chronoplan.runtime.household.actions import ActKind
+    from chronoplan.runtime.household.sequence import play, to_steps
+    project = chronoplan.load(TRANSPORT)
+    p, e = HouseholdProblem(project, "food_1"), export_household(project, "food_1")
+    A = namedtuple("A", "name args")
+    x, y, z = "bread1", "bread2", "apple1"
+    px, py, pz = (p.placement[t] for t in (x, y, z))
+    plan = [A("walk", ("alice", "livingroom", px)), A("grab", ("alice", "h1", x, px)),
+            A("walk", ("alice", px, py)), A("grab", ("alice", "h2", y, py)),
+            A("walk", ("alice", py, "bed")), A("transport", ("alice", "bed")), A("drop", ("alice", "h1", x, "bed")),
+            A("finish-transport", ("alice",)),                     # bread2 still held: a put of bread1 alone
+            A("walk", ("bob", "office", pz)), A("grab", ("bob", "h1", z, pz)),
+            A("walk", ("bob", pz, "bed")), A("transport", ("bob", "bed")), A("drop", ("bob", "h1", z, "bed")),
+            A("finish-transport", ("bob",))]                       # everything bob holds: a transport
+    steps = to_steps(p, e, plan)
+    assert [(s.agent, s.action.kind, s.action.target) for s in steps] == [
+        ("alice", ActKind.GRAB, x), ("alice", ActKind.GRAB, y), ("alice", ActKind.PUT, x),
+        ("bob", ActKind.GRAB, z), ("bob", ActKind.TRANSPORT, None)]
+    played = play(p, steps)
+    assert played.error is None and not played.engine.success
+    assert played.plan["bob"][0][0] == 0                          # bob does not wait for alice: nothing shared
+    assert sum(1 for _, a in played.plan["alice"] if a.kind == ActKind.PUT) == 1
+
+
+@pytest.mark.planners
+@pytest.mark.skipif(missing("fast-downward") is not None, reason=missing("fast-downward") or "")
+@pytest.mark.parametrize("root,scenario", [(HOME, TEA), (TRANSPORT, "food_1")])
+def test_solve_with_fast_downward_plays_the_plan_as_an_episode(root, scenario, tmp_path, capsys):
+    out = tmp_path / "plan.json"
+    code = main(["solve", str(root), "--scenario", scenario, "--planner", "fast-downward", "-o", str(out),
+                 "--format", "json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["status"] == "feasible" and summary["valid"], summary
+    plan = json.loads(out.read_text())
+    assert plan["omniscient"] and not plan["proven"] and plan["steps"] == summary["makespan"]
+    best = optimum(HouseholdProblem(chronoplan.load(root), scenario))
+    assert best.steps is not None and summary["makespan"] >= best.steps
+
+
+def test_pyperplan_is_refused_for_households_with_what_to_use(capsys):
+    assert main(["solve", str(HOME), "--scenario", TEA, "--planner", "pyperplan"]) == 2
+    assert "--planner fast-downward" in capsys.readouterr().err

@@ -71,6 +71,7 @@ class Family:
 
 
 PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")   # solved through Family.pddl_solve
+HOUSEHOLD_PLANNERS = ("astar", "fast-downward")    # the household export has action costs: not pyperplan
 TOOL_PLANNERS = ("fast-downward", "pyperplan")     # the tool-use export is classical (compiler.pddl.tools)
 ASTAR_INSTEAD = "astar solves partially observable households (docs/benchmarks/pce.md)"
 
@@ -129,15 +130,16 @@ FAMILIES: dict[ScenarioKind, Family] = {
         schema=Ref("chronoplan.validators.household.schema:episode_schema"),
         strict_schema=Ref("chronoplan.validators.household.schema:strict_episode_schema"),
         pddl=Ref("chronoplan.compiler.pddl.household:export_household"),
-        planners=("astar",),
-        pddl_solve=None,
+        planners=HOUSEHOLD_PLANNERS,
+        pddl_solve=Ref("chronoplan.validators.household.solve:solve_pddl"),
         protocols=("household",),
         compat=(),
         metrics=("success", "steps", "transport_rate", "messages", "characters"),
-        instead={**{f"planner {p}": "households have no schedule model and their PDDL export (`chronoplan pddl`, "
-                                    "the omniscient sequential relaxation) is not solved through chronoplan solve; "
-                                    "their omniscient optimum is `--planner astar` (docs/benchmarks/pce.md)"
-                    for p in ("cpsat",) + PDDL_PLANNERS},
+        instead={**{f"planner {p}": "households have no schedule model and their PDDL export (the omniscient "
+                                    "sequential relaxation) is classical with action costs: --planner "
+                                    "fast-downward, or the proven omniscient optimum with --planner astar "
+                                    "(docs/benchmarks/pce.md)"
+                    for p in ("cpsat",) + PDDL_PLANNERS if p not in HOUSEHOLD_PLANNERS},
                  "chart": "`chronoplan validate` reports the episode's metrics; `chronoplan play --baseline` prints "
                           "the baseline's steps next to the optimum's"},
         chart=None),

@@ -58,7 +58,7 @@ PLANNERS = {
     "fast-downward": Planner("classical PDDL export, Fast Downward, sequence rescheduled", "planners"),
     "pyperplan": Planner("classical PDDL export, pyperplan, sequence rescheduled", "planners"),
     # households (issue #13): the omniscient optimum by A* over joint decision states, proven when the search closes
-    "astar": Planner("omniscient optimum of household episodes (A*, proven)", "",
+    "astar": Planner("omniscient optimum of household episodes (A*, or trip decomposition for transport; proven)", "",
                      "chronoplan.validators.household.solve:solve_astar"),
 }
 
