@@ -267,3 +267,18 @@ def test_cross_app_plan_with_home(bundled):
     assert r.valid, r.to_text()
     r = grade_tool_plan(bundled, s.name, app_plan(texts[:6] + [("Tap", "Tap Send.")]))
     assert "T208" in codes_of(r)
+
+
+@pytest.mark.parametrize("scenario", [APT, "app_share_booking_chain", "travel_weather_parallel"])
+def test_odd_operation_steps_give_reports(bundled, scenario):
+    """Every shape of an operation step gives a report with located errors, never an exception."""
+    values = [None, 5, "", "ctrip", ["x"], {"a": 1}, True, "book_now", "nowhere", 1.5, "up"]
+    for op in ("Tap", "text", "Swipe", "Return", "Home", "LongPress", "ctrip.Tap", "nope.Tap", "flights.Tap"):
+        actions = [{op: "Tap on the 'Book Now' button in Ctrip"}, {op: 7}]
+        actions += [{op: {"app": "ctrip", k: v}} for k in ("element", "text", "direction", "screen", "zzz")
+                    for v in values]
+        for action in actions:
+            r = grade_tool_plan(bundled, scenario, [{"MessageNumber": "1"}, element(1, 1, action)])
+            json.loads(r.to_json_line())
+            assert not r.valid and "T401" in codes_of(r)            # one step never does the whole task
+            assert all(e.index in (0, None) for e in r.errors)
