@@ -51,7 +51,7 @@ class Family:
     schema: Ref                                 # (project, scenario) -> JSON Schema
     strict_schema: Ref                          # (project, scenario) -> StrictSchema
     pddl: Optional[Ref]                         # (project, scenario, *, classical) -> PddlExport
-    planners: tuple[str, ...]                   # `chronoplan solve --planner` names that solve it
+    planners: tuple[str, ...]                   # `chronoplan solve --planner` names; the first is the default
     pddl_solve: Optional[Ref]                   # (project, scenario, planner, timeout) -> a PDDL planner's result
     protocols: tuple[str, ...]                  # `chronoplan play --protocol` names
     compat: tuple[str, ...]                     # `--compat` modes that grade it (validators.compat)
@@ -71,6 +71,7 @@ class Family:
 
 
 PDDL_PLANNERS = ("aries", "kairos", "lpg", "fast-downward", "pyperplan")   # solved through Family.pddl_solve
+KITCHEN_PLANNERS = ("kairos", "fast-downward", "aries", "lpg", "pyperplan")   # kairos solves all 24 bundled
 HOUSEHOLD_PLANNERS = ("astar", "fast-downward")    # the household export has action costs: not pyperplan
 TOOL_PLANNERS = ("fast-downward", "pyperplan")     # the tool-use export is classical (compiler.pddl.tools)
 ASTAR_INSTEAD = "astar solves partially observable households (docs/benchmarks/pce.md)"
@@ -97,7 +98,7 @@ FAMILIES: dict[ScenarioKind, Family] = {
         schema=Ref("chronoplan.validators.kitchen.schema:paracook_plan_schema"),
         strict_schema=Ref("chronoplan.validators.kitchen.schema:strict_paracook_plan_schema"),
         pddl=Ref("chronoplan.compiler.pddl.kitchen:export_kitchen"),
-        planners=PDDL_PLANNERS,
+        planners=KITCHEN_PLANNERS,
         pddl_solve=Ref("chronoplan.runtime.kitchen.solve:solve_kitchen"),
         protocols=("kitchen",),
         compat=("paracook",),

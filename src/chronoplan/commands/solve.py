@@ -66,8 +66,10 @@ PLANNERS = {
 def configure(p) -> None:
     p.add_argument("file", metavar="FILE", help=".chrono file or directory")
     p.add_argument("--scenario", "-s", help="scenario to solve (default: the only one)")
-    p.add_argument("--planner", default="cpsat", metavar="NAME",
-                   help="one of: " + ", ".join(f"{k} ({v.help})" for k, v in PLANNERS.items()))
+    p.add_argument("--planner", default=None, metavar="NAME",
+                   help="default: the first of the scenario family's planners (cpsat for step-level scenarios, "
+                        "kairos for kitchens, fast-downward for tool-use scenarios, astar for households); one of: "
+                        + ", ".join(f"{k} ({v.help})" for k, v in PLANNERS.items()))
     p.add_argument("--timeout", type=float, default=60.0, metavar="SEC", help="time limit (default 60 s)")
     p.add_argument("--workers", type=int, default=2, help="solver threads (default 2)")
     p.add_argument("-o", "--output", metavar="PLAN", help="write the plan (schedule JSON) to this file")
@@ -147,7 +149,7 @@ def _load_planner(name: str, fam) -> Callable:
 
 def run(args) -> int:  # noqa: C901
     from chronoplan.commands.common import load_project
-    if args.planner not in PLANNERS:
+    if args.planner is not None and args.planner not in PLANNERS:
         return _error(f"unknown planner {args.planner!r} (choose from {', '.join(PLANNERS)})")
     why = timeout_problem(args.timeout)
     if why is not None:
@@ -172,6 +174,8 @@ def run(args) -> int:  # noqa: C901
     scenario = scen.name
     from chronoplan.validators.families import family_of
     fam = family_of(scen)
+    if args.planner is None:
+        args.planner = fam.planners[0]
     compat = getattr(args, "compat", None)
     why = _compat_problem(project, compat, scenario, args.planner)
     if why is not None:
