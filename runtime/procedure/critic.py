@@ -356,8 +356,13 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                 else:
                     holders[rid] = [(e, sid)]
                     hmax[rid] = e
-        p += d
-        if not interruptible or p >= dur:
+        if not interruptible:
+            done[sid] = e                    # (its progress is read only while it is not done)
+            done_rank[sid] = ranks[a]
+            completing[sid] = idx
+            if sets_of[sid]:
+                heapq.heappush(completions, (e, ranks[a], idx, sets_of[sid]))
+        elif p + d >= dur:
             progress[sid] = dur
             done[sid] = e
             done_rank[sid] = ranks[a]
@@ -365,7 +370,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             if sets_of[sid]:
                 heapq.heappush(completions, (e, ranks[a], idx, sets_of[sid]))
         else:
-            progress[sid] = p
+            progress[sid] = p + d
         if e > makespan:
             makespan = e
         runs.append((j, t, d, e, sid, idx))
