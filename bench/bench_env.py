@@ -18,6 +18,15 @@ their minutes have passed; every call recomputes the progress score (completed m
 minutes of all actions, the total summed again each call, floored) and builds its observation text (the
 feedback, the time, the score and the objects' states).  Commands per second count the agent's commands (one
 per line of the sequence), the same unit for both; the original's raw calls per second are shown too.
+
+The TimeArena-compatible configuration (``Env(rules=Rules.TIMEARENA, feedback=FeedbackStyle.TIMEARENA,
+stepping=Stepping.MINUTE)``: the original's rules and sentences, one call per minute, an occupying action
+re-sent by the runner while the agent is occupied, no run-on to the last completion) plays the same schedules
+minute by minute (``minute_calls``); it is compared call for call with the original's raw calls per second,
+its feedback message (the sentences the agent reads) taken every call.  The Gymnasium wrapper
+(``chronoplan.envs.TimeArenaEnv``) must return the observation text from ``step``: its rows time ``reset()``
+and every ``step`` of an environment built beforehand, with the status block (default) or the sentences
+(TimeArena configuration).
 """
 from __future__ import annotations
 
@@ -32,7 +41,10 @@ from pathlib import Path
 
 import chronoplan
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
+from chronoplan.envs import TimeArenaEnv
+from chronoplan.runtime.procedure.arena_rules import Rules
 from chronoplan.runtime.procedure.env import Env
+from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -194,6 +206,78 @@ def sequences(quick: bool) -> list:
     return out
 
 
+ARENA = {"rules": Rules.TIMEARENA, "feedback": FeedbackStyle.TIMEARENA, "stepping": Stepping.MINUTE}
+
+
+def minute_calls(seqs: list) -> list:
+    """Per sequence of ``sequences``: (name, problem, the calls a TimeArena runner sends to the TimeArena-compatible
+    configuration) for the same schedule: the step's command (under the original's object names) at its start
+    minute, the same command re-sent while the agent is occupied, else "wait", until the episode ends; with
+    refusals, a malformed command before each start (the runner refuses it and the minute passes)."""
+    out = []
+    for name, p, _, _ in seqs[::2]:
+        sol = solve(p)
+        by_start = {t: k for k, t in sol.starts.items()}
+        agent = p.agents[0]
+        for noisy in (False, True):
+            env = Env(p, limit=LIMIT, **ARENA)
+            calls: list[str] = []
+            shift = 0
+            while not env.done:
+                now = env._now
+                if calls and env.state.agent_free_at(agent, now) > now:
+                    cmd = calls[-1]                          # the runner re-sends the occupying action
+                else:
+                    key = by_start.get(int(env.time) - shift)
+                    if key is None:
+                        cmd = "wait"
+                    else:
+                        cmd = env.texts[key]
+                        if noisy and calls[-1:] != [JUNK]:
+                            cmd, shift = JUNK, shift + 1
+                env.step(cmd)
+                calls.append(cmd)
+            if not env.success:
+                raise AssertionError(f"{name} (TimeArena configuration): the scripted play did not complete "
+                                     f"({env.end_reason})")
+            out.append((name + (" +refusals" if noisy else ""), p, calls))
+    return out
+
+
+def run_arena(calls: list) -> tuple[int, float]:
+    n = chars = 0
+    t0 = time.process_time()
+    for _, p, cmds in calls:
+        env = Env(p, limit=LIMIT, **ARENA)
+        for c in cmds:
+            _, fb = env.step(c)
+            chars += len(fb.message)                 # the sentences the agent reads
+            n += 1
+    return n, time.process_time() - t0
+
+
+def gym_envs(seqs: list, calls: list) -> tuple[list, list]:
+    """Gymnasium environments (built here, outside the timing) with their command lists: the status block
+    (default options) on ``seqs``, the TimeArena configuration on ``calls``."""
+    project = chronoplan.load(str(ROOT / "domains" / "timearena"))
+    status = [(TimeArenaEnv(project, name.split(" ")[0], limit=LIMIT), cmds) for name, _, _, cmds in seqs]
+    arena = [(TimeArenaEnv(project, name.split(" ")[0], limit=LIMIT, compat="timearena",
+                           feedback=FeedbackStyle.TIMEARENA, stepping=Stepping.MINUTE), cmds)
+             for name, _, cmds in calls]
+    return status, arena
+
+
+def run_gym(envs: list) -> tuple[int, float]:
+    n = 0
+    t0 = time.process_time()
+    for env, cmds in envs:
+        env.reset()
+        for c in cmds:
+            env.step(c)
+            n += 1
+    return n, time.process_time() - t0
+
+
 def run_chronoplan(seqs: list, read: bool) -> tuple[int, float]:
     n = 0
     t0 = time.process_time()
@@ -230,28 +314,43 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 3 if args.quick else args.rounds
     seqs = sequences(args.quick)
     verbs = verb_patterns()
+    calls = minute_calls(seqs)
+    gym_status, gym_arena = gym_envs(seqs, calls)
     best: dict = {}
+    count: dict = {}
     for _ in range(rounds):
-        for case in ("original", "lazy", "read"):
+        for case in ("original", "lazy", "read", "arena", "gym", "gym_arena"):
             if case == "original":
-                n, calls, dt = run_original(seqs, verbs)
-                best["original_calls"] = calls
+                n, raw, dt = run_original(seqs, verbs)
+                count["original_calls"] = raw
+            elif case == "arena":
+                n, dt = run_arena(calls)
+            elif case in ("gym", "gym_arena"):
+                n, dt = run_gym(gym_status if case == "gym" else gym_arena)
             else:
                 n, dt = run_chronoplan(seqs, case == "read")
             best[case] = min(best.get(case, math.inf), dt)
-            best["n"] = n
-    n = best["n"]
+            count[case] = n
+    n = count["original"]
+    best["original_calls"] = count["original_calls"]
     orig = n / best["original"]
+    orig_calls = best["original_calls"] / best["original"]
     print(f"{len(seqs)} sequences, {n} commands ({best['original_calls']} calls of the original), "
           f"CPU time, best of {rounds} alternating rounds")
     print(f"{'case':58} {'commands/s':>11} {'x original':>10}")
     print(f"{'original (re-stated), observation built every call':58} {orig:11,.0f} {1.0:10.2f}")
-    print(f"{'  its raw calls/s (re-sent occupying commands included)':58} "
-          f"{best['original_calls'] / best['original']:11,.0f}")
+    print(f"{'  its raw calls/s (re-sent occupying commands included)':58} {orig_calls:11,.0f}")
     for case, label in (("lazy", "chronoplan Env.step, observation not read"),
-                        ("read", "chronoplan Env.step, observation read every step")):
+                        ("read", "chronoplan Env.step, observation read every step"),
+                        ("gym", "Gymnasium TimeArenaEnv.step (obs: feedback + status)")):
         v = n / best[case]
         print(f"{label:58} {v:11,.0f} {v / orig:10.2f}")
+    print(f"TimeArena configuration (rules, sentences, one call per minute): {count['arena']} calls; "
+          "x original's raw calls/s")
+    for case, label in (("arena", "chronoplan Env.step, TimeArena configuration"),
+                        ("gym_arena", "Gymnasium TimeArenaEnv.step, TimeArena configuration")):
+        v = count[case] / best[case]
+        print(f"{label:58} {v:11,.0f} {v / orig_calls:10.2f}")
     return 0
 
 
