@@ -243,6 +243,7 @@ class ArenaRules:
     @staticmethod
     def pause(env: Env, t: Any) -> None:
         """The runner's refusal: the minute passes but no running step advances (each ends one tick later)."""
+        env.freeze()                          # observations not read yet show the ends before the pause
         st = env.state
         shifted = set()
         for s in st.steps.values():

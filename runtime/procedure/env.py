@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import weakref
 from collections import UserString
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -188,6 +189,7 @@ class Env:
         self._wait_until: Any = self.state.zero
         self._props = self._copy_props()
         self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
+        self._unread: list = []               # Rules.TIMEARENA: weak references to observations not read yet
         if self._sentences is not None:
             self._sentences.reset()
 
@@ -273,13 +275,28 @@ class Env:
         stops at the events' time only when the episode ends).  An ended episode's state no longer changes
         (``reset`` makes a new one): its text is rendered from that state and the end's outcome.  With
         ``show_executable`` the text is built at once."""
-        if (self.show_executable or self._arena is not None) and not self.done:   # arena: pauses move ends
+        if self.show_executable and not self.done:
             return Observation(self.observation())
         if self.done:
             end = (self.state, self._now, (self.success, self.end_reason))
             return Observation(render=lambda: self._render_state(*end))
         snap = (self.state, self._now, len(self.state.runs), self._props)
-        return Observation(render=lambda: self._render_snapshot(*snap))
+        obs = Observation(render=lambda: self._render_snapshot(*snap))
+        if self._arena is not None:           # a pause moves running steps' ends: ``freeze`` renders these first
+            unread = self._unread
+            if len(unread) >= 64:
+                unread[:] = [r for r in unread if (o := r()) is not None and o._text is None]
+            unread.append(weakref.ref(obs))
+        return obs
+
+    def freeze(self) -> None:
+        """Render the observations handed out and not read yet (``Rules.TIMEARENA``: before a pause changes the
+        running steps' ends)."""
+        for r in self._unread:
+            o = r()
+            if o is not None:
+                o.data  # noqa: B018 - renders it
+        self._unread.clear()
 
     def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict) -> str:
         runs = st.runs[:n]

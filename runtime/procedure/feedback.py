@@ -45,6 +45,15 @@ class Stepping(enum.Enum):
     MINUTE = "minute"            # one minute; while the agent is occupied, a call continues the running step
 
 
+def _tables(problem: ProcedureProblem) -> tuple[dict, list, frozenset, dict]:
+    """Per problem, once (``problem.memo``): verb key -> (its position, the verb) (the last of a repeated key),
+    [(verb key, compiled usage)] in that order, the object names, the objects' initial states."""
+    verbs = {v.key: v for v in problem.verbs}
+    return ({k: (i, v) for i, (k, v) in enumerate(verbs.items())}, [(k, v.pattern) for k, v in verbs.items()],
+            frozenset(r.name for r in problem.resources),
+            {r.name: r.initial for r in problem.resources if r.initial is not None})
+
+
 def _minutes(n: Any) -> str:
     return "one minute" if n == 1 else f"{n} minutes"
 
@@ -56,16 +65,14 @@ class ArenaSentences:
         self.problem = problem
         self.texts = texts                         # step key -> display text (Env.texts)
         self.scale = scale                         # ticks per minute of the scenario's unit
-        verbs = {v.key: v for v in problem.verbs}
-        self.verbs = list(verbs.values())
-        self.names = {r.name for r in problem.resources}
+        verbs, patterns, self.names, self.initial = problem.memo("_arena_sentence_tables", _tables)
+        self.patterns = patterns                   # [(verb key, compiled usage)], the verbs' order
         self.first: dict = {}                      # step key -> (first object, verb key, state after)
         for s in problem.steps:
             v = verbs.get(s.verb) if s.verb is not None else None
-            m = v.pattern.fullmatch(texts[s.key]) if v is not None else None
+            m = patterns[v[0]][1].fullmatch(texts[s.key]) if v is not None else None
             obj = m.group(1) if m is not None and m.groups() else None
-            self.first[s.key] = (obj, v.key if v is not None else None, v.after if v is not None else None)
-        self.initial = {r.name: r.initial for r in problem.resources if r.initial is not None}
+            self.first[s.key] = (obj, v[1].key if v is not None else None, v[1].after if v is not None else None)
         self.reset()
 
     def reset(self) -> None:
@@ -90,10 +97,10 @@ class ArenaSentences:
 
     def _parse(self, norm: str) -> Optional[tuple]:
         """(verb key, objects) of a command by the verbs' usages, or None."""
-        for v in self.verbs:
-            m = v.pattern.fullmatch(norm)
+        for key, pattern in self.patterns:
+            m = pattern.fullmatch(norm)
             if m is not None:
-                return v.key, m.groups()
+                return key, m.groups()
         return None
 
     def refused(self, norm: str, code: Optional[str], key: Optional[tuple], fallback: str,
