@@ -103,7 +103,7 @@ def test_solve_cli_compat(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["--compat", "paracook"], "--compat paracook grades grid kitchens; scenario tiny is not one"),
-    (["--compat", "timearena"], "--compat timearena: only the cpsat planner models"),
+    (["--compat", "timearena"], "--compat timearena: no planner models that benchmark's original rules"),
     (["--compat", "recipe2plan", "--planner", "aries"], "only the cpsat planner models"),
     (["--compat", "nope"], "unknown compatibility mode 'nope'"),
 ])

@@ -93,10 +93,13 @@ def _compat_problem(project, mode, scenario: str, planner: str) -> Optional[str]
     if why is not None:
         return why
     from chronoplan.runtime.planners.cpsat import COMPAT_RULES
-    if planner != "cpsat" or mode.cli_name not in COMPAT_RULES:
-        return (f"--compat {mode.cli_name}: only the cpsat planner models a benchmark's original rules "
-                f"(--compat {', '.join(COMPAT_RULES)}); grade another planner's plan with "
+    if mode.cli_name not in COMPAT_RULES:
+        return (f"--compat {mode.cli_name}: no planner models that benchmark's original rules (cpsat models "
+                f"--compat {', '.join(COMPAT_RULES)}); solve without --compat and grade the plan with "
                 f"`chronoplan validate ... --compat {mode.cli_name}`")
+    if planner != "cpsat":
+        return (f"--compat {mode.cli_name}: only the cpsat planner models the original rules; grade another "
+                f"planner's plan with `chronoplan validate ... --compat {mode.cli_name}`")
     return None
 
 
