@@ -4,7 +4,7 @@ compiler/pddl/tools.py, runtime/planners/tools.py.  Golden files (tests/golden/p
 calendar_meeting_chain (UPDATE_GOLDEN=1 regenerates them).  Without planners: every bundled tool-use scenario
 exports deterministically with P023, its reference calls are the goal, results may be consumed only by calls
 that wait for their producer, a hand-written PDDL plan maps back to a tool plan the tool grader accepts (and
-broken ones are refused with the reason), the wildcard on an optional parameter asks for a known value, a field
+broken ones are refused with the reason), a wildcard takes a stated value or an awaited result (never a none), a field
 passed to another type is retyped (P024) or refused (P010), a scenario without a reference is refused (P010),
 and ``chronoplan pddl`` writes the files.  With planners (pytest -m planners): Fast Downward and pyperplan
 solve every bundled tool-use scenario and the tool grader accepts every returned plan; ``chronoplan solve
@@ -114,8 +114,15 @@ def test_results_are_usable_only_by_calls_that_wait_for_their_producer(tools):
     e = export_tools(tools, CHAIN)                  # 1 findFreeSlot, 2 scheduleMeeting after 1, 3 sendEmail after 2
     prob, dom = e.problem_text(), e.domain_text()
     assert "(arg-schedulemeeting-start c-2 r1-start)" in prob and "(arg-sendemail-body c-3 r2-join_url)" in prob
-    assert "(may-use c-2 r1-start)" in prob and "(may-use c-3 r1-start)" in prob      # transitively
-    assert "(may-use c-1 r2-join_url)" not in prob and "(may-use c-2 r2-join_url)" not in prob
+    assert "(can-schedulemeeting-start c-2 r1-start)" in prob and "(can-sendemail-body c-3 r2-join_url)" in prob
+    # the wildcard subject: the stated text and the string results of the calls step 3 waits for, nothing else
+    subject = sorted(line.split()[-1].rstrip(")") for line in prob.splitlines() if "(can-sendemail-subject" in line)
+    assert subject == ["q3-roadmap", "r2-join_url", "r2-meeting_id"]
+    assert "(can-sendemail-subject c-3 ana-example-com)" not in prob        # an e-mail address is not a text
+    early = export_tools(tools, "calendar_review_many_to_many")   # 4 setReminder(text = _) after 1, 2: not 3's
+    text = sorted(line.split()[-1].rstrip(")") for line in early.problem_text().splitlines()
+                  if "(can-setreminder-text" in line)
+    assert text == ["budget-review"]                # not step 3's meeting_id and join_url (strings too)
     assert "(ready c-1)" in prob and "(ready c-2)" not in prob
     assert "(:action wait-c-2\n   :parameters ()\n   :precondition (done c-1)" in dom
     assert "earliest" in dom and "location" not in dom      # optional parameters: only those a call gives
@@ -153,16 +160,15 @@ def test_broken_pddl_plans_are_refused_with_the_reason(tools):
     assert any("before the call that returns it" in p for p in to_tool_plan(e, early).problems)   # too early
 
 
-def test_a_wildcard_on_an_optional_parameter_asks_for_a_known_value(edges):
+def test_a_wildcard_on_an_optional_parameter_takes_a_known_value_not_its_none(edges):
     e = export_tools(edges, "wild_optional")
-    assert "(filled-book-note c-2)" in e.problem_text().split("(:goal", 1)[1]
-    assert ("(:action check-book-note\n   :parameters (?c - call-book ?v - t-str)\n"
-            "   :precondition (and (arg-book-note ?c ?v)\n         (known ?v))") in e.domain_text()
-    assert "none-str" not in e.problem_text() and "(:requirements :strips :typing)" in e.domain_text()
+    prob = e.problem_text()
+    note = sorted(line.split()[-1].rstrip(")") for line in prob.splitlines() if "(can-book-note" in line)
+    assert note == ["paris", "r1-code", "r1-id"] and "none-str" not in prob
+    assert "arg-book-note" not in prob.split("(:goal", 1)[1] and "(:requirements :strips :typing)" in e.domain_text()
     back = to_tool_plan(e, [PlanAction(0, "find", ("c-1", "paris", "r1-id", "r1-price", "r1-code"), None),
                             PlanAction(1, "wait-c-2", (), None),
-                            PlanAction(2, "book", ("c-2", "r1-id", "r1-code", "r2-ref"), None),
-                            PlanAction(3, "check-book-note", ("c-2", "r1-code"), None)])
+                            PlanAction(2, "book", ("c-2", "r1-id", "r1-code", "r2-ref"), None)])
     assert back.plan["steps"][1] == {"id": 2, "tool": "book", "args": {"id": "$1.id", "note": "$1.code"},
                                      "after": [1]}
     assert grade(edges, "wild_optional", back.plan).valid
@@ -183,6 +189,20 @@ def test_a_scenario_without_a_reference_is_refused(edges):
         export_scenario(edges, "no_reference")
     d = exc.value.diagnostics[0]
     assert d.code == "P010" and "no reference plan" in d.message and d.span is not None
+
+
+def test_a_call_grounds_into_the_candidates_of_its_wildcards_only(tmp_path):
+    lines = ['domain s', 'app m "M" {', '  tool send(to: email, subject: str, body: str, note?: str) -> (mid: str)',
+             '}', 'scenario big {', '  apps m', '  query "send many"', '  reference {']
+    lines += [f'    {i}: send(to = "u{i}@example.com", subject = "subject {i}", body = "body {i}", note = _)'
+              + (f" after {i - 1}" if i > 1 else "") for i in range(1, 31)]
+    path = tmp_path / "big.chrono"
+    path.write_text("\n".join(lines + ["  }", "}"]) + "\n", encoding="utf-8")
+    prob = export_tools(chronoplan.load(path), "big").problem_text()
+    for k in (1, 30):                               # to, subject, body: the given value; note: 60 texts + results
+        assert [prob.count(f"(can-send-{p} c-{k} ") for p in ("to", "subject", "body")] == [1, 1, 1]
+        assert prob.count(f"(can-send-note c-{k} ") == 60 + (k - 1)
+    assert prob.count("(can-send-") == 30 * 3 + sum(60 + k for k in range(30))
 
 
 def test_the_command_writes_domain_and_problem(tmp_path, capsys):

@@ -3,39 +3,39 @@
 Input: a checked ``ir.Project`` and a tool-use scenario with a ``reference`` block (``classical`` is accepted
 and ignored: the export is always classical STRIPS + ``:typing``).  Output: ``PddlExport`` whose ``actions``
 map each PDDL action name to a ``ToolAction`` (the tool it calls and the parameters its PDDL parameters
-stand for) or a ``WaitAction`` / ``CheckAction`` (bookkeeping); ``ExportError`` (P010) for a scenario
+stand for) or a ``WaitAction`` (bookkeeping); ``ExportError`` (P010) for a scenario
 without a reference plan (its goals are the reference's calls) and for a reference that passes a returned
 field to parameters of two incompatible types.  ``to_tool_plan(export, actions)`` turns a planner's
 sequential plan into a plan in the tools format (``{"scenario", "steps": [{"id", "tool", "args", "after"}]}``)
 that ``validators.tools.grade`` reads, or says why it cannot.
 
 Model (docs/pddl.md, "Tool-use scenarios"):
-- objects: one *call* per reference step (constants ``c-1``, ``c-2``... of type ``call-TOOL``), the *values* the query
-  and the profile state as the reference writes them (its literal arguments, typed by the parameter that
-  takes them), one *result* per returned field of each call (``r1-start``, typed by the field's type), and a
-  ``none-TYPE`` object per type of an optional parameter (the parameter left out);
-- value types: ``value`` > ``t-number`` > ``t-int``; ``t-str``, ``t-iata``, ``t-email``, ``t-date``, ``t-time``,
-  ``t-datetime``, ``t-bool``, one type per enum and ``t-list-X`` under ``value``; ``any`` is ``value`` (so a
-  wildcard text is a plain string, not an e-mail address or an enum member);
-- one action per tool the reference calls: ``TOOL ?c - call-TOOL ?p1 - T1 ...`` over its required parameters
-  and the optional ones some reference step gives (a step naming no declared tool, an APP operation such as
-  ``Tap(app = ctrip, element = listing)``, gets the signature its reference steps show: their arguments,
-  typed by their values, none returned).  Preconditions: the call is pending and ready (the calls
-  its reference step waits for are done: a zero-cost ``wait-cK`` action checks them), every required
-  parameter's value is ``(known ?v)`` and every optional one ``(passable ?v)`` (known, or its ``none``), and
-  each value ``(may-use ?c ?v)``: literals anywhere, a result only in calls that transitively wait for its
-  call (so that no plan consumes an output the task does not let it wait for).  Effects: the call is done,
-  its results are known, and ``(arg-TOOL-PARAM ?c ?v)`` records every argument;
-- goal: every call done, and ``(arg-TOOL-PARAM cK v)`` for every argument the reference step gives (a
-  literal value or ``$J.field`` = the result object of call J) and for every optional parameter of the action
-  it does not give (v = its ``none``: left out); the wildcard ``_`` is any value (on an optional parameter:
-  a known one, not its ``none``: ``(filled-TOOL-PARAM cK)``, added by a zero-cost ``check-TOOL-PARAM`` action).
-  Only positive preconditions and goals are used (STRIPS + typing: Fast Downward and pyperplan read it).
+- objects: one *call* per reference step (constants ``c-1``, ``c-2``... of type ``call-TOOL``), the *values*
+  the query and the profile state as the reference writes them (its literal arguments, typed by the
+  parameter that takes them), one *result* per returned field of each call (``r1-start``, typed by the
+  field's type), and a ``none-TYPE`` object per type of an optional parameter some step leaves out;
+- value types: ``value`` > ``t-number`` > ``t-int``; ``t-str``, ``t-iata``, ``t-email``, ``t-date``,
+  ``t-time``, ``t-datetime``, ``t-bool``, one type per enum and ``t-list-X`` under ``value``; ``any`` is
+  ``value`` (so a wildcard text is a plain string, not an e-mail address or an enum member);
+- one action per tool the reference calls: ``TOOL ?c - call-TOOL ?p1 - T1 ... ?r1 - value ...`` over its
+  required parameters and the optional ones some reference step gives (a step naming no declared tool, an
+  APP operation such as ``Tap(app = ctrip, element = listing)``, gets the signature its reference steps
+  show: their arguments, typed by their values, none returned).  Preconditions: the call is pending and
+  ready (the calls its reference step waits for are done: a ``wait-cK`` action checks them), and for each
+  parameter ``(can-TOOL-PARAM ?c ?v)`` (static) and ``(known ?v)`` (stated values and nones from the
+  start, a result once its call is made).  ``can`` holds the reference's value (a literal, or the result
+  object of ``$J.field``), the ``none`` of an optional parameter the step leaves out, and for a wildcard
+  ``_`` every stated value of the type and every result of a call the step waits for (transitively, so no
+  plan consumes an output the task does not let it wait for; never a none).  Effects: the call is done, its
+  results are known, and ``(arg-TOOL-PARAM ?c ?v)`` records every argument;
+- goal: every call done, and ``(arg-TOOL-PARAM cK v)`` for every argument the reference step gives.
+  Only positive preconditions and goals are used (STRIPS + typing: Fast Downward and pyperplan read it), and
+  a call grounds into at most the product of its wildcards' candidates.
 What it cannot say is reported (P023): date arithmetic and value formats (dates, times, iata codes and
 e-mail addresses are opaque objects: the reference's resolved values are the goal), the text matching of
 the grader (a string is right only as the reference writes it), optional parameters a reference step does
-not give (left out: their default applies) and tools no reference step calls (not exported).  A field passed to a
-parameter whose type does not accept it takes that parameter's type (P024).
+not give (left out: their default applies) and tools no reference step calls (not exported).  A field
+passed to a parameter whose type does not accept it takes that parameter's type (P024).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ PARENT = {"t-str": ROOT, "t-iata": ROOT, "t-email": ROOT, "t-number": ROOT, "t-i
 # values standing for the wildcard ``_`` when the scenario states no value of the parameter's type
 FREE = {"str": "any text", "int": 1, "number": 1, "bool": True, "date": "2025-01-01", "time": "09:00",
         "datetime": "2025-01-01T09:00", "iata": "AAA", "email": "user@example.com", "any": "any text"}
-RESERVED_NAMES = ("value", "call", "known", "passable", "may-use", "pending", "ready", "done")
+RESERVED_NAMES = ("value", "call", "known", "pending", "ready", "done")
 MAX_SLUG = 40
 
 
@@ -77,15 +77,6 @@ class WaitAction:
 
     call: int
     after: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class CheckAction:
-    """Bookkeeping: the call gave the optional parameter ``param`` of ``tool`` a value (a reference wildcard
-    ``_`` on an optional parameter); no tool call."""
-
-    tool: str
-    param: str
 
 
 @dataclass(frozen=True)
@@ -287,11 +278,10 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
     preds = [Predicate("pending", (("?c", "call"),), "the call has not been made"),
              Predicate("ready", (("?c", "call"),), "the calls this call waits for are done"),
              Predicate("done", (("?c", "call"),), "the call has been made"),
-             Predicate("known", (("?v", ROOT),), "a value the planner can pass: stated by the query or returned"),
-             Predicate("passable", (("?v", ROOT),), "known, or the none of an optional parameter (left out)"),
-             Predicate("may-use", (("?c", "call"), ("?v", ROOT)),
-                       "the call may consume the value (a result only when the call waits for its producer)")]
+             Predicate("known", (("?v", ROOT),), "a value the planner can pass: stated by the query (or a none), "
+                       "or returned by a call made")]
     arg_pred: dict[tuple, str] = {}
+    can_pred: dict[tuple, str] = {}
     acts: list = []
     info: dict = {}
     call_type = {}
@@ -304,9 +294,13 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
         for i, p in enumerate(act_params[t]):
             var = f"?p{i + 1}"
             params.append((var, ptype[(t, p.name)]))
-            pre += [_lit("known" if p.required else "passable", var), _lit("may-use", "?c", var)]
+            cp = n.name(("can", t, p.name), "can", t, p.name)
+            can_pred[(t, p.name)] = cp
+            pre += [_lit(cp, "?c", var), _lit("known", var)]
             ap = n.name(("arg", t, p.name), "arg", t, p.name)
             arg_pred[(t, p.name)] = ap
+            preds.append(Predicate(cp, (("?c", ct), ("?v", ptype[(t, p.name)])),
+                                   f"the call may pass the value as {t}.{p.name} (static)"))
             preds.append(Predicate(ap, (("?c", ct), ("?v", ptype[(t, p.name)])),
                                    f"{t}.{p.name} ({p.type}{'' if p.required else ', optional'}) of the call"))
             eff.append(_lit(ap, "?c", var))
@@ -321,7 +315,7 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
             preds.append(Predicate(rp, (("?c", ct), ("?r", ROOT)), f"the result object of the call's {fname}"))
             params.append((var, ROOT))
             pre.append(_lit(rp, "?c", var))
-            eff += [_lit("known", var), _lit("passable", var)]
+            eff.append(_lit("known", var))
         sig = ", ".join(f"{p.name}{'' if p.required else '?'}: {p.type}" for p in act_params[t])
         acts.append(PddlAction(name, tuple(params), tuple(pre), tuple(eff), None,
                                f"{t}({sig})" + (f" -> ({', '.join(ret_params)})" if ret_params else "")
@@ -339,47 +333,32 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
     # the problem
     init = [_lit("pending", call_obj[c.id]) for c in calls]
     init += [_lit("ready", call_obj[c.id]) for c in calls if not c.after]
-    for o, ob in objects.items():
-        if ob.call is None and not ob.omitted:
-            init += [_lit("known", o), _lit("passable", o)]
-        elif ob.omitted:
-            init.append(_lit("passable", o))
+    init += [_lit("known", o) for o, ob in objects.items() if ob.call is None]
     for c in calls:
         for fname, _ in tools[c.tool].returns:
             link = n.get(("returns", c.tool, fname))
             assert link is not None
             init.append(_lit(link, call_obj[c.id], result[(c.id, fname)]))
-    for c in calls:
-        init += [_lit("may-use", call_obj[c.id], o) for o, ob in objects.items()
-                 if ob.call is None or ob.call in waits[c.id]]
+    # what each call may pass as each parameter: the reference's value, the none of a parameter it leaves out,
+    # for a wildcard any stated value of the type or result of a call it waits for (never a none)
     goal = []
-    filled: set = set()
     for c in calls:
         goal.append(_lit("done", call_obj[c.id]))
         mine = dict(c.args)
-        goal += [_lit(arg_pred[(c.tool, p.name)], call_obj[c.id], nones[ptype[(c.tool, p.name)]])
-                 for p in act_params[c.tool] if not p.required and p.name not in mine]      # left out
-        for k, v in c.args:
-            ap = arg_pred[(c.tool, k)]
-            typ = ptype[(c.tool, k)]
+        for p in act_params[c.tool]:
+            cp, ap, typ = can_pred[(c.tool, p.name)], arg_pred[(c.tool, p.name)], ptype[(c.tool, p.name)]
+            if p.name not in mine:
+                init.append(_lit(cp, call_obj[c.id], nones[typ]))
+                continue
+            v = mine[p.name]
             if _is_wild(v):
-                param = next(p for p in tools[c.tool].params if p.name == k)
-                if not param.required:              # any value but its none: a check of the argument
-                    fp = n.name(("filled", c.tool, k), "filled", c.tool, k)
-                    if fp not in filled:
-                        filled.add(fp)
-                        ct = call_type[c.tool]
-                        preds.append(Predicate(fp, (("?c", ct),), f"the call gave {c.tool}.{k} a value"))
-                        name = n.name(("action", "filled", c.tool, k), "check", c.tool, k)
-                        acts.append(PddlAction(name, (("?c", ct), ("?v", typ)), (_lit(ap, "?c", "?v"),
-                                               _lit("known", "?v")), (_lit(fp, "?c"),), None,
-                                               f"the call gave {c.tool}.{k} a value, not its none (bookkeeping)"))
-                        info[name] = CheckAction(c.tool, k)
-                    goal.append(_lit(fp, call_obj[c.id]))
-            elif v.kind == "ref":
-                goal.append(_lit(ap, call_obj[c.id], result[tuple(v.value)]))
+                init += [_lit(cp, call_obj[c.id], o) for o, ob in objects.items() if not ob.omitted
+                         and types.fits(obj_type[o], typ) and (ob.call is None or ob.call in waits[c.id])]
             else:
-                goal.append(_lit(ap, call_obj[c.id], literal[(json.dumps(literal_json(v), sort_keys=True), typ)]))
+                o = result[tuple(v.value)] if v.kind == "ref" else \
+                    literal[(json.dumps(literal_json(v), sort_keys=True), typ)]
+                init.append(_lit(cp, call_obj[c.id], o))
+                goal.append(_lit(ap, call_obj[c.id], o))
 
     diags.insert(0, warning(
         "P023", f"the PDDL export of {scen.name} plans its {len(calls)} reference call(s) as the goal: values are "
@@ -472,14 +451,14 @@ def to_tool_plan(export: PddlExport, actions: Iterable) -> ToolPlanBack:
     as a tools-format plan: one step per tool action (ids 1, 2, ... in plan order), its arguments the values
     its PDDL parameters stand for (a result object -> ``$ID.field`` of the step that made that call, a
     ``none`` -> the parameter left out), ``after`` = the steps of the calls its reference step waits for and
-    of every result it consumes.  Wait and check actions are bookkeeping and dropped."""
+    of every result it consumes.  Wait actions are bookkeeping and dropped."""
     after_of = {a.call: a.after for a in export.actions.values() if isinstance(a, WaitAction)}
     steps: list = []
     problems: list = []
     step_of_call: dict = {}
     for a in sorted(actions, key=lambda x: x.start):
         info = export.actions.get(a.name)
-        if isinstance(info, (WaitAction, CheckAction)):
+        if isinstance(info, WaitAction):
             continue
         if not isinstance(info, ToolAction):
             problems.append(f"unknown PDDL action {a.name}")

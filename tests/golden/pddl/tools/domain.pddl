@@ -13,24 +13,34 @@
     (pending ?c - call)  ; the call has not been made
     (ready ?c - call)  ; the calls this call waits for are done
     (done ?c - call)  ; the call has been made
-    (known ?v - value)  ; a value the planner can pass: stated by the query or returned
-    (passable ?v - value)  ; known, or the none of an optional parameter (left out)
-    (may-use ?c - call ?v - value)  ; the call may consume the value (a result only when the call waits for its producer)
+    (known ?v - value)  ; a value the planner can pass: stated by the query (or a none), or returned by a call made
+    (can-findfreeslot-date ?c - call-findfreeslot ?v - t-date)  ; the call may pass the value as findFreeSlot.date (static)
     (arg-findfreeslot-date ?c - call-findfreeslot ?v - t-date)  ; findFreeSlot.date (date) of the call
+    (can-findfreeslot-duration_min ?c - call-findfreeslot ?v - t-int)  ; the call may pass the value as findFreeSlot.duration_min (static)
     (arg-findfreeslot-duration_min ?c - call-findfreeslot ?v - t-int)  ; findFreeSlot.duration_min (int) of the call
+    (can-findfreeslot-earliest ?c - call-findfreeslot ?v - t-time)  ; the call may pass the value as findFreeSlot.earliest (static)
     (arg-findfreeslot-earliest ?c - call-findfreeslot ?v - t-time)  ; findFreeSlot.earliest (time, optional) of the call
     (returns-findfreeslot-start ?c - call-findfreeslot ?r - value)  ; the result object of the call's start
     (returns-findfreeslot-end ?c - call-findfreeslot ?r - value)  ; the result object of the call's end
+    (can-schedulemeeting-topic ?c - call-schedulemeeting ?v - t-str)  ; the call may pass the value as scheduleMeeting.topic (static)
     (arg-schedulemeeting-topic ?c - call-schedulemeeting ?v - t-str)  ; scheduleMeeting.topic (str) of the call
+    (can-schedulemeeting-date ?c - call-schedulemeeting ?v - t-date)  ; the call may pass the value as scheduleMeeting.date (static)
     (arg-schedulemeeting-date ?c - call-schedulemeeting ?v - t-date)  ; scheduleMeeting.date (date) of the call
+    (can-schedulemeeting-start ?c - call-schedulemeeting ?v - t-time)  ; the call may pass the value as scheduleMeeting.start (static)
     (arg-schedulemeeting-start ?c - call-schedulemeeting ?v - t-time)  ; scheduleMeeting.start (time) of the call
+    (can-schedulemeeting-duration_min ?c - call-schedulemeeting ?v - t-int)  ; the call may pass the value as scheduleMeeting.duration_min (static)
     (arg-schedulemeeting-duration_min ?c - call-schedulemeeting ?v - t-int)  ; scheduleMeeting.duration_min (int) of the call
+    (can-schedulemeeting-participants ?c - call-schedulemeeting ?v - t-list-email)  ; the call may pass the value as scheduleMeeting.participants (static)
     (arg-schedulemeeting-participants ?c - call-schedulemeeting ?v - t-list-email)  ; scheduleMeeting.participants (list[email]) of the call
+    (can-schedulemeeting-platform ?c - call-schedulemeeting ?v - t-enum-zoom-teams-meet)  ; the call may pass the value as scheduleMeeting.platform (static)
     (arg-schedulemeeting-platform ?c - call-schedulemeeting ?v - t-enum-zoom-teams-meet)  ; scheduleMeeting.platform (enum(zoom, teams, meet), optional) of the call
     (returns-schedulemeeting-meeting_id ?c - call-schedulemeeting ?r - value)  ; the result object of the call's meeting_id
     (returns-schedulemeeting-join_url ?c - call-schedulemeeting ?r - value)  ; the result object of the call's join_url
+    (can-sendemail-to ?c - call-sendemail ?v - t-email)  ; the call may pass the value as sendEmail.to (static)
     (arg-sendemail-to ?c - call-sendemail ?v - t-email)  ; sendEmail.to (email) of the call
+    (can-sendemail-subject ?c - call-sendemail ?v - t-str)  ; the call may pass the value as sendEmail.subject (static)
     (arg-sendemail-subject ?c - call-sendemail ?v - t-str)  ; sendEmail.subject (str) of the call
+    (can-sendemail-body ?c - call-sendemail ?v - t-str)  ; the call may pass the value as sendEmail.body (static)
     (arg-sendemail-body ?c - call-sendemail ?v - t-str)  ; sendEmail.body (str) of the call
     (returns-sendemail-message_id ?c - call-sendemail ?r - value)  ; the result object of the call's message_id
   )
@@ -40,12 +50,12 @@
    :parameters (?c - call-findfreeslot ?p1 - t-date ?p2 - t-int ?p3 - t-time ?r1 - value ?r2 - value)
    :precondition (and (pending ?c)
          (ready ?c)
+         (can-findfreeslot-date ?c ?p1)
          (known ?p1)
-         (may-use ?c ?p1)
+         (can-findfreeslot-duration_min ?c ?p2)
          (known ?p2)
-         (may-use ?c ?p2)
-         (passable ?p3)
-         (may-use ?c ?p3)
+         (can-findfreeslot-earliest ?c ?p3)
+         (known ?p3)
          (returns-findfreeslot-start ?c ?r1)
          (returns-findfreeslot-end ?c ?r2))
    :effect (and (not (pending ?c))
@@ -54,27 +64,25 @@
          (arg-findfreeslot-duration_min ?c ?p2)
          (arg-findfreeslot-earliest ?c ?p3)
          (known ?r1)
-         (passable ?r1)
-         (known ?r2)
-         (passable ?r2)))
+         (known ?r2)))
 
   ; scheduleMeeting(topic: str, date: date, start: time, duration_min: int, participants: list[email], platform?: enum(zoom, teams, meet)) -> (meeting_id, join_url): Schedule an online meeting
   (:action schedulemeeting
    :parameters (?c - call-schedulemeeting ?p1 - t-str ?p2 - t-date ?p3 - t-time ?p4 - t-int ?p5 - t-list-email ?p6 - t-enum-zoom-teams-meet ?r1 - value ?r2 - value)
    :precondition (and (pending ?c)
          (ready ?c)
+         (can-schedulemeeting-topic ?c ?p1)
          (known ?p1)
-         (may-use ?c ?p1)
+         (can-schedulemeeting-date ?c ?p2)
          (known ?p2)
-         (may-use ?c ?p2)
+         (can-schedulemeeting-start ?c ?p3)
          (known ?p3)
-         (may-use ?c ?p3)
+         (can-schedulemeeting-duration_min ?c ?p4)
          (known ?p4)
-         (may-use ?c ?p4)
+         (can-schedulemeeting-participants ?c ?p5)
          (known ?p5)
-         (may-use ?c ?p5)
-         (passable ?p6)
-         (may-use ?c ?p6)
+         (can-schedulemeeting-platform ?c ?p6)
+         (known ?p6)
          (returns-schedulemeeting-meeting_id ?c ?r1)
          (returns-schedulemeeting-join_url ?c ?r2))
    :effect (and (not (pending ?c))
@@ -86,29 +94,26 @@
          (arg-schedulemeeting-participants ?c ?p5)
          (arg-schedulemeeting-platform ?c ?p6)
          (known ?r1)
-         (passable ?r1)
-         (known ?r2)
-         (passable ?r2)))
+         (known ?r2)))
 
   ; sendEmail(to: email, subject: str, body: str) -> (message_id): Send a message
   (:action sendemail
    :parameters (?c - call-sendemail ?p1 - t-email ?p2 - t-str ?p3 - t-str ?r1 - value)
    :precondition (and (pending ?c)
          (ready ?c)
+         (can-sendemail-to ?c ?p1)
          (known ?p1)
-         (may-use ?c ?p1)
+         (can-sendemail-subject ?c ?p2)
          (known ?p2)
-         (may-use ?c ?p2)
+         (can-sendemail-body ?c ?p3)
          (known ?p3)
-         (may-use ?c ?p3)
          (returns-sendemail-message_id ?c ?r1))
    :effect (and (not (pending ?c))
          (done ?c)
          (arg-sendemail-to ?c ?p1)
          (arg-sendemail-subject ?c ?p2)
          (arg-sendemail-body ?c ?p3)
-         (known ?r1)
-         (passable ?r1)))
+         (known ?r1)))
 
   ; reference step 2 waits for step(s) 1
   (:action wait-c-2
