@@ -304,3 +304,20 @@ def test_the_runner_loop_finishes_combinations(project, name):
     assert info["success"] and info["metrics"]["progress_score"] == 100
     assert info["metrics"]["completion_time"] == makespan
     assert history[0] == ("env", instruction(procedure_problem(project, project.scenarios[name])))
+
+
+def test_play_takes_the_original_feedback_and_minute_stepping():
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, "-m", "chronoplan.cli", "play", "domains/timearena", "--scenario",
+                          "cooking1", "--feedback", "timearena", "--stepping", "minute"],
+                         input="pick rice\nwait\nwait\n", capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 1, run.stderr                       # not finished
+    out = run.stdout
+    assert "OK: You are doing ``pick rice``, it will take 2 minutes." in out
+    assert "OK: rice is picked." in out and "OK: You wait for one minute." in out
+    assert "time 00:03:00" in out                                 # three lines, three minutes
+    bad = subprocess.run([sys.executable, "-m", "chronoplan.cli", "play", "domains/recipes", "--scenario",
+                          "Roast-Chicken_Garlic-Potatoes", "--protocol", "recipe2plan", "--feedback", "timearena"],
+                         input="", capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "--feedback and --stepping are for the timearena protocol" in bad.stderr

@@ -1,5 +1,6 @@
 """``chronoplan play FILE [--scenario S] [--protocol timearena|recipe2plan|kitchen|household] [--baseline]
-[--log OUT] [--syntax cwah|tdw] [--seed N] [--compat timearena]``: an interactive environment.
+[--log OUT] [--syntax cwah|tdw] [--seed N] [--compat timearena] [--feedback status|timearena] [--stepping
+command|minute]``: an interactive environment.
 
 Input: .chrono files/directories, a scenario, then commands read line by line from stdin (a terminal or a
 pipe).  The protocols a scenario can be played with are its family's (``validators.families.Family.
@@ -16,6 +17,8 @@ batches).  Protocol ``household``: partially observable households, played by ``
 (``agent: action`` lines); its options ``--baseline``, ``--log``, ``--syntax`` and ``--seed`` are refused for
 other families (exit 2).  ``--compat timearena`` (protocol timearena only): TimeArena's released code instead of
 the paper's rules (``runtime.procedure.arena_rules``; docs/benchmarks/timearena.md, "--compat timearena").
+``--feedback timearena`` and ``--stepping minute`` (protocol timearena only): TimeArena's feedback sentences and
+its runner's one-minute calls (``runtime.procedure.feedback``).
 """
 from __future__ import annotations
 
@@ -52,6 +55,12 @@ def configure(p) -> None:
     p.add_argument("--compat", default=None, metavar="NAME",
                    help="timearena: play by TimeArena's released code (its runner's literal reading, paused "
                         "background actions, loose second objects...; docs/benchmarks/timearena.md)")
+    p.add_argument("--feedback", choices=("status", "timearena"), default=None,
+                   help="protocol timearena: chronoplan's messages and status block (status, the default) or "
+                        "TimeArena's sentences (\"You are doing X, it will take N minutes.\")")
+    p.add_argument("--stepping", choices=("command", "minute"), default=None,
+                   help="protocol timearena: one line is one command (the default: an occupying step runs to its "
+                        "end) or one minute, as TimeArena's runner re-sends the running action")
 
 
 def parse_line(line: str, agents) -> object:
@@ -154,6 +163,8 @@ def run(args) -> int:
         return run_kitchen(project, scen.name, args)
     assert problem is not None, "a step-level scenario has its procedure problem"
     rules, why = _rules(args.compat, protocol)
+    if why is None and protocol != "timearena" and (args.feedback or args.stepping):
+        why = f"--feedback and --stepping are for the timearena protocol, not {protocol}"
     if why is not None:
         print(f"chronoplan play: error: {why}", file=sys.stderr)
         return 2
@@ -171,8 +182,10 @@ def run(args) -> int:
     else:
         from chronoplan.runtime.procedure.arena_rules import ArenaShapeError
         try:
+            from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
             env = Env(problem, show_executable=args.show_executable, max_refusals=refusals if refusals > 0 else None,
-                      rules=rules)
+                      rules=rules, feedback=FeedbackStyle(args.feedback or "status"),
+                      stepping=Stepping(args.stepping or "command"))
         except ArenaShapeError as exc:
             print(f"chronoplan play: error: {exc}", file=sys.stderr)
             return 2
