@@ -33,7 +33,7 @@ from chronoplan.validators.replay import validate_plan
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = {"_".join(r["recipe"] for r in inst): inst for inst in r2pdata.cooking()}
-CODES: set = set()          # codes the replay reported, over the whole module
+CODES: set = set()          # codes the replay reported (test_every_code_of_the_exact_engine_is_reached)
 
 
 @pytest.fixture
@@ -168,12 +168,15 @@ def _plan(*entries) -> dict:
     return {"schedule": [dict(zip(("task", "step", "start", "duration", "agent"), e)) for e in entries]}
 
 
-def test_rare_codes(graded):
+def _rare_cases() -> list:
+    """(problem, plan) pairs for the codes mutants seldom reach."""
     lag_max = (ConcreteLag(0, None, Fraction(2)),)
     lag_min = (ConcreteLag(0, Fraction(3), None),)
     cases = [
-        # a negative start (E613), a start before the release (E611)
+        # a negative start (E613), a start before the release (E611); a plan ending before 0 (makespan, E701 time)
         (_problem([_step("A", 0, 2, release=3)]), _plan(("A", 0, -1, 2))),
+        (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,)), _step("B", 0, 2, ir.Occupancy.START)]),
+         _plan(("A", 0, -5, 2), ("B", 0, -4, 2))),
         # a maximum lag whose dependent is never planned (E603, then E701), a lag partner never finishing (E604)
         (_problem([_step("A", 0, 2), _step("A", 1, 2, lags=lag_max), _step("A", 2, 1)]),
          _plan(("A", 0, 0, 2), ("A", 2, 9, 1))),
@@ -196,16 +199,27 @@ def test_rare_codes(graded):
                    _step("B", 1, 3)], rule=ir.OccupancyRule.EXCLUSIVE),
          _plan(("A", 0, 0, 3), ("A", 1, 1, 2), ("A", 2, 1, 2), ("B", 0, 2, 2), ("B", 1, 3, 3), ("A", 1, 4, 2))),
     ]
-    for problem, plan in cases:
+    return cases
+
+
+def test_rare_codes(graded):
+    for problem, plan in _rare_cases():
         _both(problem, plan, calls=graded)
         _both(problem, plan, reference=plan, calls=graded)
     assert all(graded)
 
 
-def test_every_code_of_the_exact_engine_is_reached():
-    """Run last in this module (pytest keeps the file's order): the codes the replay reported above."""
+def test_every_code_of_the_exact_engine_is_reached(graded):
+    """The codes the integer replay writes, on the rare cases and on random scenarios with mutants."""
+    CODES.clear()
+    for problem, plan in _rare_cases():
+        same(problem, plan)
+    rng = random.Random(77)
+    for n in range(200):
+        problem = random_problem(rng, n, free=n % 5 == 4)
+        base = greedy(problem, rng, split=0.6)
+        for entries in schedule_mutants(base, rng, problem, 6):
+            same(problem, schedule(entries))
     expected = {"E014", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601", "E602", "E603",
                 "E604", "E611", "E612", "E613", "E614", "E701", "E801", "E802"}
-    if not CODES:
-        pytest.skip("run with the rest of the module")
     assert expected <= CODES, sorted(expected - CODES)

@@ -49,8 +49,8 @@ class Outcome:
     violations: tuple
     runs: int                 # runs before the first violation (the reference efficiency's truncation)
     clean_total: int          # summed lengths of those runs
-    clean_finish: int         # the latest end of those runs (-1: none)
-    makespan: int             # the latest end of every run (-1: none)
+    clean_finish: Any         # the latest end of those runs (-INF: none)
+    makespan: Any             # the latest end of every run (-INF: none; times may be negative)
     steps_done: int           # steps completed by those runs
     done_total: int           # their summed durations
     done_auto: int            # the same, autonomous steps only
@@ -64,7 +64,7 @@ class Outcome:
             auto = self.done_auto
             e = None if auto == 0 else Fraction(max(0, self.clean_total - self.clean_finish), auto)
         whole = c.total
-        return {"makespan": None if self.makespan < 0 else Fraction(self.makespan, scale),
+        return {"makespan": None if self.makespan == -INF else Fraction(self.makespan, scale),
                 "success": not self.violations and self.steps_done == total,
                 "progress": Fraction(self.steps_done, total) if total else Fraction(1),
                 "steps_done": self.steps_done, "steps_total": total,
@@ -226,7 +226,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     runs: list = []                      # (chunk position, start, length, end, step id, plan index)
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
-    makespan = -1
+    makespan: Any = -INF
 
     trows = tab.rows
     for j in order:
@@ -375,7 +375,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             makespan = e
         runs.append((j, t, d, e, sid, idx))
 
-    end_time = max(makespan, 0)
+    end_time = 0 if makespan == -INF else makespan      # ProcState.finish's time
     _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
            first_start, first_index, progress, suppressed, pending, end_time)
     found.sort(key=_first)
@@ -398,7 +398,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         clean_finish = makespan
     else:
         clean_idx = {r[5] for r in clean}
-        clean_finish = max((r[3] for r in clean), default=-1)
+        clean_finish = max((r[3] for r in clean), default=-INF)
     done_total = done_auto = count = 0
     auto = tab.auto
     for sid in range(n):

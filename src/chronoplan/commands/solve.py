@@ -258,7 +258,7 @@ def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> 
             print(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
     elif plan is not None and "steps" in plan:                  # a tool plan: one call per step
         for st in plan["steps"]:
-            args = ", ".join(f"{k}={json.dumps(v)}" for k, v in st["args"].items())
+            args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in st["args"].items())
             after = f" after {', '.join(map(str, st['after']))}" if st["after"] else ""
             print(f"  {st['id']}: {st['tool']}({args}){after}")
     elif plan is not None:
