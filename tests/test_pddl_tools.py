@@ -69,6 +69,19 @@ scenario no_reference {
   apps a
   query "Find something."
 }
+app k "Keywords" {
+  tool and(known: str, c: time, value?: enum(1, 2, x)) -> (done: str, wait: number)
+  tool known(x: str, y: list[list[str]]) -> (and: str)
+}
+scenario keywords {
+  apps k
+  query "Names that are PDDL keywords or the export's own, empty and non-ASCII text, a wildcard time."
+  reference {
+    1: and(known = "", c = _, value = 1)
+    2: known(x = "日本 and more", y = [["a", "b"], []]) after 1
+    3: and(known = $2.and, c = _) after 2
+  }
+}
 """
 
 
@@ -205,6 +218,25 @@ def test_a_call_grounds_into_the_candidates_of_its_wildcards_only(tmp_path):
     assert prob.count("(can-send-") == 30 * 3 + sum(60 + k for k in range(30))
 
 
+def test_keywords_empty_and_non_ascii_values_and_a_wildcard_without_a_stated_value(edges):
+    e = export_tools(edges, "keywords")
+    dom, prob = e.domain_text(), e.problem_text()
+    assert "(:action n-and\n" in dom and "(:action known-2\n" in dom          # not PDDL's and, not (known ?v)
+    assert "(:objects r1-done r2-and r3-done empty and-more - t-str" in prob and "l-a-b - t-list-list-str" in prob
+    assert "(known n-09-00)" in prob                # c = _ and no time stated: the stand-in 09:00
+    acts = [PlanAction(0, "n-and", ("c-1", "empty", "n-09-00", "n-1", "r1-done", "r1-wait"), None),
+            PlanAction(1, "wait-c-2", (), None),
+            PlanAction(2, "known-2", ("c-2", "and-more", "l-a-b", "r2-and"), None),
+            PlanAction(3, "wait-c-3", (), None),
+            PlanAction(4, "n-and", ("c-3", "r2-and", "n-09-00", "none-enum-1-2-x", "r3-done", "r3-wait"), None)]
+    back = to_tool_plan(e, acts)
+    assert back.problems == (), back.problems
+    assert [s["args"] for s in back.plan["steps"]] == [
+        {"known": "", "c": "09:00", "value": 1}, {"x": "日本 and more", "y": [["a", "b"], []]},
+        {"known": "$2.and", "c": "09:00"}]
+    assert grade(edges, "keywords", back.plan).valid
+
+
 def test_the_command_writes_domain_and_problem(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["pddl", str(TOOLS), "--scenario", CHAIN, "-o", str(out), "--format", "json"]) == 0
@@ -234,13 +266,13 @@ def test_every_bundled_tool_scenario_is_solved_and_the_grader_accepts_the_plan(p
     if missing(planner) is not None:
         pytest.skip(missing(planner) or "")
     runs = _solve_all(planner, tools, _tool_scenarios(tools), tmp_path / "bundled")
-    runs += [(n, e, o) for n, e, o in _solve_all(planner, edges, ["wild_optional", "retyped"], tmp_path / "edges")]
-    assert len(runs) >= 20
+    runs += _solve_all(planner, edges, ["wild_optional", "retyped", "keywords"], tmp_path / "edges")
+    assert len(runs) >= 21
     for name, export, outcome in runs:
         assert outcome.status == "solved", (name, outcome.message)
         back = to_tool_plan(export, outcome.actions)
         assert back.problems == (), (name, back.problems)
-        project = edges if name in ("wild_optional", "retyped") else tools
+        project = edges if name in ("wild_optional", "retyped", "keywords") else tools
         scen = project.scenario(name)
         assert back.calls == len(scen.reference), name
         report = grade(project, name, back.plan)

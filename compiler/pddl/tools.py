@@ -129,6 +129,13 @@ def literal_json(v: ir.Value) -> Any:
     return v.value
 
 
+def _leaves(value: Any) -> str:
+    """The text an object name is made from: a list's elements joined by ``-`` (nested lists flattened)."""
+    if isinstance(value, list):
+        return "-".join(t for t in (_leaves(x) for x in value) if t)
+    return str(value)
+
+
 def _is_wild(v: ir.Value) -> bool:
     return v.kind == "name" and v.value == "_"
 
@@ -243,7 +250,7 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
     def lit_obj(value: Any, typ: str) -> str:
         key = (json.dumps(value, sort_keys=True), typ)
         if key not in literal:
-            text = slug(value if not isinstance(value, list) else "-".join(map(str, value)))[:MAX_SLUG]
+            text = slug(_leaves(value)).strip("-")[:MAX_SLUG] or "empty"
             name = n.name(("literal",) + key, "l" if typ.startswith("t-list") else None, text)
             literal[key] = name
             objects[name] = ValueObject(json=value)
