@@ -311,9 +311,7 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
             preds.append(Predicate(ap, (("?c", ct), ("?v", ptype[(t, p.name)])),
                                    f"{t}.{p.name} ({p.type}{'' if p.required else ', optional'}) of the call"))
             eff.append(_lit(ap, "?c", var))
-        ret_params = []
-        for fname, _ftype in tool.returns:
-            ret_params.append(fname)
+        ret_params = [fname for fname, _ in tool.returns]
         name = n.name(("action", t), None, t)
         # results become known through a static link (returns-TOOL-FIELD ?c ?r) per field
         for j, fname in enumerate(ret_params):
@@ -367,12 +365,13 @@ def export_tools(project: ir.Project, scenario: str, *, classical: bool = True) 
                 init.append(_lit(cp, call_obj[c.id], o))
                 goal.append(_lit(ap, call_obj[c.id], o))
 
+    unused = _unused(project, scen, tools)
     diags.insert(0, warning(
         "P023", f"the PDDL export of {scen.name} plans its {len(calls)} reference call(s) as the goal: values are "
         "opaque objects (no date arithmetic, formats or text matching: the reference's resolved values are "
         "the goal), optional parameters a reference step does not give are left out"
-        + (f", and {len(_unused(project, scen, tools))} offered tool(s) no reference step calls are not exported"
-           if _unused(project, scen, tools) else ""), scen.span,
+        + (f", and {len(unused)} offered tool(s) no reference step calls are not exported ({', '.join(unused[:5])}"
+           + (", ..." if len(unused) > 5 else "") + ")" if unused else ""), scen.span,
         ("chronoplan solve maps the planner's calls back to a tool plan and grades it",)))
     type_pairs = [(ct, "call") for ct in call_type.values()]
     used_types = set(obj_type.values()) | set(ptype.values())
