@@ -149,6 +149,12 @@ class Env:
         self._sim = whole if self._whole else problem
         self._tick: Any = int(self.tick) if self._whole else self.tick
         self._limit: Any = (int(self.limit) if self.limit is not None else None) if self._whole else self.limit
+        # the steps whose starts ``_clear_start`` can clear (paper rules, one agent), and step()'s short way for a
+        # text command (one agent, chronoplan's messages, one command per call)
+        self._simple = self._sim.memo("_env_simple_steps", _simple_steps) \
+            if self._arena is None and len(problem.agents) == 1 else None
+        self._durations, self._total = self._sim.memo("_env_durations", _durations) if self._whole else ({}, 0)
+        self._short = self._sentences is None and self.stepping is Stepping.COMMAND and len(problem.agents) == 1
         self._restart()
 
     @property
@@ -188,7 +194,9 @@ class Env:
         self.log: list[Feedback] = []
         self._wait_until: Any = self.state.zero
         self._props = self._copy_props()
+        self._props_version = self.state.props_version
         self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
+        self._done = (0, 0)                   # (steps done, the sum of their durations: whole-number episodes)
         self._unread: list = []               # Rules.TIMEARENA: weak references to observations not read yet
         if self._sentences is not None:
             self._sentences.reset()
@@ -257,15 +265,17 @@ class Env:
     # ------------------------------------------------------------------ observation
     def observation(self) -> str:
         """The status text now (time, agents, running steps, objects, progress)."""
-        return self._render_state(self.state, self._now, (self.success, self.end_reason) if self.done else None)
+        return self._render_state(self.state, self._now, (self.success, self.end_reason) if self.done else None,
+                                  self._done)
 
-    def _render_state(self, st: ProcState, t: Fraction, over: Optional[tuple]) -> str:
+    def _render_state(self, st: ProcState, t: Fraction, over: Optional[tuple], done: Any) -> str:
         busy = []
         for a in self.problem.agents:
             runs = [r for r in st.agent_runs[a] if r.start + r.busy > t and r.busy > 0]
             busy.append(runs[-1] if runs else None)
         holders = {name: [r for r in rs if r.end > t and r.start <= t] for name, rs in st.holders.items()}
-        done = [k for k, s in st.steps.items() if s.done_at is not None]
+        if not self._whole:
+            done = [k for k, s in st.steps.items() if s.done_at is not None]
         return self._render(t, busy, st.running_runs(t), holders, st.props, done, over)
 
     def _lazy_observation(self) -> Observation:
@@ -278,9 +288,9 @@ class Env:
         if self.show_executable and not self.done:
             return Observation(self.observation())
         if self.done:
-            end = (self.state, self._now, (self.success, self.end_reason))
+            end = (self.state, self._now, (self.success, self.end_reason), self._done)
             return Observation(render=lambda: self._render_state(*end))
-        snap = (self.state, self._now, len(self.state.runs), self._props)
+        snap = (self.state, self._now, len(self.state.runs), self._props, self._done)
         obs = Observation(render=lambda: self._render_snapshot(*snap))
         if self._arena is not None:           # a pause moves running steps' ends: ``freeze`` renders these first
             unread = self._unread
@@ -298,7 +308,7 @@ class Env:
                 o.data  # noqa: B018 - renders it
         self._unread.clear()
 
-    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict) -> str:
+    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict, done: Any) -> str:
         runs = st.runs[:n]
         busy = []
         for a in self.problem.agents:
@@ -306,29 +316,29 @@ class Env:
             busy.append(mine[-1] if mine else None)
         holders: dict = {}
         running = []
-        done = []
+        ended = []
         for r in runs:
             if r.end > t:
                 running.append(r)
                 if r.start <= t:
                     for u in st.steps[r.key].step.uses:
                         holders.setdefault(u.resource, []).append(r)
-            else:
-                done.append(r.key)
+            elif not self._whole:
+                ended.append(r.key)
         running.sort(key=lambda r: self._pos[r.key])
-        return self._render(t, busy, running, holders, props, done, None)
+        return self._render(t, busy, running, holders, props, done if self._whole else ended, None)
 
-    def _progress_score(self, done: list) -> int:
-        """``metrics.progress_score``; in whole-number episodes on the int durations, memoized per problem
-        with their total (the same floored value)."""
+    def _progress(self, done: Any) -> tuple[int, int]:
+        """(steps done, ``metrics.progress_score``) of ``done``: in whole-number episodes the pair (steps done, the
+        sum of their int durations) the clock keeps (``_advance_clock``), floored over the total memoized per
+        problem (the same value); else the done steps' keys."""
         if not self._whole:
-            return M.progress_score(self.problem, done)
-        durations, total = self._sim.memo("_env_durations", _durations)
-        if total == 0:
-            return 100
-        return 100 * sum([durations[k] for k in set(done)]) // total
+            return len(done), M.progress_score(self.problem, done)
+        n, got = done
+        total = self._total
+        return n, 100 if total == 0 else 100 * got // total
 
-    def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: list,
+    def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: Any,
                 over: Optional[tuple]) -> str:
         lines = [f"Time {self._t(t)}."]
         parts = []
@@ -354,8 +364,8 @@ class Env:
             objs.append(desc)
         if objs:
             lines.append("Objects: " + "; ".join(objs) + ".")
-        lines.append(f"Done {len(done)} of {len(self.problem.steps)} steps "
-                     f"(progress score {self._progress_score(done)}).")
+        n_done, score = self._progress(done)
+        lines.append(f"Done {n_done} of {len(self.problem.steps)} steps (progress score {score}).")
         if self.show_executable and over is None:
             ex = self.executable()
             lines.append("You can do now: " + ("; ".join(f"\"{e}\"" for e in ex) if ex else "nothing (wait)") + ".")
@@ -368,6 +378,15 @@ class Env:
     def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
         """One command (or one per agent); the observation's text is built when first read."""
         t = self._now
+        if self._short and type(command) is str and not self.done:
+            fb = self._command(self.problem.agents[0], command, t)
+            self._advance_clock(t)
+            if self.done:
+                fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
+                                                   f" The episode is over: {self.end_reason}"),
+                              fb.time, fb.code, fb.category, fb.hint, True, self.success)
+            self.log.append(fb)
+            return self._lazy_observation(), fb
         ft = self._fr(t)
         if self.done:
             fb = Feedback(False, "The episode is over.", ft, done=True, success=self.success)
@@ -426,10 +445,12 @@ class Env:
                                           self.n - 1, agent, t))
         chunk = _new(Chunk)                   # Chunk(self.n - 1, key[0], key[1], t, None, agent), frozen: slow
         chunk.__dict__.update(index=self.n - 1, task=key[0], step=key[1], start=t, duration=None, agent=agent)
-        out, args = self.state.check_start(chunk)              # state.start(chunk, refuse=True)
-        if out:
-            return self._refuse(out[0])
-        assert args is not None, "a start without refusals can run"
+        args = self._clear_start(key, agent, t) if self._simple is not None else None
+        if args is None:
+            out, args = self.state.check_start(chunk)          # state.start(chunk, refuse=True)
+            if out:
+                return self._refuse(out[0])
+            assert args is not None, "a start without refusals can run"
         run = self.state.apply_start(chunk, *args)
         self.refusals_in_row = 0
         text = self.texts[key]
@@ -440,6 +461,40 @@ class Env:
         if len(self.problem.agents) > 1:
             msg = f"{agent}: {msg}"
         return _feedback(True, msg, self._fr(t))
+
+    def _clear_start(self, key: tuple, agent: str, t: Any) -> Optional[tuple]:
+        """``state.check_start``'s arguments for ``apply_start`` when starting step ``key`` now is plainly free of
+        violations, else None (``check_start`` then decides): a step without lags, release, property needs or
+        interruption (``_simple``), not started, its prerequisites done, the agent occupied by nothing past
+        ``t``, each object it uses below its capacity.  Every violation ``check_start`` could report needs one
+        of these to fail (tests/test_env_speed.py checks both paths give the same episodes)."""
+        info = self._simple.get(key) if self._simple is not None else None
+        if info is None:
+            return None
+        state = self.state
+        st = state.steps[key]
+        if st.done_at is not None or st.running is not None or st.first_start is not None:
+            return None
+        steps = state.steps
+        for p in info[0]:
+            if steps[p].done_at is None:
+                return None
+        for r in state.agent_runs[agent]:
+            if r.start + r.busy > t:
+                return None
+        holders = state.holders
+        for res, cap in info[1]:
+            n = 0
+            for r in holders.get(res, ()):
+                if r.start + r.duration > t:
+                    n += 1
+            if n >= cap:
+                return None
+        s = st.step
+        d = s.duration - st.progress
+        if d != s.duration or d <= 0 or t < 0:
+            return None
+        return st, agent, d, s.occupation(d)
 
     def _continue(self, agent: str, t: Fraction) -> Feedback:
         """``Stepping.MINUTE``: a call while the agent is occupied continues its step for one tick."""
@@ -461,16 +516,42 @@ class Env:
     def _agent_free_at(self, agent: str, t: Fraction) -> Fraction:
         return self.state.agent_free_at(agent, t)
 
-    def _advance_clock(self, t: Fraction) -> None:
-        new_t = max(t + self._tick, self._wait_until)
+    def _next_time(self, t: Any) -> Any:
+        """The time of the next command: a tick later, after a wait, and (``Stepping.COMMAND``) when an agent is
+        free."""
+        new_t = t + self._tick
+        if self._wait_until > new_t:
+            new_t = self._wait_until
         self._wait_until = t
         agents = self.problem.agents
         free_at = self.state.agent_free_at
-        while self.stepping is Stepping.COMMAND:
-            free = min([free_at(a, new_t) for a in agents]) if len(agents) > 1 else free_at(agents[0], new_t)
-            if free <= new_t:
-                break
-            new_t = free
+        if self.stepping is Stepping.COMMAND:
+            if len(agents) == 1:               # the latest end of the agent's busy runs (free_at of it is itself)
+                new_t = free_at(agents[0], new_t)
+            else:
+                while True:
+                    free = min([free_at(a, new_t) for a in agents])
+                    if free <= new_t:
+                        break
+                    new_t = free
+        return new_t
+
+    def _completed(self, remaining: list) -> None:
+        """After events ran: the objects' properties (copied when written), the steps left and the done totals."""
+        st = self.state
+        if st.props_version != self._props_version:
+            self._props, self._props_version = self._copy_props(), st.props_version
+        left = [s for s in remaining if s.done_at is None]
+        if len(left) != len(remaining):
+            n, got = self._done
+            if self._whole:
+                durations = self._durations
+                got += sum([durations[s.step.key] for s in remaining if s.done_at is not None])
+            self._done = (n + len(remaining) - len(left), got)
+            self._left = left
+
+    def _advance_clock(self, t: Fraction) -> None:
+        new_t = self._next_time(t)
         st = self.state
         before = len(st.violations)
         remaining = self._left                 # steps complete only in advance(): current since the last step
@@ -484,10 +565,13 @@ class Env:
         if limit is not None and new_t > limit:
             new_t = max(t, limit)
         seq = st.seq
-        st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
+        heap = st.queue._heap
+        if heap and heap[0][0] <= new_t:
+            st.advance(new_t, inclusive_checks=False, stop_on=FATAL)
+        elif new_t > st.now:                  # st.advance(new_t, ...) with no event due
+            st.now = new_t
         if st.seq != seq:                     # events ran: steps may have completed and set properties
-            self._props = self._copy_props()
-            self._left = [s for s in remaining if s.done_at is None]
+            self._completed(remaining)
         fatal = [v for v in st.violations[before:] if v.code in FATAL] if len(st.violations) > before else []
         self._now = st.now if fatal else new_t
         if not self._left:
@@ -536,6 +620,21 @@ def _durations(problem: ProcedureProblem) -> tuple[dict, int]:
     """A whole-number problem's step durations (ints) by key, and their total."""
     durations: dict = {s.key: s.duration for s in problem.steps}
     return durations, sum(durations.values(), 0)
+
+
+def _simple_steps(problem: ProcedureProblem) -> dict:
+    """Step key -> (prerequisite keys, ((resource, capacity) of each use)) for the steps without lags, release,
+    property needs or interruption whose prerequisites all exist (``Env._clear_start``)."""
+    keys = {s.key for s in problem.steps}
+    capacity = {r.name: r.capacity for r in problem.resources}
+    out = {}
+    for s in problem.steps:
+        pre = tuple((s.task, p) for p in s.prerequisites)
+        if s.lags or s.release is not None or s.interruptible or any(u.needs for u in s.uses) or \
+                any(k not in keys for k in pre):
+            continue
+        out[s.key] = (pre, tuple((u.resource, capacity.get(u.resource, 1)) for u in s.uses))
+    return out
 
 
 def _caches(problem: ProcedureProblem) -> tuple[dict, dict, dict, dict]:

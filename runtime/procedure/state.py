@@ -79,6 +79,7 @@ class ProcState:
         self.agent_marks: dict = {}
         self.holders: dict = {r.name: [] for r in problem.resources}
         self.props: dict = {r.name: dict(r.properties) for r in problem.resources}
+        self.props_version = 0                # counts the properties' writes (readers keep copies per version)
         self.queue = EventQueue()
         self.now = self.zero
         self.seq = 0
@@ -130,7 +131,13 @@ class ProcState:
             self.stopped = True
 
     def agent_free_at(self, agent: str, t: Fraction) -> Fraction:
-        return max([t] + [r.start + r.busy for r in self.agent_runs.get(agent, ()) if r.start + r.busy > t])
+        """When ``agent`` is free at or after ``t``: the latest end of its busy runs, or ``t`` itself."""
+        free = t
+        for r in self.agent_runs.get(agent, ()):
+            end = r.start + r.busy
+            if end > free:
+                free = end
+        return free
 
     def running_runs(self, t: Fraction) -> list[Run]:
         return [st.running for st in self.steps.values() if st.running is not None and st.running.end > t]
@@ -408,6 +415,7 @@ class ProcState:
         for u in s.uses:
             for k, v in u.sets:
                 self.props.setdefault(u.resource, {})[k] = v
+                self.props_version += 1
         waiting = self.lags_waiting.pop(run.key, None) if self.lags_waiting else None
         if waiting:
             pending = self.pending_lags
@@ -460,7 +468,8 @@ class ProcState:
         violation whose code is in ``stop_on`` (``now`` is then that event's time)."""
         q = self.queue
         while q and not self.stopped:
-            if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
+            if stop_on and len(self.violations) > self._seen and \
+                    any(v.code in stop_on for v in self.violations[self._seen:]):
                 return
             self._seen = len(self.violations)
             t = q._heap[0][0]                   # q.peek_time(); q is not empty
@@ -468,7 +477,8 @@ class ProcState:
                                                     q._heap[0][1] == CHECK)):
                 break
             self._next_event()
-        if stop_on and any(v.code in stop_on for v in self.violations[self._seen:]):
+        if stop_on and len(self.violations) > self._seen and \
+                any(v.code in stop_on for v in self.violations[self._seen:]):
             return
         if until is not None and until > self.now:
             self.now = until
