@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -45,6 +45,7 @@ from chronoplan.runtime.household.log import EpisodeLog
 from chronoplan.runtime.household.observe import compile_rules
 
 ActionLike = Union[Action, str, int, None]
+_Startable = list[tuple[int, tuple[int, str]]]      # (catalogue index, (steps, point)) of actions one may start
 
 
 class Reason(enum.Enum):
@@ -151,12 +152,22 @@ class HouseholdEngine:
         self._containers = frozenset(p.containers)
         self._members = self._member_table()
         self._room_memo: Optional[dict] = None
+        self._fixed_room: dict[str, str] = {**{r: r for r in p.rooms},
+                                            **{q: place.room for q, place in p.places.items()
+                                               if q not in self._baskets and q not in self._rooms}}
         self._texts: dict = {}
-        self._visible = compile_rules(p.home.observe, self)
+        # texts that are pure functions of the problem and their key, kept for the engine's life (bounded):
+        self._by_point: dict[str, tuple[_Startable, _Startable]] = {}   # _startable's point-only checks, per point
+        self._point_texts: dict[str, tuple[str, str]] = {}  # those checks' available-actions lines, per point
+        self._located: dict[tuple[str, Optional[str]], str] = {}   # "<x> (id) on <place> (id)", per (x, where)
+        self._goal_line = "Goal: " + "; ".join(f"{g.count} {g.what} {g.relation} {self._name(g.where)}"
+                                               for g in p.goals) + "."
+        rules = compile_rules(p.home.observe, self)
+        self._visible_many: Callable[[Iterable[str]], dict[str, set]] = rules.many
         self._cand_table = self._candidate_table()
         if omniscient:
             everything = frozenset(self.movable) | frozenset(p.places) | frozenset(p.agents)
-            self._visible = lambda agent: set(everything - {agent})
+            self._visible_many = lambda agents: {a: set(everything - {a}) for a in agents}
         self._log_on = log
         self.reset()
 
@@ -200,6 +211,7 @@ class HouseholdEngine:
         self._seen_sig: dict[str, frozenset] = {a: frozenset() for a in p.agents}
         self._avail: dict[str, tuple[tuple, list[int]]] = {}
         self._checked: dict[str, dict] = {}
+        self._delivered: tuple[int, list[int]] = (-1, [])             # (moved-things version, counts)
         self._bodies: dict[str, tuple[tuple, str]] = {}
         self._parts: dict[tuple[str, str], tuple[Any, Any]] = {}   # the body's parts, keyed likewise
         self._observe()
@@ -227,15 +239,20 @@ class HouseholdEngine:
         return where
 
     def room_of(self, name: str) -> str:
+        room = self._fixed_room.get(name)            # a room or a place that does not move
+        if room is not None:
+            return room
         memo = self._room_memo
         if memo is not None:
             room = memo.get(name)
             if room is None:
-                room = memo[name] = name if name in self._rooms else self.problem.room_of_point(self.point_of(name))
+                room = memo[name] = self.problem.room_of_point(self.point_of(name))
             return room
-        if name in self._rooms:
-            return name
         return self.problem.room_of_point(self.point_of(name))
+
+    def location(self, name: str) -> Optional[str]:
+        """What a thing or basket is directly in, on or held by (None for anything else)."""
+        return self.loc.get(name)
 
     def inside(self, x: str, c: str) -> bool:
         return self.loc.get(x) == c and (c in self._containers or c in self._baskets)
@@ -269,8 +286,12 @@ class HouseholdEngine:
 
     def delivered(self) -> list[int]:
         """Per goal: how many of its things count (at most its count)."""
-        return [min(g.count, sum(1 for x in things if self.satisfied(g, x)))
-                for g, things in zip(self.problem.goals, self.problem.goal_things)]
+        ver, counts = self._delivered
+        if ver != self._loc_ver:
+            counts = [min(g.count, sum(1 for x in things if self.satisfied(g, x)))
+                      for g, things in zip(self.problem.goals, self.problem.goal_things)]
+            self._delivered = (self._loc_ver, counts)
+        return list(counts)
 
     def in_place(self, place: str) -> int:
         return sum(1 for w in self.loc.values() if w == place)
@@ -281,42 +302,45 @@ class HouseholdEngine:
         t = self.t
         self._room_memo = {}                 # the world does not change while the rules are evaluated
         try:
-            for a in self.problem.agents:
-                self.visible[a] = self._visible(a)
+            self.visible.update(self._visible_many(self.problem.agents))
         finally:
             self._room_memo = None
+        movable, containers, loc, is_open, pos, held_by = self.movable, self._containers, self.loc, self.open, \
+            self.pos, self.held
         for a in self.problem.agents:
             seen = self.visible[a]
             k = self.knowledge[a]
-            first_seen, belief = k.first_seen, k.belief
+            first_seen, belief, belief_step = k.first_seen, k.belief, k.belief_step
             known, believed = len(first_seen), len(belief)
             changed = False
             sig: list[tuple] = []
             for o in seen:
-                first_seen.setdefault(o, t)
-                if o in self.movable:
-                    where = self.loc[o]
-                    changed = changed or belief.get(o, _UNSET) != where
+                if o not in first_seen:
+                    first_seen[o] = t
+                if o in movable:
+                    where = loc[o]
+                    if not changed and belief.get(o, _UNSET) != where:
+                        changed = True
                     belief[o] = where
-                    k.belief_step[o] = t
+                    belief_step[o] = t
                     sig.append((o, where))
-                elif o in self._containers and o in self.open:
+                elif o in containers and o in is_open:
                     k.open_seen.add(o)
                     sig.append((o, True))
-                elif o in self.pos:
-                    held = tuple(self.held[o])
-                    k.others[o] = (self.pos[o], held, t)
-                    sig.append((o, self.pos[o], held))
+                elif o in pos:
+                    held = tuple(held_by[o])
+                    k.others[o] = (pos[o], held, t)
+                    sig.append((o, pos[o], held))
                     for h in held:
                         first_seen.setdefault(h, t)
                         changed = changed or belief.get(h, _UNSET) != o
-                        belief[h], k.belief_step[h] = o, t
+                        belief[h], belief_step[h] = o, t
                 else:
                     sig.append((o, False))
-            for h in self.held[a]:
+            for h in held_by[a]:
                 first_seen.setdefault(h, t)
                 changed = changed or belief.get(h, _UNSET) != a
-                belief[h], k.belief_step[h] = a, t
+                belief[h], belief_step[h] = a, t
             if changed or len(first_seen) != known or len(belief) != believed:
                 self._kver[a] += 1
             self._seen_sig[a] = frozenset(sig)
@@ -651,7 +675,9 @@ class HouseholdEngine:
     # ------------------------------------------------------------------ what an agent is shown
     def available(self, agent: str) -> list[int]:
         """Catalogue indices the agent may choose now (only wait while busy or after the end)."""
-        key = self._avail_key(agent)
+        return self._available(agent, self._avail_key(agent))
+
+    def _available(self, agent: str, key: tuple) -> list[int]:
         cached = self._avail.get(agent)
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -659,8 +685,8 @@ class HouseholdEngine:
             out = [self.wait_index]
             checked: dict = {}
         else:
-            checked = {i: self.check(agent, self.catalogue[i]) for i in self._candidates(agent)}
-            out = [i for i, got in checked.items() if not isinstance(got, Reason)]
+            checked = self._startable(agent)
+            out = list(checked)
         self._avail[agent] = (key, out)
         self._checked[agent] = checked
         return out
@@ -675,29 +701,61 @@ class HouseholdEngine:
         return (False, False, self.pos[agent], tuple(held), self._kver[agent], self._open_ver,
                 self._loc_ver if held else -1)
 
-    def _candidate_table(self) -> tuple[list[int], list[tuple[str, int]], dict[str, list[int]]]:
-        """The catalogue indices ``_candidates`` picks from, built once: the ones every idle agent has
-        (explore, goto, check, transport, send, wait), the grabs (thing, index) and the puts per held thing."""
+    def _candidate_table(self) -> tuple[list[int], list[int], Optional[int], list[tuple[str, int]],
+                                        dict[str, list[int]]]:
+        """The catalogue indices ``_startable`` tries, built once: the ones whose check depends on the agent's
+        point only, before the grabs (explore, goto, check) and after the transport (send, wait), the
+        transport's (TDW with a goal place, else None), the grabs (thing, index) and the puts per held
+        thing (in catalogue order: explore, goto, check, grab, put, transport, send, wait)."""
         p, index = self.problem, self.index
-        always = [index[Action(ActKind.EXPLORE, r)] for r in p.rooms]
+        before = [index[Action(ActKind.EXPLORE, r)] for r in p.rooms]
         if p.syntax == ActionSyntax.TDW:
-            always += [index[Action(ActKind.GOTO, r)] for r in p.rooms]
-        always += [index[Action(ActKind.CHECK, c)] for c in p.containers]
-        if p.syntax == ActionSyntax.TDW and p.goal_place is not None:
-            always.append(index[Action(ActKind.TRANSPORT)])
-        always += [self.send_index, self.wait_index]
+            before += [index[Action(ActKind.GOTO, r)] for r in p.rooms]
+        before += [index[Action(ActKind.CHECK, c)] for c in p.containers]
+        transport = index[Action(ActKind.TRANSPORT)] if p.syntax == ActionSyntax.TDW and p.goal_place is not None \
+            else None
+        after = [self.send_index, self.wait_index]
         grabs = [(x, index[Action(ActKind.GRAB, x)]) for x in (*p.things, *p.baskets)]
         puts = {x: [index[Action(ActKind.PUT, x, q)] for q in p.places if Action(ActKind.PUT, x, q) in index]
                 for x in (*p.things, *p.baskets)}
-        return always, grabs, puts
+        return before, after, transport, grabs, puts
 
-    def _candidates(self, agent: str) -> list[int]:
-        always, grabs, puts = self._cand_table
+    def _startable(self, agent: str) -> dict[int, tuple[int, str]]:
+        """For an idle agent while the episode runs: every catalogue index it may start now -> (steps, point),
+        in index order.  Walks, checks, send and wait depend on the agent's point only: their checks are kept
+        per point (the problem's distances do not change)."""
+        before, after, transport, grabs, puts = self._cand_table
+        cat, here = self.catalogue, self.pos[agent]
+        fixed = self._by_point.get(here)
+        if fixed is None:
+            pre, post = ([(i, got) for i in part if not isinstance(got := self.check(agent, cat[i]), Reason)]
+                         for part in (before, after))
+            fixed = self._by_point[here] = (pre, post)
+        out = dict(fixed[0])
         k = self.knowledge[agent]
-        out = always + [i for x, i in grabs if k.knows(x)]
-        for x in self.held[agent]:
-            out += puts.get(x, ())
-        return sorted(out)
+        seen, told = k.first_seen, k.told
+        held = self.held[agent]
+        if len(held) < self.problem.hands:                # hands full: every grab is refused
+            # _check_grab for a known thing the agent does not hold, with free hands
+            belief, containers, is_open, steps = k.belief, self._containers, self.open, self.problem.steps
+            for x, i in grabs:
+                if (x in seen or x in told) and x not in held:
+                    point = self._believed_point(agent, x)
+                    if isinstance(point, Reason) or (belief.get(x) in containers and belief[x] not in is_open):
+                        continue
+                    out[i] = (steps(here, point) + 1, point)
+        if held:
+            put = self._check_put
+            for i in (puts.get(held[0], ()) if len(held) == 1 else sorted(j for x in held for j in puts.get(x, ()))):
+                got = put(agent, cat[i])
+                if not isinstance(got, Reason):
+                    out[i] = got
+        if transport is not None:
+            got = self._check_transport(agent, cat[transport])
+            if not isinstance(got, Reason):
+                out[transport] = got
+        out.update(fixed[1])
+        return out
 
     def cost(self, agent: str, a: Action) -> tuple[float, int]:
         """(metres walked, steps) of an action the agent may start now."""
@@ -709,22 +767,38 @@ class HouseholdEngine:
 
     def available_text(self, agent: str) -> str:
         """The "available actions" list: one action per line with the agent's cost."""
-        avail = self.available(agent)
+        return self._available_text(agent, self._avail_key(agent))
+
+    def _available_text(self, agent: str, key: tuple) -> str:
+        avail = self._available(agent, key)
         if agent in self.running or self.done:
             return "[wait] (your action is still running)" if self.problem.syntax == ActionSyntax.CWAH \
                 else "wait (your action is still running)"
         checked = self._checked[agent]
         here = self.pos[agent]
         first = self.held[agent][0] if self.held[agent] else None
-        lines = []
-        for i in avail:
-            steps, point = checked[i]
-            key = (i, first if self.catalogue[i].kind == ActKind.PUT else None, here, point, steps)
-            line = self._texts.get(key)
-            if line is None:
-                line = self._texts[key] = self._cost_line(self.catalogue[i], first, here, point, steps)
-            lines.append(line)
+        before, after = self._by_point[here]               # avail: these, the grabs/puts/transport, those
+        blocks = self._point_texts.get(here)
+        if blocks is None:
+            text_before, text_after = ("\n".join(self._line(i, None, here, got) for i, got in part)
+                                       for part in (before, after))
+            blocks = self._point_texts[here] = (text_before, text_after)
+        lines = [blocks[0]] if before else []
+        catalogue, put = self.catalogue, ActKind.PUT
+        for i in avail[len(before):len(avail) - len(after)]:
+            lines.append(self._line(i, first if catalogue[i].kind == put else None, here, checked[i]))
+        if after:
+            lines.append(blocks[1])
         return "\n".join(lines)
+
+    def _line(self, i: int, first: Optional[str], here: str, got: tuple[int, str]) -> str:
+        """One line of the available-actions list (kept per action, held thing for a put, point and cost)."""
+        steps, point = got
+        key = (i, first, here, point, steps)
+        line = self._texts.get(key)
+        if line is None:
+            line = self._texts[key] = self._cost_line(self.catalogue[i], first, here, point, steps)
+        return line
 
     def _cost_line(self, a: Action, first: Optional[str], here: str, point: str, steps: int) -> str:
         if a.kind == ActKind.SEND:
@@ -737,13 +811,19 @@ class HouseholdEngine:
 
     def observation(self, agent: str) -> str:
         """The text shown to ``agent`` now: a status line, then what it sees, knows and may do."""
+        head, body = self.observation_parts(agent)
+        return head + "\n" + body
+
+    def observation_parts(self, agent: str) -> tuple[str, str]:
+        """``observation(agent)`` as (status line, the rest); the rest is the same str object for as long as
+        it does not change (callers may key their own caches on its identity)."""
         last = self.last[agent]
         shown = (last.text, last.status, last.message) if last is not None and last.status != Status.WAITED else None
-        key = (self._avail_key(agent), self.pos[agent], tuple(self.held[agent]), self._kver[agent],
-               self._seen_sig[agent], shown)
+        akey = self._avail_key(agent)
+        key = (akey, self.pos[agent], tuple(self.held[agent]), self._kver[agent], self._seen_sig[agent], shown)
         cached = self._bodies.get(agent)
         if cached is None or cached[0] != key:
-            cached = self._bodies[agent] = (key, self._body(agent))
+            cached = self._bodies[agent] = (key, self._body(agent, akey))
         body = cached[1]
         run = self.running.get(agent)
         head = f"Step {self.t}/{self.problem.horizon}."
@@ -751,7 +831,7 @@ class HouseholdEngine:
             head += " The episode is over: " + ("success." if self.success else "the horizon is reached.")
         elif run is not None:
             head += f" You are busy: {run.text} ({run.remaining} steps left)."
-        return head + "\n" + body
+        return head, body
 
     def _name(self, x: str) -> str:
         i = self.problem.ids.get(x)
@@ -767,15 +847,18 @@ class HouseholdEngine:
             return f"in the {self.problem.room_of_point(where)}"
         return ("on " if place.kind == PlaceKind.SURFACE else "in ") + self._name(where)
 
-    def _body(self, agent: str) -> str:
+    def _body(self, agent: str, akey: tuple) -> str:
         p = self.problem
         point = self.pos[agent]
-        room = p.room_of_point(point)
-        at = f", at {self._name(point)}" if point in p.places else ""
-        lines = [f"You are {agent}, in the {room}{at}. You hold: "
-                 + (", ".join(self._name(x) for x in self.held[agent]) or "nothing") + f" (hands: {p.hands}).",
-                 "Goal: " + "; ".join(f"{g.count} {g.what} {g.relation} {self._name(g.where)}" for g in p.goals)
-                 + "."]
+        key0 = (point, tuple(self.held[agent]))
+        cached = self._parts.get((agent, "you"))
+        if cached is None or cached[0] != key0:
+            room = p.room_of_point(point)
+            at = f", at {self._name(point)}" if point in p.places else ""
+            cached = self._parts[(agent, "you")] = (key0, f"You are {agent}, in the {room}{at}. You hold: "
+                                                    + (", ".join(self._name(x) for x in key0[1]) or "nothing")
+                                                    + f" (hands: {p.hands}).")
+        lines = [cached[1], self._goal_line]
         sig = self._seen_sig[agent]
         cached = self._parts.get((agent, "seen"))
         if cached is None or cached[0] != sig:
@@ -790,12 +873,19 @@ class HouseholdEngine:
         if last is not None and last.status != Status.WAITED:
             lines.append(f"Your last action: {last.text or '(none)'}: {last.status.value}. {last.message}")
         lines.append("Available actions:")
-        key = self._avail_key(agent)
         cached = self._parts.get((agent, "avail"))
-        if cached is None or cached[0] != key:
-            cached = self._parts[(agent, "avail")] = (key, self.available_text(agent))
+        if cached is None or cached[0] != akey:
+            cached = self._parts[(agent, "avail")] = (akey, self._available_text(agent, akey))
         lines.append(cached[1])
         return "\n".join(lines)
+
+    def _at(self, x: str, where: Optional[str]) -> str:
+        """``<x> (id)`` and where it is (``_where``), kept per (x, where)."""
+        key = (x, where)
+        text = self._located.get(key)
+        if text is None:
+            text = self._located[key] = f"{self._name(x)} {self._where(x, where)}"
+        return text
 
     def _known_lines(self, agent: str) -> list[str]:
         """What the agent remembers, was told, explored and the messages it got (the knowledge part)."""
@@ -803,9 +893,10 @@ class HouseholdEngine:
         lines = []
         # in id order: the belief dict's order comes from iterating sets of names, which differs between
         # processes (PYTHONHASHSEED), and an observation text (its log digest) must not
-        remembered = [f"{self._name(x)} {self._where(x, w)} (known since step {k.known_at(x)})"
-                      for x, w in sorted(k.belief.items(), key=lambda kv: p.ids.get(kv[0], 0))
-                      if x not in self.visible[agent] and w != agent]
+        visible, ids = self.visible[agent], p.ids
+        remembered = [f"{self._at(x, w)} (known since step {k.known_at(x)})"
+                      for x, w in sorted(k.belief.items(), key=lambda kv: ids.get(kv[0], 0))
+                      if x not in visible and w != agent]
         told_only = [self._name(x) for x in k.told if x not in k.belief]
         if remembered:
             lines.append("You remember: " + "; ".join(remembered) + ".")
@@ -822,12 +913,13 @@ class HouseholdEngine:
         if not seen:
             return ["You see nothing."]
         things, places, agents = [], [], []
-        for o in sorted(seen, key=lambda n: self.problem.ids.get(n, 0)):
-            if o in self.pos:
+        ids, pos, movable, loc = self.problem.ids, self.pos, self.movable, self.loc
+        for o in sorted(seen, key=lambda n: ids.get(n, 0)):
+            if o in pos:
                 held = ", ".join(self._name(h) for h in self.held[o]) or "nothing"
-                agents.append(f"{o} at {self._name(self.pos[o])} holding {held}")
-            elif o in self.movable:
-                things.append(f"{self._name(o)} {self._where(o, self.loc[o])}")
+                agents.append(f"{o} at {self._name(pos[o])} holding {held}")
+            elif o in movable:
+                things.append(self._at(o, loc[o]))
             elif o in self._containers:
                 places.append(f"{self._name(o)} ({'open' if o in self.open else 'closed'})")
             elif o in self.problem.places:

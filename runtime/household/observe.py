@@ -2,19 +2,31 @@
 
 Input: the household's ``ir.ObserveRule`` tuple (``see var: type when formula``) and a ``World``: any object
 with the built-in relations as methods (the engine's state).  Output: ``compile_rules(rules, world)`` -> a
-function ``visible(agent) -> set of names`` (every object some rule shows the agent, the agent itself
-excluded), evaluated against the world's current state each time it is called.
+``Visibility``, called as ``visible(agent) -> set of names`` (every object some rule shows the agent, the agent
+itself excluded; ``visible.many(agents)`` for several at once), evaluated against the world's current state
+each time it is called.
 
 Formulas: ``Atom`` over the built-in relations of ``compiler.builtins.OBSERVE_RELATIONS`` (``same_room/2``,
 ``inside/2``, ``on/2``, ``closed/1``, ``holds/2``, ``near/2``, ``explored/1``, ``is/2``); ``Not``, ``And``,
 ``Or``, ``Const_``, ``Exists`` (over a type, as in rules), ``Compare`` with ``==``/``!=`` between names.  An
 argument is a variable in scope (the rule's variable, ``self``, a quantified variable) or a constant name.
 An unknown relation or arity raises ``ObserveError`` (the checker reports it first, located).
+
+Evaluation shortcuts (same results, fewer relation calls; the relations are pure functions of the world's
+state, so evaluating a rule's conjuncts in another order changes nothing but the work done):
+
+- a rule's conjuncts that do not mention its variable (``explored(self)``) are evaluated once per agent,
+  before its candidates;
+- a conjunct ``same_room(self, var)`` (either order) restricts the candidates to the agent's room, compared
+  before anything else;
+- ``exists(v: type where ... inside(y, v) ...)`` and ``exists(v: type where ... holds(v, y) ...)`` try the
+  one ``v`` the world can name, ``world.location(y)`` (what ``y`` is directly in or held by), instead of every
+  member of the type (the world's ``members`` are fixed for its lifetime).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Protocol
+from typing import Optional, Protocol
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.builtins import OBSERVE_RELATIONS
@@ -37,6 +49,7 @@ class World(Protocol):
     def near(self, a: str, p: str) -> bool: ...
     def explored(self, a: str) -> bool: ...
     def members(self, type_name: str) -> tuple[str, ...]: ...
+    def location(self, name: str) -> Optional[str]: ...
 
 
 def _arg(name: str, scope: frozenset) -> Callable[[Env], str]:
@@ -45,29 +58,103 @@ def _arg(name: str, scope: frozenset) -> Callable[[Env], str]:
     return lambda env: name
 
 
+def _unary(fn: Callable[[str], bool], a: str, scope: frozenset) -> Pred:
+    if a in scope:
+        return lambda env: fn(env[a])
+    return lambda env: fn(a)
+
+
+def _binary(fn: Callable[[str, str], bool], a: str, b: str, scope: frozenset) -> Pred:
+    """``fn(a, b)`` with each argument read from the environment (a variable) or fixed (a name)."""
+    if a in scope and b in scope:
+        return lambda env: fn(env[a], env[b])
+    if a in scope:
+        return lambda env: fn(env[a], b)
+    if b in scope:
+        return lambda env: fn(a, env[b])
+    return lambda env: fn(a, b)
+
+
+def _same_room(room: Callable[[str], str], a: str, b: str, scope: frozenset) -> Pred:
+    if a in scope and b in scope:
+        return lambda env: room(env[a]) == room(env[b])
+    if a in scope:
+        return lambda env: room(env[a]) == room(b)
+    if b in scope:
+        return lambda env: room(a) == room(env[b])
+    return lambda env: room(a) == room(b)
+
+
 def _atom(f: ir.Atom, world: World, scope: frozenset) -> Pred:
     if f.relation not in ARITY:
         raise ObserveError(f"unknown relation {f.relation} in an observe rule")
     if len(f.args) != ARITY[f.relation]:
         raise ObserveError(f"{f.relation} takes {ARITY[f.relation]} argument(s), got {len(f.args)}")
-    getters = [_arg(a, scope) for a in f.args]
     if f.relation in ("explored", "closed"):
-        one = getattr(world, f.relation)
-        g0 = getters[0]
-        return lambda env: one(g0(env))
-    a, b = getters
+        return _unary(getattr(world, f.relation), f.args[0], scope)
+    a, b = f.args
     if f.relation == "same_room":
-        room = world.room_of
-        return lambda env: room(a(env)) == room(b(env))
+        return _same_room(world.room_of, a, b, scope)
     if f.relation == "is":
-        return lambda env: a(env) == b(env)
-    two = getattr(world, f.relation)
-    return lambda env: two(a(env), b(env))
+        getter_a, getter_b = _arg(a, scope), _arg(b, scope)
+        return lambda env: getter_a(env) == getter_b(env)
+    return _binary(getattr(world, f.relation), a, b, scope)
+
+
+def _conjuncts(f: ir.Formula) -> list[ir.Formula]:
+    """A formula's top-level conjuncts, nested ``and`` flattened (the formula itself when it is no ``and``)."""
+    if isinstance(f, ir.And):
+        return [g for part in f.args for g in _conjuncts(part)]
+    return [f]
+
+
+def _mentions(f: ir.Formula, name: str) -> bool:
+    """Does ``f`` read the variable ``name`` (not shadowed by an inner ``exists`` over the same name)?"""
+    if isinstance(f, ir.Atom):
+        return name in f.args
+    if isinstance(f, ir.Not):
+        return _mentions(f.arg, name)
+    if isinstance(f, (ir.And, ir.Or)):
+        return any(_mentions(g, name) for g in f.args)
+    if isinstance(f, ir.Exists):
+        return f.var != name and _mentions(f.formula, name)
+    if isinstance(f, ir.Compare):
+        return name in (f.left.name, f.right.name)
+    return False
+
+
+def _witness(f: ir.Exists, scope: frozenset) -> Optional[str]:
+    """The argument ``y`` of a conjunct ``inside(y, v)`` or ``holds(v, y)`` of the body, which names the only
+    ``v`` that can satisfy it (``world.location(y)``), or None."""
+    for g in _conjuncts(f.formula):
+        if isinstance(g, ir.Atom) and len(g.args) == 2:
+            if g.relation == "inside" and g.args[1] == f.var and g.args[0] != f.var:
+                return g.args[0]
+            if g.relation == "holds" and g.args[0] == f.var and g.args[1] != f.var:
+                return g.args[1]
+    return None
 
 
 def _exists(f: ir.Exists, world: World, scope: frozenset) -> Pred:
     body = compile_formula(f.formula, world, scope | {f.var})
     var, members = f.var, world.members
+    witness = _witness(f, scope)
+    if witness is not None:
+        location = world.location
+        allowed = frozenset(members(f.type))
+        y_var = witness in scope
+
+        def one(env: Env) -> bool:
+            c = location(env[witness] if y_var else witness)
+            if c is None or c not in allowed:
+                return False
+            saved = env.get(var)
+            env[var] = c
+            try:
+                return bool(body(env))
+            finally:
+                env[var] = saved
+        return one
 
     def pred(env: Env) -> bool:
         saved = env.get(var)
@@ -129,20 +216,69 @@ def compile_formula(f: ir.Formula, world: World, scope: frozenset) -> Pred:
     raise ObserveError(f"unsupported formula {type(f).__name__} in an observe rule")
 
 
-def compile_rules(rules: Iterable[ir.ObserveRule], world: World) -> Callable[[str], set]:
-    """The rules -> ``visible(agent)``: the names some rule shows ``agent`` in the world's current state."""
-    compiled = [(r.var, r.type, compile_formula(r.when, world, frozenset({r.var, "self"}))) for r in rules]
-    members = world.members
+def _same_room_var(f: ir.Formula, var: str) -> bool:
+    return isinstance(f, ir.Atom) and f.relation == "same_room" and set(f.args) == {"self", var} and var != "self"
 
-    def visible(agent: str) -> set:
-        seen: set = set()
-        env: Env = {"self": agent}
-        for var, type_name, pred in compiled:
+
+def _compile_rule(rule: ir.ObserveRule, world: World) -> tuple[str, Optional[Pred], bool, Pred]:
+    """(type, guard over self only or None, same-room restriction, predicate over the rule's variable)."""
+    scope = frozenset({rule.var, "self"})
+    parts = _conjuncts(rule.when)
+    local = any(_same_room_var(g, rule.var) for g in parts)
+    rest = [g for g in parts if not _same_room_var(g, rule.var)]
+    guards = [g for g in rest if not _mentions(g, rule.var)]
+    body = [g for g in rest if _mentions(g, rule.var)]
+    guard = _and(tuple(compile_formula(g, world, scope) for g in guards)) if guards else None
+    pred = _and(tuple(compile_formula(g, world, scope) for g in body)) if body else (lambda env: True)
+    return rule.type, guard, local, pred
+
+
+class Visibility:
+    """Compiled rules: ``vis(agent)`` -> the names some rule shows ``agent``; ``vis.many(agents)`` -> the same
+    per agent, with the members of the same-room rules' types grouped by room once for all of them."""
+
+    def __init__(self, rules: Iterable[ir.ObserveRule], world: World) -> None:
+        self.rules = [(r.var, *_compile_rule(r, world)) for r in rules]
+        self.world = world
+        self.local_types = tuple(dict.fromkeys(t for _v, t, _g, local, _p in self.rules if local))
+
+    def __call__(self, agent: str) -> set:
+        return self.many((agent,))[agent]
+
+    def many(self, agents: Iterable[str]) -> dict[str, set]:
+        world = self.world
+        members, room_of = world.members, world.room_of
+        by_room: dict[str, dict[str, list[str]]] = {}
+        for type_name in self.local_types:             # members order kept inside each room
+            rooms: dict[str, list[str]] = {}
             for o in members(type_name):
-                if o == agent or o in seen:
+                rooms.setdefault(room_of(o), []).append(o)
+            by_room[type_name] = rooms
+        out: dict[str, set] = {}
+        for agent in agents:
+            seen: set = set()
+            env: Env = {"self": agent}
+            here: Optional[str] = None
+            for var, type_name, guard, local, pred in self.rules:
+                if guard is not None and not guard(env):
                     continue
-                env[var] = o
-                if pred(env):
-                    seen.add(o)
-        return seen
-    return visible
+                if local:
+                    if here is None:
+                        here = room_of(agent)
+                    candidates: Iterable[str] = by_room[type_name].get(here, ())
+                else:
+                    candidates = members(type_name)
+                for o in candidates:
+                    if o == agent or o in seen:
+                        continue
+                    env[var] = o
+                    if pred(env):
+                        seen.add(o)
+            out[agent] = seen
+        return out
+
+
+def compile_rules(rules: Iterable[ir.ObserveRule], world: World) -> Visibility:
+    """The rules -> ``Visibility``: ``visible(agent)`` is the set of names some rule shows ``agent`` in the
+    world's current state (``visible.many(agents)``: a dict of them)."""
+    return Visibility(rules, world)

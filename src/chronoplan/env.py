@@ -96,7 +96,9 @@ class _Common:
                                        "action_mask": spaces.MultiBinary(n)})
         self._act_space = spaces.Discrete(n)
         self._delivered = 0
+        self._goal_total = sum(g.count for g in self.problem.goals) or 1
         self._masks: dict[str, tuple[list, np.ndarray]] = {}
+        self._clean: dict[str, tuple[str, bool]] = {}   # per agent: (body, it has only characters of the charset)
 
     def _redraw(self, seed: Optional[int]) -> None:
         if seed is not None and seed != self.problem.seed:
@@ -105,10 +107,15 @@ class _Common:
         else:
             self.engine.reset()
         self._delivered = sum(self.engine.delivered())
+        self._goal_total = sum(g.count for g in self.problem.goals) or 1
 
     def _text(self, agent: str) -> str:
-        text = self.engine.observation(agent)
-        if self._foreign.search(text):
+        head, body = self.engine.observation_parts(agent)
+        text = head + "\n" + body
+        clean = self._clean.get(agent)            # the body is searched once per body object
+        if clean is None or clean[0] is not body:
+            clean = self._clean[agent] = (body, self._foreign.search(body) is None)
+        if not clean[1] or self._foreign.search(head):
             text = "".join(c if c in self.charset else "?" for c in text)
         if len(text) > MAX_OBSERVATION:
             text = text[:MAX_OBSERVATION - 6] + "\n[...]"
@@ -130,7 +137,7 @@ class _Common:
 
     def _reward(self) -> float:
         now = sum(self.engine.delivered())
-        total = sum(g.count for g in self.problem.goals) or 1
+        total = self._goal_total
         gained, self._delivered = (now - self._delivered) / total, now
         return float(gained) + (1.0 if self.engine.success else 0.0)
 
