@@ -382,10 +382,12 @@ class ArenaRules:
         from chronoplan.runtime.procedure import env as E  # lazy: env.py imports this module
 
         chunk = Chunk(env.n - 1, role.key[0], role.key[1], t, None, agent)
-        out, args = env.state.check_start(chunk)
-        rest = [v for v in out if v.code not in SIM_OWNED]
-        if args is None or rest:
-            return env._refuse((rest or out)[0])
+        args = env._clear_start(role.key, agent, t)            # None: check_start decides
+        if args is None:
+            out, args = env.state.check_start(chunk)
+            rest = [v for v in out if v.code not in SIM_OWNED]
+            if args is None or rest:
+                return env._refuse((rest or out)[0])
         run = env.state.apply_start(chunk, *args)
         self._held(env).append((run, (role.first,) if second is None else (role.first, second)))
         env.refusals_in_row = 0

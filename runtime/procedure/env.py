@@ -149,12 +149,10 @@ class Env:
         self._sim = whole if self._whole else problem
         self._tick: Any = int(self.tick) if self._whole else self.tick
         self._limit: Any = (int(self.limit) if self.limit is not None else None) if self._whole else self.limit
-        # the steps whose starts ``_clear_start`` can clear (paper rules, one agent), and step()'s short way for a
-        # text command (one agent, chronoplan's messages, one command per call)
-        self._simple = self._sim.memo("_env_simple_steps", _simple_steps) \
-            if self._arena is None and len(problem.agents) == 1 else None
+        # the steps whose starts ``_clear_start`` can clear (one agent), and step()'s short way for a text command
+        self._simple = self._sim.memo("_env_simple_steps", _simple_steps) if len(problem.agents) == 1 else None
         self._durations, self._total = self._sim.memo("_env_durations", _durations) if self._whole else ({}, 0)
-        self._short = self._sentences is None and self.stepping is Stepping.COMMAND and len(problem.agents) == 1
+        self._one = len(problem.agents) == 1
         self._restart()
 
     @property
@@ -165,6 +163,15 @@ class Env:
     @time.setter
     def time(self, value: Fraction) -> None:
         self._now = int(value) if self._whole and Fraction(value).denominator == 1 else Fraction(value)
+        self._time_set = True
+
+    def steps_done_by_now(self) -> int:
+        """The steps completed at or before the time: the count the clock keeps (steps complete only as the
+        clock passes their end), counted one by one once the time has been set by hand."""
+        if not self._time_set:
+            return self._done[0]
+        now = self._now
+        return sum(1 for s in self.state.steps.values() if s.done_at is not None and s.done_at <= now)
 
     def _fr(self, x: Any) -> Fraction:
         if type(x) is Fraction:
@@ -197,6 +204,7 @@ class Env:
         self._props_version = self.state.props_version
         self._left = list(self.state.steps.values())       # steps not done yet, in the problem's order
         self._done = (0, 0)                   # (steps done, the sum of their durations: whole-number episodes)
+        self._time_set = False                # the ``time`` setter was used (steps_done_by_now counts)
         self._unread: list = []               # Rules.TIMEARENA: weak references to observations not read yet
         if self._sentences is not None:
             self._sentences.reset()
@@ -354,11 +362,10 @@ class Env:
             lines.append("Running: " + "; ".join(
                 f"\"{self.texts[r.key]}\" ({step_name(r.key)}) until {self._t(r.end)}" for r in running) + ".")
         objs = []
-        for res in self.problem.resources:
-            held = holders.get(res.name, ())
-            desc = (f"{res.name} in use until {self._t(min(r.end for r in held))}" if len(held) >= res.capacity
-                    else f"{res.name} free")
-            res_props = props.get(res.name)
+        for name, capacity, free in self.problem.memo("_env_objects", _objects):
+            held = holders.get(name, ())
+            desc = f"{name} in use until {self._t(min(r.end for r in held))}" if len(held) >= capacity else free
+            res_props = props.get(name)
             if res_props:
                 desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in res_props.items())
             objs.append(desc)
@@ -378,12 +385,19 @@ class Env:
     def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
         """One command (or one per agent); the observation's text is built when first read."""
         t = self._now
-        if self._short and type(command) is str and not self.done:
-            fb = self._command(self.problem.agents[0], command, t)
-            self._advance_clock(t)
+        if self._one and type(command) is str and not self.done:
+            sentences = self._sentences
+            if sentences is None:
+                fb = self._command(self.problem.agents[0], command, t)
+                self._advance_clock(t)
+            else:
+                left, started = self._left, len(self.state.runs)
+                fb = self._command(self.problem.agents[0], command, t)
+                self._advance_clock(t)
+                fb = sentences.render(self, fb, command, left, iter(self.state.runs[started:]))
             if self.done:
-                fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
-                                                   f" The episode is over: {self.end_reason}"),
+                fb = Feedback(fb.ok, fb.message + ("" if sentences is not None else " All steps are done."
+                                                   if self.success else f" The episode is over: {self.end_reason}"),
                               fb.time, fb.code, fb.category, fb.hint, True, self.success)
             self.log.append(fb)
             return self._lazy_observation(), fb
@@ -635,6 +649,11 @@ def _simple_steps(problem: ProcedureProblem) -> dict:
             continue
         out[s.key] = (pre, tuple((u.resource, capacity.get(u.resource, 1)) for u in s.uses))
     return out
+
+
+def _objects(problem: ProcedureProblem) -> tuple:
+    """((name, capacity, "NAME free") of each resource), for the status text's objects."""
+    return tuple((r.name, r.capacity, f"{r.name} free") for r in problem.resources)
 
 
 def _caches(problem: ProcedureProblem) -> tuple[dict, dict, dict, dict]:

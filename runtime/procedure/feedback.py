@@ -45,13 +45,14 @@ class Stepping(enum.Enum):
     MINUTE = "minute"            # one minute; while the agent is occupied, a call continues the running step
 
 
-def _tables(problem: ProcedureProblem) -> tuple[dict, list, frozenset, dict]:
+def _tables(problem: ProcedureProblem) -> tuple[dict, list, frozenset, dict, dict]:
     """Per problem, once (``problem.memo``): verb key -> (its position, the verb) (the last of a repeated key),
-    [(verb key, compiled usage)] in that order, the object names, the objects' initial states."""
+    [(verb key, compiled usage)] in that order, the object names, the objects' initial states, and a cache of
+    parsed commands (normalised command -> ``_parse``)."""
     verbs = {v.key: v for v in problem.verbs}
     return ({k: (i, v) for i, (k, v) in enumerate(verbs.items())}, [(k, v.pattern) for k, v in verbs.items()],
             frozenset(r.name for r in problem.resources),
-            {r.name: r.initial for r in problem.resources if r.initial is not None})
+            {r.name: r.initial for r in problem.resources if r.initial is not None}, {})
 
 
 def _minutes(n: Any) -> str:
@@ -65,7 +66,7 @@ class ArenaSentences:
         self.problem = problem
         self.texts = texts                         # step key -> display text (Env.texts)
         self.scale = scale                         # ticks per minute of the scenario's unit
-        verbs, patterns, self.names, self.initial = problem.memo("_arena_sentence_tables", _tables)
+        verbs, patterns, self.names, self.initial, self.parsed = problem.memo("_arena_sentence_tables", _tables)
         self.patterns = patterns                   # [(verb key, compiled usage)], the verbs' order
         self.first: dict = {}                      # step key -> (first object, verb key, state after)
         for s in problem.steps:
@@ -96,12 +97,18 @@ class ArenaSentences:
         return out
 
     def _parse(self, norm: str) -> Optional[tuple]:
-        """(verb key, objects) of a command by the verbs' usages, or None."""
+        """(verb key, objects) of a command by the verbs' usages, or None (kept per command and problem)."""
+        if norm in self.parsed:
+            return self.parsed[norm]
+        got = None
         for key, pattern in self.patterns:
             m = pattern.fullmatch(norm)
             if m is not None:
-                return key, m.groups()
-        return None
+                got = key, m.groups()
+                break
+        if len(self.parsed) < 4096:
+            self.parsed[norm] = got
+        return got
 
     def refused(self, norm: str, code: Optional[str], key: Optional[tuple], fallback: str,
                 occupied: Optional[str]) -> str:
@@ -155,5 +162,7 @@ class ArenaSentences:
                 busy = next((u.resource for u in step.uses if any(
                     r.start <= fb.time < r.end for r in env.state.holders.get(u.resource, ()))), None)
             lines.append(self.refused(norm, fb.code, key, fb.message, busy))
-        lines += self.completed([s.step.key for s in left if s.done_at is not None and s.step.key not in self.reported])
+        if len(left) != len(env._left):            # steps completed during the call (Env keeps the steps left)
+            lines += self.completed([k for s in left
+                                     if s.done_at is not None and (k := s.step.key) not in self.reported])
         return type(fb)(fb.ok, "\n".join(lines), fb.time, fb.code, fb.category, "" if fb.ok else fb.hint)

@@ -316,6 +316,10 @@ class TimeArenaEnv(_ProcedureEnv):
     def _compose(self, feedback: str) -> str:
         return feedback if self._arena_text else super()._compose(feedback)
 
+    def _fraction(self) -> Fraction:
+        n = len(self.problem.steps)                 # the steps done by now, as the environment's clock counts them
+        return Fraction(self.inner.steps_done_by_now(), n) if n else Fraction(1)
+
     def _counters(self) -> dict:
         env = self.inner
         agent = self.problem.agents[0]
