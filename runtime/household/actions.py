@@ -43,6 +43,10 @@ class ActKind(enum.Enum):
     SEND = "send"
     WAIT = "wait"
 
+    # members are singletons compared by identity: the identity hash agrees with equality and, unlike
+    # Enum.__hash__ (hash of the name, in Python), costs no Python call when an Action is hashed
+    __hash__ = object.__hash__
+
 
 @dataclass(frozen=True)
 class Action:

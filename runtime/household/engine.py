@@ -250,6 +250,10 @@ class HouseholdEngine:
             return room
         return self.problem.room_of_point(self.point_of(name))
 
+    def fixed_room(self, name: str) -> Optional[str]:
+        """The room of a room or of a place that never moves (not a basket); None for anything else."""
+        return self._fixed_room.get(name)
+
     def location(self, name: str) -> Optional[str]:
         """What a thing or basket is directly in, on or held by (None for anything else)."""
         return self.loc.get(name)

@@ -17,8 +17,9 @@ state, so evaluating a rule's conjuncts in another order changes nothing but the
 
 - a rule's conjuncts that do not mention its variable (``explored(self)``) are evaluated once per agent,
   before its candidates;
-- a conjunct ``same_room(self, var)`` (either order) restricts the candidates to the agent's room, compared
-  before anything else;
+- a conjunct ``same_room(self, var)`` (either order) restricts the candidates to the agent's room: the
+  members of its type are grouped by room once per ``many`` call for all agents (a world's optional
+  ``fixed_room(name)`` names the room of a member that never moves, which is then not asked again);
 - ``exists(v: type where ... inside(y, v) ...)`` and ``exists(v: type where ... holds(v, y) ...)`` try the
   one ``v`` the world can name, ``world.location(y)`` (what ``y`` is directly in or held by), instead of every
   member of the type (the world's ``members`` are fixed for its lifetime).
@@ -240,7 +241,10 @@ class Visibility:
     def __init__(self, rules: Iterable[ir.ObserveRule], world: World) -> None:
         self.rules = [(r.var, *_compile_rule(r, world)) for r in rules]
         self.world = world
-        self.local_types = tuple(dict.fromkeys(t for _v, t, _g, local, _p in self.rules if local))
+        local_types = dict.fromkeys(t for _v, t, _g, local, _p in self.rules if local)
+        fixed_room = getattr(world, "fixed_room", lambda name: None)
+        # per type of a same-room rule: its members, each with its room when that can never change
+        self.local_members = tuple((t, tuple((o, fixed_room(o)) for o in world.members(t))) for t in local_types)
 
     def __call__(self, agent: str) -> set:
         return self.many((agent,))[agent]
@@ -249,10 +253,10 @@ class Visibility:
         world = self.world
         members, room_of = world.members, world.room_of
         by_room: dict[str, dict[str, list[str]]] = {}
-        for type_name in self.local_types:             # members order kept inside each room
+        for type_name, fixed in self.local_members:     # members order kept inside each room
             rooms: dict[str, list[str]] = {}
-            for o in members(type_name):
-                rooms.setdefault(room_of(o), []).append(o)
+            for o, room in fixed:
+                rooms.setdefault(room if room is not None else room_of(o), []).append(o)
             by_room[type_name] = rooms
         out: dict[str, set] = {}
         for agent in agents:

@@ -97,7 +97,7 @@ class _Common:
         self._act_space = spaces.Discrete(n)
         self._delivered = 0
         self._goal_total = sum(g.count for g in self.problem.goals) or 1
-        self._masks: dict[str, tuple[list, np.ndarray]] = {}
+        self._masks: dict[str, tuple[list, np.ndarray, Optional[str]]] = {}   # (availability, mask, body)
         self._clean: dict[str, tuple[str, bool]] = {}   # per agent: (body, it has only characters of the charset)
 
     def _redraw(self, seed: Optional[int]) -> None:
@@ -115,25 +115,32 @@ class _Common:
         clean = self._clean.get(agent)            # the body is searched once per body object
         if clean is None or clean[0] is not body:
             clean = self._clean[agent] = (body, self._foreign.search(body) is None)
-        if not clean[1] or self._foreign.search(head):
+        # a head of printable ASCII (0x20-0x7e) has no foreign character; else search it
+        if not clean[1] or not (head.isascii() and head.isprintable()) and self._foreign.search(head):
             text = "".join(c if c in self.charset else "?" for c in text)
         if len(text) > MAX_OBSERVATION:
             text = text[:MAX_OBSERVATION - 6] + "\n[...]"
         return text
 
-    def _mask(self, agent: str) -> np.ndarray:
+    def _mask(self, agent: str, body: Optional[str] = None) -> np.ndarray:
         # the engine returns the same list object while the agent's availability inputs are unchanged: the
-        # mask is built once per list and each observation gets its own copy (callers may write to it)
-        avail = self.engine.available(agent)
+        # mask is built once per list and each observation gets its own copy (callers may write to it).  The
+        # engine's observation body is the same object only while its key, which holds the availability key,
+        # is unchanged: with the body the mask was last checked with, the engine is not asked again
         cached = self._masks.get(agent)
-        if cached is None or cached[0] is not avail:
-            mask = np.zeros(len(self.engine.catalogue), dtype=np.int8)
-            mask[avail] = 1
-            cached = self._masks[agent] = (avail, mask)
+        if cached is None or body is None or cached[2] is not body:
+            avail = self.engine.available(agent)
+            if cached is None or cached[0] is not avail:
+                mask = np.zeros(len(self.engine.catalogue), dtype=np.int8)
+                mask[avail] = 1
+            else:
+                mask = cached[1]
+            cached = self._masks[agent] = (avail, mask, body)
         return cached[1].copy()
 
     def _obs(self, agent: str) -> dict:
-        return {"observation": self._text(agent), "action_mask": self._mask(agent)}
+        text = self._text(agent)
+        return {"observation": text, "action_mask": self._mask(agent, self._clean[agent][0])}
 
     def _reward(self) -> float:
         now = sum(self.engine.delivered())
