@@ -1,8 +1,9 @@
 """The interactive environment's short ways (runtime/procedure/env.py, #15 item 4) give the episodes of the long
 ones: ``Env._clear_start`` (a start plainly free of violations, cleared without ``check_start``) against
-``check_start`` alone; observations handed out under ``Rules.TIMEARENA`` and read late (after pauses of the
-runner's refusals) against the text right after their step; the done totals the clock keeps against
-``metrics.progress_score``."""
+``check_start`` alone, objects lines kept per problem against lines built each time; observations handed out
+under ``Rules.TIMEARENA`` and read late (after pauses of the runner's refusals) against the text right after
+their step; the done totals the clock keeps against ``metrics.progress_score`` and, in the Gymnasium wrapper,
+against counting the steps done."""
 from __future__ import annotations
 
 import random
@@ -51,7 +52,7 @@ def _play(env: Env, rng: random.Random, n: int) -> list:
 
 
 def _episodes(project, name: str, seed: int, **options) -> tuple[list, list]:
-    """The same random episodes with the short start check and without it."""
+    """The same random episodes with the short start check and the kept objects lines, and without them."""
     p = procedure_problem(project, project.scenarios[name])
     runs = []
     for short in (True, False):
@@ -61,6 +62,7 @@ def _episodes(project, name: str, seed: int, **options) -> tuple[list, list]:
             env = Env(p, max_refusals=None if episode % 2 else 5, **options)
             if not short:
                 env._simple = None
+                env._lines = None
             got.append(_play(env, rng, 40))
         runs.append(got)
     return runs[0], runs[1]
@@ -113,3 +115,27 @@ def test_timearena_rules_observations_read_late(arena, name):
             env.reset()
             assert all(str(obs) == now for obs, now in pairs)
     assert pauses > 0
+
+
+def test_gym_progress_is_the_steps_done_by_now(arena):
+    """``TimeArenaEnv``'s progress (``Env.steps_done_by_now``, the clock's count) is the share of steps whose end
+    has passed, also after the time is set back by hand."""
+    from fractions import Fraction
+
+    from chronoplan.envs import TimeArenaEnv
+
+    rng = random.Random(13)
+    for name in ("cooking1", "household4_5_6"):
+        for compat in (None, "timearena"):
+            env = TimeArenaEnv(arena, name, compat=compat, max_refusals=None)
+            env.reset(seed=0)
+            inner = env.inner
+            for _ in range(50):
+                _, _, term, trunc, info = env.step(rng.choice(_pool(inner)))
+                done = sum(1 for s in inner.state.steps.values() if s.done_at is not None and s.done_at <= inner.time)
+                assert info["progress"] == float(Fraction(done, len(inner.state.steps)))
+                if term or trunc:
+                    break
+            assert inner.steps_done_by_now() > 0
+            inner.time = Fraction(0)
+            assert inner.steps_done_by_now() == 0

@@ -153,6 +153,8 @@ class Env:
         self._simple = self._sim.memo("_env_simple_steps", _simple_steps) if len(problem.agents) == 1 else None
         self._durations, self._total = self._sim.memo("_env_durations", _durations) if self._whole else ({}, 0)
         self._one = len(problem.agents) == 1
+        # the status text's pieces, per problem: step names, the objects' capacities, objects lines by objects in use
+        self._names, self._capacity, self._lines = problem.memo("_env_render", _render_tables)
         self._restart()
 
     @property
@@ -346,6 +348,34 @@ class Env:
         total = self._total
         return n, 100 if total == 0 else 100 * got // total
 
+    def _objects_line(self, holders: dict, props: dict) -> str:
+        """"Objects: ..." (each object free, or in use until the earliest end of its holders when they fill its
+        capacity, then its properties); "" without objects.  Without properties the line is kept per problem
+        by the objects in use and their ends."""
+        plain = self._lines is not None and (not props or not any(props.values()))
+        if plain:
+            capacity = self._capacity
+            used = []
+            for name, held in holders.items():
+                if held and len(held) >= capacity.get(name, 1):
+                    used.append((name, min([r.end for r in held])))
+            key = frozenset(used)
+            line = self._lines.get(key)
+            if line is not None:
+                return line
+        objs = []
+        for name, cap, free in self.problem.memo("_env_objects", _objects):
+            held = holders.get(name, ())
+            desc = f"{name} in use until {self._t(min(r.end for r in held))}" if len(held) >= cap else free
+            res_props = props.get(name)
+            if res_props:
+                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in res_props.items())
+            objs.append(desc)
+        line = "Objects: " + "; ".join(objs) + "." if objs else ""
+        if plain and self._lines is not None and len(self._lines) < CACHE:
+            self._lines[key] = line
+        return line
+
     def _render(self, t: Fraction, busy: list, running: list, holders: dict, props: dict, done: Any,
                 over: Optional[tuple]) -> str:
         lines = [f"Time {self._t(t)}."]
@@ -359,18 +389,12 @@ class Env:
                 parts.append(f"{who} free")
         lines.append("; ".join(parts) + ".")
         if running:
+            texts, names = self.texts, self._names
             lines.append("Running: " + "; ".join(
-                f"\"{self.texts[r.key]}\" ({step_name(r.key)}) until {self._t(r.end)}" for r in running) + ".")
-        objs = []
-        for name, capacity, free in self.problem.memo("_env_objects", _objects):
-            held = holders.get(name, ())
-            desc = f"{name} in use until {self._t(min(r.end for r in held))}" if len(held) >= capacity else free
-            res_props = props.get(name)
-            if res_props:
-                desc += ", " + ", ".join(f"{k} {_val(v)}" for k, v in res_props.items())
-            objs.append(desc)
-        if objs:
-            lines.append("Objects: " + "; ".join(objs) + ".")
+                f"\"{texts[r.key]}\" ({names[r.key]}) until {self._t(r.end)}" for r in running) + ".")
+        line = self._objects_line(holders, props)
+        if line:
+            lines.append(line)
         n_done, score = self._progress(done)
         lines.append(f"Done {n_done} of {len(self.problem.steps)} steps (progress score {score}).")
         if self.show_executable and over is None:
@@ -649,6 +673,14 @@ def _simple_steps(problem: ProcedureProblem) -> dict:
             continue
         out[s.key] = (pre, tuple((u.resource, capacity.get(u.resource, 1)) for u in s.uses))
     return out
+
+
+def _render_tables(problem: ProcedureProblem) -> tuple[dict, dict, Optional[dict]]:
+    """Step key -> its name, resource -> capacity, and a cache of objects lines (None, no cache, when a capacity
+    is below 1: such an object is "in use" with no holder)."""
+    capacity = {r.name: r.capacity for r in problem.resources}
+    return ({s.key: step_name(s.key) for s in problem.steps}, capacity,
+            {} if all(c >= 1 for c in capacity.values()) else None)
 
 
 def _objects(problem: ProcedureProblem) -> tuple:

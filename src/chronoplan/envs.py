@@ -198,7 +198,8 @@ class ChronoEnv(gymnasium.Env[str, str]):
         before, self._progress = self._progress, self._fraction()
         terminated, truncated, success = self._ended()
         terminated = (terminated or self._quit) and not truncated
-        reward = float(self._progress - before) + (1.0 if success and terminated else 0.0)
+        gain = 0.0 if self._progress == before else float(self._progress - before)
+        reward = gain + (1.0 if success and terminated else 0.0)
         self._over = (terminated, truncated)
         info.update({"progress": float(self._progress), "success": success, **self._counters()})
         if terminated or truncated:
@@ -284,6 +285,7 @@ class TimeArenaEnv(_ProcedureEnv):
                                         "limit": limit, "feedback": FeedbackStyle(feedback),
                                         "stepping": Stepping(stepping), "rules": _arena_rules(compat)}
         self._arena_text = self.options["feedback"] is FeedbackStyle.TIMEARENA
+        self._shares: dict = {}                         # k -> Fraction(k, steps): the progress of k steps done
         super().__init__(path, scenario, render_mode=render_mode)
 
     def _setup(self) -> None:
@@ -299,9 +301,12 @@ class TimeArenaEnv(_ProcedureEnv):
                    + ", ".join(self.problem.agents) + ")" if several else "") + ".")
 
     def _act(self, action: str) -> tuple[str, dict]:
-        from chronoplan.commands.play import parse_line
+        if len(self.problem.agents) == 1:            # parse_line keeps one agent's line as it is
+            _, fb = self.inner.step(action)
+        else:
+            from chronoplan.commands.play import parse_line
 
-        _, fb = self.inner.step(parse_line(action, self.problem.agents))
+            _, fb = self.inner.step(parse_line(action, self.problem.agents))
         if self._arena_text:
             return fb.message, self._feedback_info(fb)
         return ("OK: " if fb.ok else "Refused: ") + str(fb), self._feedback_info(fb)
@@ -318,7 +323,13 @@ class TimeArenaEnv(_ProcedureEnv):
 
     def _fraction(self) -> Fraction:
         n = len(self.problem.steps)                 # the steps done by now, as the environment's clock counts them
-        return Fraction(self.inner.steps_done_by_now(), n) if n else Fraction(1)
+        if not n:
+            return Fraction(1)
+        k = self.inner.steps_done_by_now()
+        got = self._shares.get(k)
+        if got is None:
+            got = self._shares[k] = Fraction(k, n)
+        return got
 
     def _counters(self) -> dict:
         env = self.inner
