@@ -26,7 +26,9 @@ minute by minute (``minute_calls``); it is compared call for call with the origi
 its feedback message (the sentences the agent reads) taken every call.  The Gymnasium wrapper
 (``chronoplan.envs.TimeArenaEnv``) must return the observation text from ``step``: its rows time ``reset()``
 and every ``step`` of an environment built beforehand, with the status block (default) or the sentences
-(TimeArena configuration).
+(TimeArena configuration).  The first rows build each sequence's environment inside the timing (the original's
+construction matches every action against the 44 verb templates, a large share of its time); the rows "env.step
+alone" build them beforehand and time the calls only.
 """
 from __future__ import annotations
 
@@ -278,11 +280,12 @@ def run_gym(envs: list) -> tuple[int, float]:
     return n, time.process_time() - t0
 
 
-def run_chronoplan(seqs: list, read: bool) -> tuple[int, float]:
+def run_chronoplan(seqs: list, read: bool, built: bool = False) -> tuple[int, float]:
     n = 0
+    envs = [Env(p, limit=LIMIT) for _, p, _, _ in seqs] if built else None
     t0 = time.process_time()
-    for _, p, _, cmds in seqs:
-        env = Env(p, limit=LIMIT)
+    for i, (_, p, _, cmds) in enumerate(seqs):
+        env = envs[i] if envs is not None else Env(p, limit=LIMIT)
         for c in cmds:
             obs, _ = env.step(c)
             if read:
@@ -291,11 +294,12 @@ def run_chronoplan(seqs: list, read: bool) -> tuple[int, float]:
     return n, time.process_time() - t0
 
 
-def run_original(seqs: list, verbs: list) -> tuple[int, int, float]:
+def run_original(seqs: list, verbs: list, built: bool = False) -> tuple[int, int, float]:
     n = calls = 0
+    envs = [OriginalArena(p, texts, verbs) for _, p, texts, _ in seqs] if built else None
     t0 = time.process_time()
-    for _, p, texts, cmds in seqs:
-        env = OriginalArena(p, texts, verbs)
+    for i, (_, p, texts, cmds) in enumerate(seqs):
+        env = envs[i] if envs is not None else OriginalArena(p, texts, verbs)
         for c in cmds:
             env.step(c)
             calls += 1
@@ -319,10 +323,15 @@ def main(argv: list[str] | None = None) -> int:
     best: dict = {}
     count: dict = {}
     for _ in range(rounds):
-        for case in ("original", "lazy", "read", "arena", "gym", "gym_arena"):
+        for case in ("original", "lazy", "read", "arena", "gym", "gym_arena", "original_built", "lazy_built",
+                     "read_built"):
             if case == "original":
                 n, raw, dt = run_original(seqs, verbs)
                 count["original_calls"] = raw
+            elif case == "original_built":
+                n, _, dt = run_original(seqs, verbs, built=True)
+            elif case.endswith("_built"):
+                n, dt = run_chronoplan(seqs, case == "read_built", built=True)
             elif case == "arena":
                 n, dt = run_arena(calls)
             elif case in ("gym", "gym_arena"):
@@ -345,6 +354,13 @@ def main(argv: list[str] | None = None) -> int:
                         ("gym", "Gymnasium TimeArenaEnv.step (obs: feedback + status)")):
         v = n / best[case]
         print(f"{label:58} {v:11,.0f} {v / orig:10.2f}")
+    built = n / best["original_built"]
+    print(f"{'env.step alone (environments built beforehand): original':58} {built:11,.0f} {1.0:10.2f}")
+    print(f"{'  its raw calls/s':58} {count['original_calls'] / best['original_built']:11,.0f}")
+    for case, label in (("lazy_built", "env.step alone: chronoplan, observation not read"),
+                        ("read_built", "env.step alone: chronoplan, observation read every step")):
+        v = n / best[case]
+        print(f"{label:58} {v:11,.0f} {v / built:10.2f}")
     print(f"TimeArena configuration (rules, sentences, one call per minute): {count['arena']} calls; "
           "x original's raw calls/s")
     for case, label in (("arena", "chronoplan Env.step, TimeArena configuration"),
