@@ -73,11 +73,11 @@ def _both(problem, plan, reference=None, calls=None) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ Recipe2Plan
-KINDS_ON_THE_REPLAY = {"shift_start", "drop", "duplicate", "wrong_step", "duration_change", "zero_chunk",
-                       "split_interruptible", "split_noninterruptible", "overlap_continuous", "overlap_resource",
-                       "break_lag", "shift_tail", "overlong_chunk", "late_preheat", "same_preheat"}
+KINDS_ON_THE_REPLAY = {"shift_start", "drop", "duplicate", "wrong_recipe", "wrong_step", "duration_change",
+                       "zero_chunk", "split_interruptible", "split_noninterruptible", "overlap_continuous",
+                       "overlap_resource", "break_lag", "shift_tail", "overlong_chunk", "late_preheat", "same_preheat"}
 # (the other kinds: valid plans in the default mode -- listing order, spacing -- or text the one-pass reader
-# leaves to the general reader, or names the scenario lacks: graded by the exact engine, compared all the same)
+# leaves to the general reader: graded by the exact engine, compared all the same)
 
 
 def test_recipe2plan_mutants_of_every_kind(graded):
@@ -173,6 +173,10 @@ def _rare_cases() -> list:
     lag_max = (ConcreteLag(0, None, Fraction(2)),)
     lag_min = (ConcreteLag(0, Fraction(3), None),)
     cases = [
+        # Step text naming a task (E101) or a step (E102) the scenario lacks
+        (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,))]),
+         "Step(0, A, 00:02:00, 00:00:00), Step(5, A, 00:01:00, 00:01:00), Step(0, Z, 00:01:00, 00:03:00), "
+         "Step(1, A, 00:01:00, 00:01:00)"),
         # a negative start (E613), a start before the release (E611); a plan ending before 0 (makespan, E701 time)
         (_problem([_step("A", 0, 2, release=3)]), _plan(("A", 0, -1, 2))),
         (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,)), _step("B", 0, 2, ir.Occupancy.START)]),
@@ -220,6 +224,6 @@ def test_every_code_of_the_exact_engine_is_reached(graded):
         base = greedy(problem, rng, split=0.6)
         for entries in schedule_mutants(base, rng, problem, 6):
             same(problem, schedule(entries))
-    expected = {"E014", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601", "E602", "E603",
-                "E604", "E611", "E612", "E613", "E614", "E701", "E801", "E802"}
+    expected = {"E014", "E101", "E102", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601",
+                "E602", "E603", "E604", "E611", "E612", "E613", "E614", "E701", "E801", "E802"}
     assert expected <= CODES, sorted(expected - CODES)

@@ -124,11 +124,12 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                 columns = None if fast is None else _text_columns(fast, fields)
                 result = None
                 if fast is not None and columns is not None:
-                    report = _fast_report(problem, fast, columns, name, reference, first)
+                    report = _fast_report(problem, fast, columns, name, reference, first, fields)
                     if report is not None:
                         return report
                     swept = True
-                    result = _replay_columns(problem, fast, columns, first)
+                    if min(columns[1], default=0) >= 0:
+                        result = _replay_columns(problem, fast, columns, first)
                 if result is None:
                     result = _replay_fields(problem, fields, first)
                 if result is not None:
@@ -221,9 +222,19 @@ def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns:
 
 # ------------------------------------------------------------------------------------------ fast path
 def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                 reference: Any, first: bool) -> Optional[Report]:
+                 reference: Any, first: bool, fields: Optional[list] = None) -> Optional[Report]:
     """The report of a plan given as sweep columns: the sweep's for a valid plan, else the integer replay's
-    (``runtime.procedure.critic``); None when the exact engine must grade it."""
+    (``runtime.procedure.critic``); None when the exact engine must grade it.  Step ids -1 (Step text only,
+    ``fields`` its entries): names the scenario lacks, which only the replay takes."""
+    if fields is not None and min(columns[1], default=0) < 0:
+        unknown = {}
+        for j, sid in enumerate(columns[1]):
+            if sid < 0:
+                task, step = P.step_key(fields[j][0])
+                if not task:
+                    return None          # a blank recipe name: the general reader writes what it finds
+                unknown[j] = (task, step)
+        return _critic_report(problem, fast, columns, name, reference, first, unknown)
     out = fast.sweep(*columns)
     if out is None:
         return _critic_report(problem, fast, columns, name, reference, first)
@@ -236,9 +247,9 @@ def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tu
 
 
 def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                   reference: Any, first: bool) -> Optional[Report]:
+                   reference: Any, first: bool, unknown: Optional[dict] = None) -> Optional[Report]:
     """What ``_exact_report`` gives for the exact engine's result, from the integer replay of a (faulty) plan."""
-    got = proccritic.replay(fast, problem, *columns, first=first)
+    got = proccritic.replay(fast, problem, *columns, first=first, unknown=unknown)
     if got is None:
         return None
     errors = list(got.violations)
@@ -254,8 +265,8 @@ def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: 
 
 
 def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list, list, list]]:
-    """Common Step text fields -> (starts, step ids, durations) for the sweep (None: a name the scenario lacks,
-    or a unitless scenario)."""
+    """Common Step text fields -> (starts, step ids, durations) for the sweep (step id -1: a name the scenario
+    lacks), or None for a unitless scenario."""
     per = fast.per_second
     if per is None:
         return None
@@ -273,8 +284,6 @@ def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list,
             if key not in ids:
                 ids[key] = fast.ids.get(P.step_key(key), -1)
         sids = list(map(ids.__getitem__, keys))
-    if min(sids) < 0:
-        return None
     try:
         ts = list(map(times.__getitem__, starts))
         ds = list(map(times.__getitem__, durs))

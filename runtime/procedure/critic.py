@@ -36,6 +36,7 @@ from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
 from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, START, Compiled
 from chronoplan.runtime.procedure.records import fmt_value, step_name
+from chronoplan.runtime.procedure.state import _step_hints, _tasks_hint
 from chronoplan.runtime.violations import Violation
 
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
@@ -179,8 +180,9 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
 
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
-           first: bool = False) -> Optional[Outcome]:
-    """The exact engine's violations and metric numbers for a plan given as columns (see the module's text)."""
+           first: bool = False, unknown: Optional[dict] = None) -> Optional[Outcome]:
+    """The exact engine's violations and metric numbers for a plan given as columns (see the module's text).
+    ``unknown``: chunk position -> (task, step) of the chunks whose step id is -1 (names the scenario lacks)."""
     if not c.ok:
         return None
     tab: Optional[_Tables] = c.memo.get("critic")
@@ -232,6 +234,10 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     for j in order:
         t = starts[j]
         sid = steps[j]
+        if sid < 0:
+            _unknown_step(found, problem, unknown, j, _key(starts, raw_rank, j, j if indexes is None else indexes[j]),
+                          None if agents is None or agents[j] < 0 else agent_names[agents[j]], t)
+            continue
         dur, earliest, interruptible, occ, a, prerequisites, uses, lags, release = trows[sid]
         idx = j if indexes is None else indexes[j]
         if agents is not None and agents[j] >= 0:
@@ -417,6 +423,20 @@ def _key(starts: list, raw_rank: Optional[list], j: int, idx) -> tuple:
     return (starts[j], _START, 0 if raw_rank is None else raw_rank[j], idx, NO_SUB)
 
 
+def _unknown_step(found: list, problem: ProcedureProblem, unknown: Optional[dict], j: int, key: tuple, agent,
+                  t: int) -> None:
+    """``ProcState.resolve``'s E101 (no such task) or E102 (no such step)."""
+    if unknown is None or j not in unknown:
+        raise ValueError(f"chunk {j} has no step id and no name")
+    task, step = unknown[j]
+    if task not in problem.tasks:
+        found.append((key, "E101", f"there is no task {task!r} in scenario {problem.scenario}",
+                      problem.memo("_tasks_hint", _tasks_hint), key[3], agent, t))
+    else:
+        found.append((key, "E102", f"{task} has no step {step}", problem.memo("_step_hints", _step_hints)[task],
+                      key[3], agent, t))
+
+
 def _timing(found: list, key: tuple, clk: _Clock, name: str, dur: int, p: int, d: int, interruptible: bool,
             release, t: int, idx, agent: str) -> None:
     """The duration (E501, E511), negative start (E613) and release (E611) checks of ``ProcState``."""
@@ -480,6 +500,8 @@ def _expected_ends(starts: list, steps: list, durations: list, rows: tuple) -> d
     """Step id -> the latest planned end of its chunks (``ProcState.expected_end``)."""
     out: dict = {}
     for t, sid, d in zip(starts, steps, durations):
+        if sid < 0:
+            continue
         end = t + (rows[sid][0] if d is None else d)
         if out.get(sid) is None or end > out[sid]:
             out[sid] = end
@@ -562,7 +584,9 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
         for j, t in enumerate(starts):
             if t > limit:
                 d = durations[j]
-                late.append((t, idx_of[j], t + max(rows[steps[j]][0] if d is None else d, 0)))
+                if d is None:
+                    d = 0 if steps[j] < 0 else rows[steps[j]][0]
+                late.append((t, idx_of[j], t + max(d, 0)))
         if late:
             head = min(late)
             found.append(((limit, _CHECK, 0, -1, (0, nd)), "E614", f"the plan runs until "
