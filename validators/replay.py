@@ -7,11 +7,11 @@ Never raises on bad plans.
 
 Two engines give the same reports: the fast path (``runtime.procedure.fast``: a sweep that accepts valid plans;
 ``runtime.procedure.critic``: the integer replay that writes the violations and metrics of every other plan) takes
-plans whose names the scenario knows and whose times are whole multiples of the scenario's compiled time scale, and
-every other plan (a reading error, an unknown name, times finer than the scale, a scenario listing a step twice) is
-replayed by the exact engine (``procedure.sim.simulate``).  Step(...) text in its common form
-(``plans.step_fields``) goes to the fast path without being turned into ``Chunk`` values.  ``exact=True`` skips
-the fast path.  A reference plan is read once per problem and reference object (by value for text, by identity for
+plans whose times are whole multiples of the scenario's compiled time scale (and whose names the scenario knows,
+except in Step text, where the replay writes E101/E102), and every other plan (a reading error, an unknown name in
+a schedule, a blank recipe name, times finer than the scale, a scenario listing a step twice) is replayed by the
+exact engine (``procedure.sim.simulate``).  Step(...) text in its common form (``plans.step_fields``) goes to the
+fast path without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is read once per problem and reference object (by value for text, by identity for
 other values: a reference changed in place after it was used is not read again) and its truncated efficiency is
 kept per action count.
 """
