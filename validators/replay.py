@@ -11,9 +11,9 @@ plans whose times are whole multiples of the scenario's compiled time scale (and
 except in Step text, where the replay writes E101/E102), and every other plan (a reading error, an unknown name in
 a schedule, a blank recipe name, times finer than the scale, a scenario listing a step twice) is replayed by the
 exact engine (``procedure.sim.simulate``).  Step(...) text in its common form (``plans.step_fields``) goes to the
-fast path without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is read once per problem and reference object (by value for text, by identity for
-other values: a reference changed in place after it was used is not read again) and its truncated efficiency is
-kept per action count.
+fast path without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is
+read once per problem and reference object (by value for text, by identity for other values: a reference changed in
+place after it was used is not read again) and its truncated efficiency is kept per action count.
 """
 from __future__ import annotations
 
