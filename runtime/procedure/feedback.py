@@ -82,7 +82,8 @@ class ArenaSentences:
 
     # ------------------------------------------------------------------ sentences
     def started(self, key: tuple, duration: Any) -> str:
-        return f"You are doing ``{self.texts[key]}``, it will take {_minutes(duration / self.scale)}."
+        n = duration if self.scale == 1 else duration / self.scale   # the same text: str(4) == str(Fraction(4))
+        return f"You are doing ``{self.texts[key]}``, it will take {_minutes(n)}."
 
     def completed(self, keys: list) -> list[str]:
         out = []
