@@ -198,7 +198,7 @@ class ChronoEnv(gymnasium.Env[str, str]):
         before, self._progress = self._progress, self._fraction()
         terminated, truncated, success = self._ended()
         terminated = (terminated or self._quit) and not truncated
-        gain = 0.0 if self._progress == before else float(self._progress - before)
+        gain = 0.0 if self._progress is before or self._progress == before else float(self._progress - before)
         reward = gain + (1.0 if success and terminated else 0.0)
         self._over = (terminated, truncated)
         info.update({"progress": float(self._progress), "success": success, **self._counters()})
@@ -286,6 +286,7 @@ class TimeArenaEnv(_ProcedureEnv):
                                         "stepping": Stepping(stepping), "rules": _arena_rules(compat)}
         self._arena_text = self.options["feedback"] is FeedbackStyle.TIMEARENA
         self._shares: dict = {}                         # k -> Fraction(k, steps): the progress of k steps done
+        self._times: dict = {}                          # the environment's time -> its JSON number
         super().__init__(path, scenario, render_mode=render_mode)
 
     def _setup(self) -> None:
@@ -333,8 +334,14 @@ class TimeArenaEnv(_ProcedureEnv):
 
     def _counters(self) -> dict:
         env = self.inner
-        agent = self.problem.agents[0]
-        return {**super()._counters(), "occupied": env.state.agent_free_at(agent, env._now) > env._now}
+        now = env._now
+        time = self._times.get(now)                  # json_number(env.time), kept per time
+        if time is None:
+            time = json_number(env.time)
+            if len(self._times) < 4096:
+                self._times[now] = time
+        return {"time": time, "refusals": env.refusals,
+                "occupied": env.state.agent_free_at(self.problem.agents[0], now) > now}
 
     def _ended(self) -> tuple[bool, bool, bool]:
         env = self.inner
