@@ -41,6 +41,7 @@ from chronoplan.runtime import metrics as M
 from chronoplan.runtime import timefmt
 from chronoplan.runtime.procedure.arena_rules import ArenaRules, Rules
 from chronoplan.runtime.procedure.feedback import CONTINUED, ArenaSentences, FeedbackStyle, Stepping
+from chronoplan.runtime.procedure.records import Run
 from chronoplan.runtime.procedure.sim import Chunk, ProcState, _whole_problem, step_name
 from chronoplan.runtime.violations import Violation
 
@@ -300,26 +301,38 @@ class Env:
         if self.done:
             end = (self.state, self._now, (self.success, self.end_reason), self._done)
             return Observation(render=lambda: self._render_state(*end))
-        snap = (self.state, self._now, len(self.state.runs), self._props, self._done)
+        if self._arena is None:
+            snap: Any = (self.state, self._now, len(self.state.runs), self._props, self._done)
+            return Observation(render=lambda: self._render_snapshot(*snap))
+        # a pause moves running steps' ends: ``freeze`` gives the observations not read yet copies of those runs
+        snap = [self.state, self._now, len(self.state.runs), self._props, self._done, None]
         obs = Observation(render=lambda: self._render_snapshot(*snap))
-        if self._arena is not None:           # a pause moves running steps' ends: ``freeze`` renders these first
-            unread = self._unread
-            if len(unread) >= 64:
-                unread[:] = [r for r in unread if (o := r()) is not None and o._text is None]
-            unread.append(weakref.ref(obs))
+        unread = self._unread
+        if len(unread) >= 64:
+            unread[:] = [(r, sn) for r, sn in unread if (o := r()) is not None and o._text is None]
+        unread.append((weakref.ref(obs), snap))
         return obs
 
     def freeze(self) -> None:
-        """Render the observations handed out and not read yet (``Rules.TIMEARENA``: before a pause changes the
-        running steps' ends)."""
-        for r in self._unread:
-            o = r()
-            if o is not None:
-                o.data  # noqa: B018 - renders it
+        """Before a pause changes the running steps' ends (``Rules.TIMEARENA``): the observations handed out and
+        not read yet keep copies of the runs that had not ended at their time."""
+        for ref, snap in self._unread:
+            o = ref()
+            if o is not None and o._text is None and snap[5] is None:
+                st, t, n = snap[0], snap[1], snap[2]
+                runs = []
+                for r in st.runs[:n]:
+                    if r.end > t:
+                        c = _new(Run)
+                        c.__dict__.update(r.__dict__)
+                        r = c
+                    runs.append(r)
+                snap[5] = runs
         self._unread.clear()
 
-    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict, done: Any) -> str:
-        runs = st.runs[:n]
+    def _render_snapshot(self, st: ProcState, t: Fraction, n: int, props: dict, done: Any,
+                         copies: Optional[list] = None) -> str:
+        runs = st.runs[:n] if copies is None else copies
         busy = []
         for a in self.problem.agents:
             mine = [r for r in runs if r.agent == a and r.busy > 0 and r.start + r.busy > t]
