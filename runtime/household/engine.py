@@ -158,6 +158,7 @@ class HouseholdEngine:
         self._texts: dict = {}
         # texts that are pure functions of the problem and their key, kept for the engine's life (bounded):
         self._by_point: dict[str, tuple[_Startable, _Startable]] = {}   # _startable's point-only checks, per point
+        self._rendered: dict[tuple[Action, Optional[str]], str] = {}   # resolve's texts of actions but send
         self._point_texts: dict[str, tuple[str, str]] = {}  # those checks' available-actions lines, per point
         self._located: dict[tuple[str, Optional[str]], str] = {}   # "<x> (id) on <place> (id)", per (x, where)
         self._goal_line = "Goal: " + "; ".join(f"{g.count} {g.what} {g.relation} {self._name(g.where)}"
@@ -507,9 +508,17 @@ class HouseholdEngine:
             return got, action
         if not isinstance(action, Action):
             action = self.catalogue[int(action)]
-        if action.kind == ActKind.SEND and not action.text:
-            action = Action(ActKind.SEND, text=self.summary(agent))
-        return action, render(action, self.problem, held=tuple(self.held[agent]))
+        held = self.held[agent]
+        if action.kind == ActKind.SEND:
+            if not action.text:
+                action = Action(ActKind.SEND, text=self.summary(agent))
+            return action, render(action, self.problem, held=tuple(held))
+        # a text depends on the action and, for a put, on the first thing held only: kept per both
+        key = (action, held[0] if held and action.kind == ActKind.PUT else None)
+        text = self._rendered.get(key)
+        if text is None:
+            text = self._rendered[key] = render(action, self.problem, held=tuple(held))
+        return action, text
 
     def step(self, actions: Mapping[str, ActionLike]) -> dict[str, Result]:
         """Advance one step with each agent's action (missing agents: None)."""
