@@ -1,0 +1,142 @@
+"""Observe rules: the compiled evaluator's shortcuts against a plain reading of the formulas (issue #13).
+
+Input: the IR-built home of ``household_util`` (closed containers, a basket) and rule sets that use every
+relation, ``not``/``and``/``or``, ``exists`` with and without an ``inside``/``holds`` conjunct naming its
+witness, guards that do not mention the rule's variable, ``same_room`` in either argument order, constants
+and comparisons.  Output: at every step of random episodes, ``compile_rules(rules, engine)`` (per agent and
+``many``) equals a direct evaluation of each rule over every member of its type (no shortcut).
+"""
+from __future__ import annotations
+
+import household_util
+import numpy as np
+import pytest
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.ir import ActionSyntax
+from chronoplan.runtime.household.engine import HouseholdEngine
+from chronoplan.runtime.household.observe import compile_rules
+
+
+def A(relation: str, *args: str) -> ir.Atom:
+    return ir.Atom(relation, tuple(args))
+
+
+def V(name: str) -> ir.Term:
+    return ir.Term(ir.TermKind.VAR, name)
+
+
+R = ir.ObserveRule
+INSIDE_CLOSED = ir.Exists("c", "container", ir.And((A("inside", "x", "c"), A("closed", "c"))))
+RULE_SETS = {
+    "bundled": household_util.RULES,
+    "guard, reversed same_room, const": (
+        R("x", "thing", ir.And((A("explored", "self"), A("same_room", "x", "self")))),
+        R("c", "container", ir.And((A("same_room", "c", "self"), ir.Not(A("closed", "fridge"))))),
+        R("s", "surface", ir.Const_(True)),
+        R("a", "agent", ir.Not(ir.Const_(True)))),
+    "or body, no shortcut": (
+        R("x", "thing", ir.Or((A("same_room", "self", "x"), A("holds", "self", "x")))),
+        R("x", "thing", ir.Exists("c", "place", ir.Or((A("inside", "x", "c"), A("on", "x", "c")))))),
+    "witnesses": (
+        R("x", "thing", ir.Exists("a", "agent", ir.And((A("holds", "a", "x"), A("same_room", "self", "a"))))),
+        R("x", "thing", ir.And((A("same_room", "self", "x"), ir.Not(INSIDE_CLOSED)))),
+        R("x", "thing", ir.Exists("b", "basket", ir.And((A("holds", "self", "b"), A("inside", "x", "b"))))),
+        R("x", "thing", ir.Exists("c", "container", ir.And((A("inside", "x", "c"), A("near", "self", "c")))))),
+    "nested, near, on, is, compare": (
+        R("x", "thing", ir.Exists("p", "place", ir.And((A("inside", "x", "p"),
+                                                         ir.Exists("a", "agent", A("near", "a", "p")))))),
+        R("p", "place", ir.Or((A("near", "self", "p"), A("is", "p", "sofa")))),
+        R("x", "thing", A("on", "x", "coffeetable")),
+        R("a", "agent", ir.Compare("!=", V("a"), V("self"))),
+        R("b", "basket", ir.And((A("same_room", "self", "b"), A("explored", "self")))),
+        R("k", "container", ir.Exists("y", "thing", A("inside", "y", "k")))),     # no witness: y is first
+}
+
+
+def plain(rules, world, agent: str) -> set:
+    """Every rule over every member of its type, each formula read as written."""
+    def ev(f, env: dict) -> bool:
+        if isinstance(f, ir.Atom):
+            args = [env.get(a, a) for a in f.args]
+            if f.relation == "same_room":
+                return world.room_of(args[0]) == world.room_of(args[1])
+            if f.relation == "is":
+                return args[0] == args[1]
+            return bool(getattr(world, f.relation)(*args))
+        if isinstance(f, ir.Not):
+            return not ev(f.arg, env)
+        if isinstance(f, ir.And):
+            return all(ev(g, env) for g in f.args)
+        if isinstance(f, ir.Or):
+            return any(ev(g, env) for g in f.args)
+        if isinstance(f, ir.Const_):
+            return f.value
+        if isinstance(f, ir.Exists):
+            return any(ev(f.formula, {**env, f.var: o}) for o in world.members(f.type))
+        left, right = env.get(f.left.name, f.left.name), env.get(f.right.name, f.right.name)
+        return left == right if f.op == "==" else left != right
+    return {o for r in rules for o in world.members(r.type) if o != agent and ev(r.when, {"self": agent, r.var: o})}
+
+
+def mismatches(syntax: ActionSyntax, seed: int) -> list[tuple[str, int]]:
+    """(rule set or single rule, step) wherever the compiled rules and the plain reading disagree, over a
+    random episode (150 steps at most) of the test home."""
+    engine = HouseholdEngine(household_util.problem(seed=seed, baskets=True, syntax=syntax))
+    # each set as a whole, and each rule alone (in a union, another rule may show what a wrong one misses)
+    cases = {**RULE_SETS, **{f"{name} #{i}": (rule,) for name, rules in RULE_SETS.items()
+                             for i, rule in enumerate(rules)}}
+    compiled = {name: compile_rules(rules, engine) for name, rules in cases.items()}
+    rng = np.random.default_rng(seed)
+    agents = engine.problem.agents
+    out = []
+    for _ in range(150):
+        for name, rules in cases.items():
+            want = {a: plain(rules, engine, a) for a in agents}
+            if compiled[name].many(agents) != want or {a: compiled[name](a) for a in agents} != want:
+                out.append((name, engine.t))
+        if engine.done:
+            break
+        engine.step({a: int(rng.choice(engine.available(a))) for a in agents})
+    return out
+
+
+@pytest.mark.parametrize("syntax", [ActionSyntax.CWAH, ActionSyntax.TDW])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_compiled_rules_see_what_the_formulas_say_at_every_step(syntax, seed):
+    assert mismatches(syntax, seed) == []
+
+
+def test_a_wrong_witness_is_caught(monkeypatch):
+    """The comparison is not blind: taking an ``inside`` conjunct's other argument as the witness whichever
+    side the quantified variable is on (wrong when it is the first) makes it fail."""
+    from chronoplan.runtime.household import observe
+
+    def any_side(f, scope):
+        for g in observe._conjuncts(f.formula):
+            if isinstance(g, ir.Atom) and g.relation == "inside" and f.var in g.args and len(set(g.args)) == 2:
+                return g.args[0] if g.args[1] == f.var else g.args[1]
+        return None
+    monkeypatch.setattr(observe, "_witness", any_side)
+    assert any(name == "nested, near, on, is, compare #5" for name, _t in mismatches(ActionSyntax.CWAH, 1))
+
+
+def test_the_random_episodes_reach_the_states_the_rules_tell_apart():
+    """Over the episodes above, every rule alone shows something at some step and not always the same."""
+    shown: dict[str, set] = {}
+    for syntax in (ActionSyntax.CWAH, ActionSyntax.TDW):
+        for seed in (1, 2, 3):
+            engine = HouseholdEngine(household_util.problem(seed=seed, baskets=True, syntax=syntax))
+            rng = np.random.default_rng(seed)
+            for _ in range(150):
+                for name, rules in RULE_SETS.items():
+                    for i, rule in enumerate(rules):
+                        for a in engine.problem.agents:
+                            shown.setdefault(f"{name} #{i}", set()).add(frozenset(plain((rule,), engine, a)))
+                if engine.done:
+                    break
+                engine.step({a: int(rng.choice(engine.available(a))) for a in engine.problem.agents})
+    constant = {"guard, reversed same_room, const #2", "guard, reversed same_room, const #3",
+                "nested, near, on, is, compare #3"}      # all surfaces, nothing, the other agent
+    assert all(len(sets) > 1 for name, sets in shown.items() if name not in constant), \
+        {name: len(sets) for name, sets in shown.items()}
