@@ -312,32 +312,38 @@ class Grader:
             return refused
         return family_of(scen).grade(self, scen, plan, fmt, first, name, reference)
 
-    def _grade_original(self, scenario: str, plan: Any, fmt: Optional[str], name: str, reference: Any) -> Report:
-        """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
+    def procedure_or_report(self, scen: ir.Scenario, name: str) -> tuple[Any, Optional[Report]]:
+        """The scenario's cached ``ProcedureProblem`` and None, or None and the E012 report of why it cannot be
+        instantiated."""
+        try:
+            return self.problem(scen.name), None
+        except InstantiationError as exc:
+            return None, error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be instantiated: "
+                                      f"{exc}", "fix the scenario")
+
+    def _procedure(self, scenario: str, name: str) -> tuple[Any, Optional[Report]]:
+        """``_scenario`` then ``procedure_or_report``: (problem, None) or (None, the report)."""
         scen, refused = self._scenario(scenario, name)
         if scen is None:
-            assert refused is not None, "_scenario gives a scenario or the report of why there is none"
+            return None, refused
+        return self.procedure_or_report(scen, name)
+
+    def _grade_original(self, scenario: str, plan: Any, fmt: Optional[str], name: str, reference: Any) -> Report:
+        """``--compat recipe2plan``: the plan as given (a reply is read as written) by the original's rules."""
+        problem, refused = self._procedure(scenario, name)
+        if problem is None:
+            assert refused is not None, "_procedure gives a problem or the report of why there is none"
             return refused
-        try:
-            problem = self.problem(scen.name)
-        except InstantiationError as exc:
-            return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
-                                f"instantiated: {exc}", "fix the scenario")
-        return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(scen.name))
+        return grade_plan(problem, plan, name=name, fmt=fmt, reference=reference, model=self.model(problem.scenario))
 
 
     def _grade_arena(self, scenario: str, plan: Any, fmt: Optional[str], first: bool, name: str,
                      decoded: bool) -> Report:
         """``--compat timearena``: the plan played in TimeArena's released code (``validators.compat.timearena``)."""
-        scen, refused = self._scenario(scenario, name)
-        if scen is None:
-            assert refused is not None, "_scenario gives a scenario or the report of why there is none"
+        problem, refused = self._procedure(scenario, name)
+        if problem is None:
+            assert refused is not None, "_procedure gives a problem or the report of why there is none"
             return refused
-        try:
-            problem = self.problem(scen.name)
-        except InstantiationError as exc:
-            return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be "
-                                f"instantiated: {exc}", "fix the scenario")
         return arena_plan(problem, plan, name=name, fmt=fmt, first=first, decoded=decoded)
 
 
@@ -345,11 +351,10 @@ class Grader:
 def grade_procedures(grader: Grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], first: bool, name: str,
                      reference: Any) -> Report:
     """A timed schedule against a step-level scenario, on the grader's cached ``ProcedureProblem``."""
-    try:
-        problem = grader.problem(scen.name)
-    except InstantiationError as exc:
-        return error_report(name, scen.name, "E012", f"scenario {scen.name} cannot be instantiated: "
-                            f"{exc}", "fix the scenario")
+    problem, refused = grader.procedure_or_report(scen, name)
+    if problem is None:
+        assert refused is not None, "procedure_or_report gives a problem or the report of why there is none"
+        return refused
     return validate_plan(problem, plan, first=first, name=name, fmt=fmt, reference=reference)
 
 
