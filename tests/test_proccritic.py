@@ -177,6 +177,10 @@ def _rare_cases() -> list:
         (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,))]),
          "Step(0, A, 00:02:00, 00:00:00), Step(5, A, 00:01:00, 00:01:00), Step(0, Z, 00:01:00, 00:03:00), "
          "Step(1, A, 00:01:00, 00:01:00)"),
+        # a JSON schedule naming an agent (E103), a step (E102) or a task (E101) the scenario lacks
+        (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,))], agents=("x", "y")),
+         _plan(("A", 0, 0, 2, "nobody"), ("A", 7, 1, 1, "x"), ("Q", 0, 1, 1, "y"), ("A", 1, 3, 1, "y"),
+               ("A", 0, 4, 2, "x"))),
         # a negative start (E613), a start before the release (E611); a plan ending before 0 (makespan, E701 time)
         (_problem([_step("A", 0, 2, release=3)]), _plan(("A", 0, -1, 2))),
         (_problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,)), _step("B", 0, 2, ir.Occupancy.START)]),
@@ -224,6 +228,6 @@ def test_every_code_of_the_exact_engine_is_reached(graded):
         base = greedy(problem, rng, split=0.6)
         for entries in schedule_mutants(base, rng, problem, 6):
             same(problem, schedule(entries))
-    expected = {"E014", "E101", "E102", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601",
+    expected = {"E014", "E101", "E102", "E103", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601",
                 "E602", "E603", "E604", "E611", "E612", "E613", "E614", "E701", "E801", "E802"}
     assert expected <= CODES, sorted(expected - CODES)

@@ -7,11 +7,11 @@ Never raises on bad plans.
 
 Two engines give the same reports: the fast path (``runtime.procedure.fast``: a sweep that accepts valid plans;
 ``runtime.procedure.critic``: the integer replay that writes the violations and metrics of every other plan) takes
-plans whose times are whole multiples of the scenario's compiled time scale (and whose names the scenario knows,
-except in Step text, where the replay writes E101/E102), and every other plan (a reading error, an unknown name in
-a schedule, a blank recipe name, times finer than the scale, a scenario listing a step twice) is replayed by the
-exact engine (``procedure.sim.simulate``).  Step(...) text in its common form (``plans.step_fields``) goes to the
-fast path without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is
+plans whose times are whole multiples of the scenario's compiled time scale (names the scenario lacks included:
+the replay writes E101-E103), and every other plan (a reading error, a blank recipe name, an unhashable name in
+hand-made chunks, times finer than the scale, a scenario listing a step twice) is replayed by the exact engine
+(``procedure.sim.simulate``).  Step(...) text in its common form (``plans.step_fields``) goes to the fast path
+without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is
 read once per problem and reference object (by value for text, by identity for other values: a reference changed in
 place after it was used is not read again) and its truncated efficiency is kept per action count.
 """
@@ -146,8 +146,9 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
         return Report(False, name, problem.scenario, tuple(schema_errors[:1] if first else schema_errors),
                       _empty_metrics(problem))
     if fast is not None and not swept and not schema_errors and not read.skipped:
-        columns = _chunk_columns(fast, read.actions)
-        report = None if columns is None else _fast_report(problem, fast, columns, name, reference, first)
+        chunked = _chunk_columns(fast, read.actions)
+        report = None if chunked is None else _fast_report(problem, fast, chunked[0], name, reference, first, None,
+                                                           *chunked[1:])
         if report is not None:
             return report
     return _exact_report(problem, _simulate(problem, read, first), schema_errors, name, reference)
@@ -222,10 +223,14 @@ def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns:
 
 # ------------------------------------------------------------------------------------------ fast path
 def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                 reference: Any, first: bool, fields: Optional[list] = None) -> Optional[Report]:
+                 reference: Any, first: bool, fields: Optional[list] = None, unknown: Optional[dict] = None,
+                 strangers: Optional[dict] = None) -> Optional[Report]:
     """The report of a plan given as sweep columns: the sweep's for a valid plan, else the integer replay's
-    (``runtime.procedure.critic``); None when the exact engine must grade it.  Step ids -1 (Step text only,
-    ``fields`` its entries): names the scenario lacks, which only the replay takes."""
+    (``runtime.procedure.critic``); None when the exact engine must grade it.  Names the scenario lacks, which only
+    the replay takes: step ids -1 (``unknown``: position -> (task, step); for Step text, read from ``fields``, its
+    entries) and agent ids -2 (``strangers``: position -> the agent as written)."""
+    if unknown or strangers:
+        return _critic_report(problem, fast, columns, name, reference, first, unknown, strangers)
     if fields is not None and min(columns[1], default=0) < 0:
         unknown = {}
         for j, sid in enumerate(columns[1]):
@@ -247,9 +252,10 @@ def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tu
 
 
 def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                   reference: Any, first: bool, unknown: Optional[dict] = None) -> Optional[Report]:
+                   reference: Any, first: bool, unknown: Optional[dict] = None,
+                   strangers: Optional[dict] = None) -> Optional[Report]:
     """What ``_exact_report`` gives for the exact engine's result, from the integer replay of a (faulty) plan."""
-    got = proccritic.replay(fast, problem, *columns, first=first, unknown=unknown)
+    got = proccritic.replay(fast, problem, *columns, first=first, unknown=unknown, strangers=strangers)
     if got is None:
         return None
     errors = list(got.violations)
@@ -297,19 +303,28 @@ def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list,
 
 
 def _chunk_columns(fast: procfast.Compiled, actions) -> Optional[tuple]:
-    """Chunks -> (starts, step ids, durations, agent ids, plan indexes) for the sweep (None: an unknown name, a
-    time finer than the compiled scale, or plan indexes that are not distinct integers)."""
+    """Chunks -> ((starts, step ids, durations, agent ids, plan indexes), unknown, strangers) for the sweep and
+    the replay: step id -1 for a step the scenario lacks (``unknown``: position -> (task, step), or None), agent id
+    -2 for an agent it lacks (``strangers``: position -> the agent, or None).  None: a time finer than the
+    compiled scale, plan indexes that are not distinct integers, or an unhashable name."""
     scale = fast.scale
     starts, sids, durs, agents, indexes = [], [], [], [], []
+    unknown: dict = {}
+    strangers: dict = {}
     try:
-        for c in actions:
+        for j, c in enumerate(actions):
             sid = fast.ids.get((c.task, c.step))
             t = procfast.scaled(c.start, scale)
             d = None if c.duration is None else procfast.scaled(c.duration, scale)
             a = -1 if c.agent is None else fast.agent_id.get(c.agent)
-            if sid is None or t is None or (d is None and c.duration is not None) or a is None \
-                    or type(c.index) is not int:
+            if t is None or (d is None and c.duration is not None) or type(c.index) is not int:
                 return None
+            if sid is None:
+                sid = -1
+                unknown[j] = (c.task, c.step)
+            if a is None:
+                a = -2
+                strangers[j] = c.agent
             starts.append(t)
             sids.append(sid)
             durs.append(d)
@@ -319,4 +334,5 @@ def _chunk_columns(fast: procfast.Compiled, actions) -> Optional[tuple]:
         return None
     if len(set(indexes)) != len(indexes):
         return None              # hand-made chunks with repeated indexes: the exact engine orders them
-    return starts, sids, durs, agents if max(agents, default=-1) >= 0 else None, indexes
+    return ((starts, sids, durs, agents if strangers or max(agents, default=-1) >= 0 else None, indexes),
+            unknown or None, strangers or None)

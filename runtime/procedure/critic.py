@@ -180,9 +180,11 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
 
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
-           first: bool = False, unknown: Optional[dict] = None) -> Optional[Outcome]:
+           first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
+           ) -> Optional[Outcome]:
     """The exact engine's violations and metric numbers for a plan given as columns (see the module's text).
-    ``unknown``: chunk position -> (task, step) of the chunks whose step id is -1 (names the scenario lacks)."""
+    Names the scenario lacks: ``unknown`` maps the position of each chunk whose step id is -1 to its (task, step),
+    ``strangers`` that of each chunk whose agent id is -2 to its agent as written."""
     if not c.ok:
         return None
     tab: Optional[_Tables] = c.memo.get("critic")
@@ -236,12 +238,19 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         sid = steps[j]
         if sid < 0:
             _unknown_step(found, problem, unknown, j, _key(starts, raw_rank, j, j if indexes is None else indexes[j]),
-                          None if agents is None or agents[j] < 0 else agent_names[agents[j]], t)
+                          None if agents is None or agents[j] == -1 else
+                          strangers[j] if agents[j] == -2 and strangers else agent_names[agents[j]], t)
             continue
         dur, earliest, interruptible, occ, a, prerequisites, uses, lags, release = trows[sid]
         idx = j if indexes is None else indexes[j]
-        if agents is not None and agents[j] >= 0:
+        if agents is not None and agents[j] != -1:
             a = agents[j]
+            if a < 0:                        # -2: an agent the scenario lacks
+                stranger = None if strangers is None else strangers.get(j)
+                found.append((_key(starts, raw_rank, j, idx), "E103", f"there is no agent {stranger!r}",
+                              f"use one of: {', '.join(problem.agents)}", idx, stranger, t))
+                suppressed.setdefault(sid, t)
+                continue
         elif a < 0:
             found.append((_key(starts, raw_rank, j, idx), "E014", f"{names[sid]} needs an agent: the scenario "
                           f"has {n_agents}", f"add \"agent\": one of {', '.join(problem.agents)}", idx, None, t))
