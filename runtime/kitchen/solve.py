@@ -24,7 +24,7 @@ simulator OCT is kept.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Optional
@@ -36,6 +36,7 @@ from chronoplan.compiler.pddl.plan import plan_text
 from chronoplan.runtime.kitchen.engine import KitchenSim, KitchenStep
 from chronoplan.runtime.kitchen.world import World
 from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+from chronoplan.runtime.planners.solution import Solution
 
 MAX_TRIES = 200                    # candidate start times per action before giving up
 # Engine options for kitchens (bench/bench_kitchen_planners.py, docs/planners.md): kairos' default search
@@ -73,19 +74,10 @@ def variants(planner: str, agents: tuple, temporal: bool, portfolio: bool) -> li
 
 
 @dataclass(frozen=True)
-class KitchenSolution:
-    status: str
-    makespan: Optional[Fraction]
-    bound: Optional[Fraction]
-    plan: Optional[dict]
-    seconds: float
-    planner: str
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
-
-    def plan_json(self, scenario: Optional[str] = None) -> dict:
-        out = {"plan": self.plan or {}}
-        return {"scenario": scenario, **out} if scenario else out
+class KitchenSolution(Solution):
+    def body(self) -> dict:
+        """The ParaCook plan: per-agent action lists."""
+        return {"plan": self.plan or {}}
 
 
 @dataclass(frozen=True)

@@ -14,33 +14,22 @@ subprocess started in a new session with a hard time limit (``runtime.planners.e
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.pddl.common import ExportError
 from chronoplan.compiler.pddl.plan import plan_text
 from chronoplan.compiler.pddl.tools import export_tools, to_tool_plan
 from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+from chronoplan.runtime.planners.solution import Solution
 
 
 @dataclass(frozen=True)
-class ToolSolution:
-    status: str
-    makespan: Optional[Fraction]
-    bound: Optional[Fraction]
-    plan: Optional[dict]
-    seconds: float
-    planner: str
-    message: str = ""
-    stats: dict = field(default_factory=dict, compare=False)
-
-    def plan_json(self, scenario: Optional[str] = None) -> dict:
-        """The tool plan in the tools format (``{"scenario", "steps"}``)."""
-        out = {"steps": list((self.plan or {}).get("steps", ()))}
-        return {"scenario": scenario, **out} if scenario else out
+class ToolSolution(Solution):
+    def body(self) -> dict:
+        """The tool plan in the tools format (``{"steps"}``)."""
+        return {"steps": list((self.plan or {}).get("steps", ()))}
 
 
 def solve_tools(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> ToolSolution:
