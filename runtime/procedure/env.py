@@ -116,13 +116,35 @@ def display_text(step, problem: ProcedureProblem) -> str:
     return text
 
 
+FAST_ENGINE = False                       # engine="auto": TimeArena-shaped episodes on runtime.procedure.arena_fast
+_fast: Any = None                         # that module, imported on first use (it imports this one)
+
+
 class Env:
+    """``engine``: "auto" (the fast engine of ``runtime.procedure.arena_fast`` when ``FAST_ENGINE`` is on and it
+    takes the problem and options, else the exact engine), "fast" (the fast engine whenever it takes them) or
+    "exact" (``ProcState``, always).  Both give the same feedback, observations and metrics."""
+
     _now: Any                                 # the time: an int in whole-number episodes, else a Fraction
+
+    def __new__(cls, problem: ProcedureProblem, *, engine: str = "auto", **options: Any) -> Env:
+        global _fast
+        if cls is Env and engine != "exact" and (FAST_ENGINE or engine == "fast"):
+            if _fast is None:
+                from chronoplan.runtime.procedure import arena_fast  # lazy: arena_fast imports this module
+                _fast = arena_fast
+            if _fast.takes(problem, options.get("tick"), options.get("limit"), options.get("show_executable", False),
+                           options.get("rules", Rules.PAPER), options.get("feedback", FeedbackStyle.STATUS)):
+                return object.__new__(_fast.FastEnv)
+        return object.__new__(cls)
 
     def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
                  show_executable: bool = False, max_refusals: Optional[int] = 5,
                  limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER,
-                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND) -> None:
+                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND,
+                 engine: str = "auto") -> None:
+        if engine not in ("auto", "fast", "exact"):
+            raise ValueError(f"engine must be \"auto\", \"fast\" or \"exact\", not {engine!r}")
         self.problem = problem
         self.rules = Rules(rules)
         self._arena = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
@@ -215,7 +237,7 @@ class Env:
     def _copy_props(self) -> dict:
         return {name: dict(v) for name, v in self.state.props.items() if v}
 
-    def _t(self, x: Fraction) -> str:
+    def _t(self, x: Any) -> str:
         text = self._clocks.get(x)
         if text is None:
             text = timefmt.clock(x, self.unit)

@@ -1,0 +1,513 @@
+"""The interactive environment's fast engine for TimeArena-shaped episodes (#15 item 4).
+
+Input: a ``ProcedureProblem`` and the ``Env`` options.  ``tables(problem)`` compiles, once per problem (kept on
+it), integer tables -- per step: duration, agent occupation, prerequisite bitmask, the objects it uses (indexes
+and bitmask); per command text: the steps it names -- or False when the problem has something this engine does
+not model.  ``FastEnv`` (an ``Env``) then plays episodes on ints and bitmasks and gives the same feedback,
+observation texts, metrics and refusals (codes, messages, hints) as the exact engine (``ProcState``;
+tests/test_env_fast.py plays random episodes both ways).  Output: what ``Env`` gives.
+
+Taken (``eligible``): one agent; every time of the scenario, the tick and the limit whole numbers; steps not
+interruptible, without lags, release, deadline or property needs and sets, with positive durations, distinct
+objects and prerequisites that exist; objects of capacity at least 1 without properties; the paper's rules
+(``Rules.PAPER``), the status feedback (``FeedbackStyle.STATUS``), either stepping, no ``show_executable``.
+Everything else runs on the exact engine.  Under these conditions the exact engine's clock has processed every
+end at or before the time when a command comes, so "running" is "started and not done", an object's holders
+are the runs not done, and the agent is busy only under ``Stepping.MINUTE`` (a call then continues its step).
+
+``env.state`` is a view: ``agent_free_at`` is answered from the fast state, anything else from a ``ProcState``
+replayed from the episode's starts (rebuilt when the episode moved on; changing it changes nothing).  Setting
+``env.time`` or a command that is not a string (a dict of agents) turns the environment into the exact engine,
+with its state replayed, for the rest of its life.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Optional, Union
+
+from chronoplan.compiler import ir
+from chronoplan.compiler.instantiate import ProcedureProblem
+from chronoplan.runtime import metrics as M
+from chronoplan.runtime.procedure.arena_rules import Rules
+from chronoplan.runtime.procedure.env import CACHE, Env, Feedback, Observation, _caches, _feedback, _tables
+from chronoplan.runtime.procedure.feedback import CONTINUED, FeedbackStyle, Stepping
+from chronoplan.runtime.procedure.records import Chunk, step_name
+from chronoplan.runtime.procedure.sim import _whole_problem
+from chronoplan.runtime.procedure.state import ProcState
+from chronoplan.runtime.violations import Violation
+
+_new = object.__new__
+
+
+class Tables:
+    """One problem's integer tables (read only, shared by its environments)."""
+
+    def __init__(self, problem: ProcedureProblem, whole: ProcedureProblem) -> None:
+        steps = whole.steps
+        self.keys = [s.key for s in steps]
+        index = {k: i for i, k in enumerate(self.keys)}
+        texts, commands, _ = problem.memo("_env_tables", _tables)
+        self.texts = [texts[k] for k in self.keys]
+        self.names = [step_name(k) for k in self.keys]
+        self.dur = [int(s.duration) for s in steps]
+        self.busy = [int(s.occupation(s.duration)) for s in steps]
+        self.pre = [[index[(s.task, p)] for p in s.prerequisites] for s in steps]
+        self.pre_mask = [sum(1 << j for j in set(p)) for p in self.pre]
+        rindex = {r.name: j for j, r in enumerate(problem.resources)}
+        self.res_names = [r.name for r in problem.resources]
+        self.cap = [int(r.capacity) for r in problem.resources]
+        self.uses = [tuple(rindex[u.resource] for u in s.uses) for s in steps]
+        self.obj_mask = [sum(1 << j for j in u) for u in self.uses]
+        self.commands = {norm: tuple(index[k] for k in keys) for norm, keys in commands.items()}
+        self.total = sum(self.dur)
+        self.all = (1 << len(steps)) - 1
+        self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
+        self.lines: dict = {}                  # frozenset((object, end)) of full objects -> objects line
+
+
+def eligible(problem: ProcedureProblem) -> Union[Tables, bool]:
+    """The problem's tables when the fast engine models every rule it has, else False (kept on the problem)."""
+    return problem.memo("_arena_fast_tables", _build)
+
+
+def _build(problem: ProcedureProblem) -> Union[Tables, bool]:
+    if len(problem.agents) != 1 or not problem.steps or any(
+            r.properties or not isinstance(r.capacity, int) or r.capacity < 1 for r in problem.resources):
+        return False
+    names = [r.name for r in problem.resources]
+    if len(set(names)) != len(names):
+        return False
+    whole = problem.memo("_whole_problem", _whole_problem)
+    if whole is False:
+        return False
+    keys = {s.key for s in whole.steps}
+    if len(keys) != len(whole.steps):
+        return False
+    for s in whole.steps:
+        uses = [u.resource for u in s.uses]
+        if s.interruptible or s.lags or s.release is not None or s.deadline is not None or s.duration <= 0 \
+                or any(u.needs or u.sets for u in s.uses) or len(set(uses)) != len(uses) \
+                or any(u not in names for u in uses) or any((s.task, p) not in keys for p in s.prerequisites):
+            return False
+    return Tables(problem, whole)
+
+
+def takes(problem: ProcedureProblem, tick: Optional[Fraction], limit: Optional[Fraction], show_executable: bool,
+          rules: Rules, feedback: FeedbackStyle) -> bool:
+    """Whether ``Env(problem, ...)`` with these options runs on this engine."""
+    if show_executable or Rules(rules) is not Rules.PAPER or FeedbackStyle(feedback) is not FeedbackStyle.STATUS:
+        return False
+    if tick is not None and Fraction(tick).denominator != 1:
+        return False
+    lim = limit if limit is not None else problem.limit
+    if lim is not None and Fraction(lim).denominator != 1:
+        return False
+    seconds = problem.time_unit.seconds
+    if tick is None and seconds is not None and Fraction(60, seconds).denominator != 1:
+        return False
+    return eligible(problem) is not False
+
+
+class StateView:
+    """``FastEnv.state``: ``agent_free_at`` from the fast state; any other attribute from a replayed ``ProcState``."""
+
+    def __init__(self, env: FastEnv) -> None:
+        self._env = env
+
+    def agent_free_at(self, agent: str, t: Any) -> Any:
+        b = self._env._busy_end
+        return b if b > t else t
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._env._replayed(), name)
+
+
+class FastEnv(Env):
+    """``Env`` on the integer tables (see the module docstring); made by ``Env(...)`` when ``takes`` holds."""
+
+    def __init__(self, problem: ProcedureProblem, *, tick: Optional[Fraction] = None,
+                 show_executable: bool = False, max_refusals: Optional[int] = 5,
+                 limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER,
+                 feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND,
+                 engine: str = "auto") -> None:
+        self._options: dict[str, Any] = {"tick": tick, "show_executable": show_executable, "max_refusals": max_refusals,
+                         "limit": limit, "rules": rules, "feedback": feedback, "stepping": stepping}
+        self.problem = problem
+        self.rules = Rules.PAPER
+        self._arena = None
+        self._sentences = None
+        self.unit = problem.time_unit
+        self.tick = Fraction(tick) if tick is not None else (
+            Fraction(1) if self.unit.seconds is None else Fraction(60, self.unit.seconds))
+        self.show_executable = False
+        self.max_refusals = max_refusals
+        self.limit = limit if limit is not None else problem.limit
+        texts, self._commands, self._pos = problem.memo("_env_tables", _tables)
+        self.texts = dict(texts)
+        self.feedback_style, self.stepping = FeedbackStyle.STATUS, Stepping(stepping)
+        self._minute = self.stepping is Stepping.MINUTE
+        self._clocks, self._fractions, self._normal, self._hints = problem.memo("_env_caches", _caches)
+        self._whole = True
+        self._tick = int(self.tick)
+        self._limit = int(self.limit) if self.limit is not None else None
+        self._one = True
+        tb = eligible(problem)
+        assert isinstance(tb, Tables), "FastEnv is made only for problems it takes"
+        self._tb: Tables = tb
+        self._agent = problem.agents[0]
+        self._view = StateView(self)
+        self._restart()
+
+    # ------------------------------------------------------------------ episode state
+    def _restart(self) -> None:
+        n = len(self._tb.keys)
+        self._now = 0
+        self.n = 0
+        self.refusals_in_row = 0
+        self.refusals = 0
+        self.done = False
+        self.success = False
+        self.end_reason = ""
+        self.log: list[Feedback] = []
+        self._wait_until = 0
+        self._start: list = [0] * n
+        self._end: list = [0] * n
+        self._done_mask = 0
+        self._run_mask = 0
+        self._starts: list = []                # (step, start, command index), in start order
+        self._pending: list = []               # (end, step) of the runs not done
+        self._next_end: Any = None
+        self._count = [0] * len(self._tb.cap)
+        self._full = 0                         # objects at capacity (bitmask)
+        self._busy_end = 0                     # the latest end of the agent's occupation
+        self._last_busy = -1                   # the step of the agent's latest occupying run
+        self._done = (0, 0)
+        self._replay: Optional[tuple] = None
+
+    @property
+    def state(self) -> Any:  # type: ignore[override]
+        return self._view
+
+    def _replayed(self) -> ProcState:
+        """The exact engine's state after this episode's starts and clock (kept until the episode moves on)."""
+        mark = (len(self._starts), self._now)
+        if self._replay is not None and self._replay[0] == mark:
+            return self._replay[1]
+        st = ProcState(self.problem.memo("_whole_problem", _whole_problem), whole=True)
+        agent = self._agent
+        for i, t, index in self._starts:
+            self._advance_to(st, t)
+            chunk = _new(Chunk)
+            chunk.__dict__.update(index=index, task=self._tb.keys[i][0], step=self._tb.keys[i][1], start=t,
+                                  duration=None, agent=agent)
+            sst = st.steps[self._tb.keys[i]]
+            st.apply_start(chunk, sst, agent, sst.step.duration, sst.step.occupation(sst.step.duration))
+        self._advance_to(st, self._now)
+        self._replay = (mark, st)
+        return st
+
+    @staticmethod
+    def _advance_to(st: ProcState, t: Any) -> None:
+        heap = st.queue._heap
+        if heap and heap[0][0] <= t:
+            st.advance(t, inclusive_checks=False)
+        elif t > st.now:
+            st.now = t
+
+    def _to_exact(self) -> None:
+        """Become the exact engine's ``Env`` with this episode's state (for what this engine does not model)."""
+        st = self._replayed()
+        keep = {k: getattr(self, k) for k in ("n", "refusals_in_row", "refusals", "done", "success", "end_reason",
+                                              "log", "_now", "_wait_until")}
+        options = self._options
+        self.__class__ = Env  # type: ignore[assignment]
+        Env.__init__(self, self.problem, **options, engine="exact")
+        self.__dict__.update(keep)
+        self.__dict__["state"] = st
+        self._props = self._copy_props()
+        self._props_version = st.props_version
+        self._left = [s for s in st.steps.values() if s.done_at is None]
+        done = [s for s in st.steps.values() if s.done_at is not None]
+        self._done = (len(done), sum(int(s.step.duration) for s in done))
+
+    @property
+    def time(self) -> Fraction:
+        return self._fr(self._now)
+
+    @time.setter
+    def time(self, value: Fraction) -> None:
+        self._to_exact()
+        Env.time.fset(self, value)  # type: ignore[attr-defined]
+
+    def steps_done_by_now(self) -> int:
+        return self._done[0]
+
+    # ------------------------------------------------------------------ checks
+    def _clear(self, i: int, t: Any) -> bool:
+        """Starting step ``i`` at ``t`` has no violation (``ProcState.check_start`` finds none)."""
+        tb = self._tb
+        if (self._done_mask | self._run_mask) >> i & 1 or self._done_mask & tb.pre_mask[i] != tb.pre_mask[i] \
+                or self._full & tb.obj_mask[i] or t < 0:
+            return False
+        return not self._agent_busy(i, t)
+
+    def _agent_busy(self, i: int, t: Any) -> bool:
+        if self._busy_end <= t:
+            return False
+        if self._tb.busy[i] > 0:
+            return True
+        return self._tb.exclusive and self._start[self._last_busy] < t
+
+    def _match_index(self, norm: str) -> Optional[int]:
+        keys = self._tb.commands.get(norm)
+        if not keys:
+            return None
+        if len(keys) == 1:
+            return keys[0]
+        taken = self._done_mask | self._run_mask
+        free = [i for i in keys if not taken >> i & 1]
+        for i in free:
+            if self._clear(i, self._now):
+                return i
+        return (free or keys)[0]
+
+    def _match(self, norm: str) -> Optional[tuple[str, int]]:
+        i = self._match_index(norm)
+        return None if i is None else self._tb.keys[i]
+
+    def executable(self, agent: Optional[str] = None) -> list[str]:
+        tb, t = self._tb, self._now
+        return [tb.texts[i] for i in range(len(tb.keys)) if self._clear(i, t)]
+
+    def _violation(self, i: int, t: Any, index: int) -> Violation:
+        """The first violation ``check_start`` reports for starting step ``i`` at ``t`` (not clear)."""
+        tb, agent, name, T = self._tb, self._agent, self._tb.names[i], self._t
+        if self._done_mask >> i & 1:
+            return Violation("E801", f"{name} is already done (finished at {T(self._end[i])})",
+                             f"remove this repeated {name}", index, agent, t)
+        if self._run_mask >> i & 1:
+            return Violation("E802", f"{name} is already running until {T(self._end[i])}",
+                             f"remove this repeated {name}", index, agent, t)
+        for p in tb.pre[i]:
+            if self._done_mask >> p & 1:
+                continue
+            pname = tb.names[p]
+            if self._run_mask >> p & 1:
+                when: Any = self._end[p]
+                state = f"it is running until {T(when)}"
+            else:
+                when, state = None, "it has not started"
+            hint = (f"start {name} at or after {T(when)}, when {pname} finishes" if when is not None and when > t
+                    else f"schedule {pname} to finish before {name} starts")
+            return Violation("E301", f"{name} starts at {T(t)} but its prerequisite {pname} has not finished: "
+                             f"{state}", hint, index, agent, t)
+        if self._agent_busy(i, t):
+            b = self._last_busy
+            rule = "" if tb.busy[i] > 0 else \
+                " (occupancy exclusive: no step starts while its agent runs a continuous step)"
+            return Violation("E401", f"{agent} cannot do {name} at {T(t)}: it is busy with {tb.names[b]} until "
+                             f"{T(self._busy_end)}{rule}", f"start {name} at or after {T(self._busy_end)}",
+                             index, agent, t)
+        for r in tb.uses[i]:
+            if self._count[r] >= tb.cap[r]:
+                holders = [j for j, _, _ in self._starts if self._run_mask >> j & 1 and r in tb.uses[j]]
+                free = min(self._end[j] for j in holders)
+                res = tb.res_names[r]
+                users = ", ".join(tb.names[j] for j in holders)
+                return Violation("E411", f"{name} cannot use {res} at {T(t)}: it is in use by {users} until "
+                                 f"{T(free)} (capacity {tb.cap[r]})",
+                                 f"start {name} at or after {T(free)}, when {res} is free", index, agent, t)
+        raise AssertionError("a start that is not clear has a violation")
+
+    # ------------------------------------------------------------------ acting
+    def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
+        if type(command) is not str:
+            if self.done:
+                return self._lazy_observation(), Feedback(False, "The episode is over.", self._fr(self._now),
+                                                          done=True, success=self.success)
+            self._to_exact()
+            return self.step(command)
+        t = self._now
+        if self.done:
+            return self._lazy_observation(), Feedback(False, "The episode is over.", self._fr(t), done=True,
+                                                      success=self.success)
+        fb = self._command(self._agent, command, t)
+        self._advance_clock(t)
+        if self.done:
+            fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
+                                               f" The episode is over: {self.end_reason}"),
+                          fb.time, fb.code, fb.category, fb.hint, True, self.success)
+        self.log.append(fb)
+        return self._lazy_observation(), fb
+
+    def _command(self, agent: str, cmd: str, t: Any) -> Feedback:
+        if self._minute and self._busy_end > t:
+            text = self._tb.texts[self._last_busy]
+            return _feedback(True, f"You keep doing \"{text}\" until {self._t(self._busy_end)}.", self._fr(t),
+                             hint=CONTINUED)
+        got = self._normal.get(cmd)
+        if got is None:
+            got = self._read(cmd)
+        norm, wait = got
+        if wait is not None:
+            self.refusals_in_row = 0
+            self._wait_until = t + self._tick * wait
+            return _feedback(True, "You wait.", self._fr(t))
+        i = self._match_index(norm)
+        self.n += 1
+        if i is None:
+            return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
+                                          self.n - 1, agent, t))
+        tb = self._tb
+        if not self._clear(i, t):
+            return self._refuse(self._violation(i, t, self.n - 1))
+        d = tb.dur[i]
+        end = t + d
+        self._start[i] = t
+        self._end[i] = end
+        self._run_mask |= 1 << i
+        self._starts.append((i, t, self.n - 1))
+        self._pending.append((end, i))
+        if self._next_end is None or end < self._next_end:
+            self._next_end = end
+        count, cap = self._count, tb.cap
+        for r in tb.uses[i]:
+            count[r] += 1
+            if count[r] >= cap[r]:
+                self._full |= 1 << r
+        o = tb.busy[i]
+        if o > 0:
+            self._last_busy = i
+            if t + o > self._busy_end:
+                self._busy_end = t + o
+        self.refusals_in_row = 0
+        if o >= d:
+            msg = f"You do \"{tb.texts[i]}\" until {self._t(end)}."
+        else:
+            msg = f"\"{tb.texts[i]}\" runs on its own until {self._t(end)}."
+        return _feedback(True, msg, self._fr(t))
+
+    def _advance_clock(self, t: Any) -> None:
+        new_t = t + self._tick
+        if self._wait_until > new_t:
+            new_t = self._wait_until
+        self._wait_until = t
+        tb = self._tb
+        if not self._minute:
+            if self._busy_end > new_t:
+                new_t = self._busy_end
+            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
+                last = max(e for e, _ in self._pending)          # every step left is running: run on
+                if last > new_t:
+                    new_t = last
+        limit = self._limit
+        if limit is not None and new_t > limit:
+            new_t = max(t, limit)
+        if self._next_end is not None and self._next_end <= new_t:
+            self._complete(new_t)
+        self._now = new_t
+        if self._done_mask == tb.all:
+            self.done, self.success = True, True
+            self.end_reason = f"completed at {self._t(max(self._end))}."
+        elif limit is not None and new_t >= limit:
+            self.done, self.end_reason = True, f"the time limit {self._t(limit)} is reached."
+        elif self.max_refusals is not None and self.refusals_in_row >= self.max_refusals:
+            self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
+
+    def _complete(self, until: Any) -> None:
+        """The runs ending at or before ``until`` complete."""
+        tb = self._tb
+        still = []
+        n, got = self._done
+        count, cap = self._count, tb.cap
+        for e, i in self._pending:
+            if e <= until:
+                bit = 1 << i
+                self._run_mask &= ~bit
+                self._done_mask |= bit
+                n += 1
+                got += tb.dur[i]
+                for r in tb.uses[i]:
+                    count[r] -= 1
+                    if count[r] < cap[r]:
+                        self._full &= ~(1 << r)
+            else:
+                still.append((e, i))
+        self._pending = still
+        self._next_end = min(e for e, _ in still) if still else None
+        self._done = (n, got)
+
+    # ------------------------------------------------------------------ observation
+    def _lazy_observation(self) -> Observation:
+        snap = (self._now, len(self._starts), self._done, (self.success, self.end_reason) if self.done else None)
+        return Observation(render=lambda: self._text(*snap))
+
+    def observation(self) -> str:
+        return self._text(self._now, len(self._starts), self._done,
+                          (self.success, self.end_reason) if self.done else None)
+
+    def _text(self, t: Any, n: int, done: tuple, over: Optional[tuple]) -> str:
+        tb, T = self._tb, self._t
+        starts, end, start = self._starts[:n], self._end, self._start
+        lines = [f"Time {T(t)}."]
+        busy = None
+        for i, _, _ in reversed(starts):
+            if tb.busy[i] > 0:
+                if start[i] + tb.busy[i] > t:
+                    busy = i
+                break
+        lines.append(f"You are busy with \"{tb.texts[busy]}\" until {T(start[busy] + tb.busy[busy])}."
+                     if busy is not None else "You are free.")
+        running = sorted(i for i, _, _ in starts if end[i] > t)
+        if running:
+            lines.append("Running: " + "; ".join(
+                f"\"{tb.texts[i]}\" ({tb.names[i]}) until {T(end[i])}" for i in running) + ".")
+        if tb.res_names:
+            held: dict = {}
+            for i, s, _ in starts:
+                if end[i] > t and s <= t:
+                    for r in tb.uses[i]:
+                        h = held.get(r)
+                        if h is None:
+                            held[r] = [1, end[i]]
+                        else:
+                            h[0] += 1
+                            if end[i] < h[1]:
+                                h[1] = end[i]
+            key = frozenset((r, h[1]) for r, h in held.items() if h[0] >= tb.cap[r])
+            line = tb.lines.get(key)
+            if line is None:
+                full = dict(key)
+                line = "Objects: " + "; ".join(
+                    f"{name} in use until {T(full[r])}" if r in full else f"{name} free"
+                    for r, name in enumerate(tb.res_names)) + "."
+                if len(tb.lines) < CACHE:
+                    tb.lines[key] = line
+            lines.append(line)
+        k, got = done
+        score = 100 if tb.total == 0 else 100 * got // tb.total
+        lines.append(f"Done {k} of {len(tb.keys)} steps (progress score {score}).")
+        if over is not None:
+            lines.append(("All steps are done. " if over[0] else "The episode is over: ") + over[1])
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ scores
+    def _done_times(self) -> dict:
+        dm, fr = self._done_mask, self._fr
+        return {k: fr(self._end[i]) for i, k in enumerate(self._tb.keys) if dm >> i & 1}
+
+    def completion_time(self) -> Optional[Fraction]:
+        return self._fr(max(self._end)) if self._done_mask == self._tb.all else None
+
+    def metrics(self) -> dict:
+        done = self._done_times()
+        return {"time": self.time, "success": self.success, "completion_time": self.completion_time(),
+                "progress_score": M.progress_score(self.problem, done), "steps_done": len(done),
+                "steps_total": len(self.problem.steps), "commands": len(self.log), "refusals": self.refusals,
+                "done": self.done}
+
+    def episode_score(self) -> M.EpisodeScore:
+        done = self._done_times()
+        reached = max(done.values(), default=Fraction(0))
+        return M.EpisodeScore(M.progress_score(self.problem, done), M.minutes(reached, self.unit), self.success)
+
