@@ -3,7 +3,8 @@ ones: ``Env._clear_start`` (a start plainly free of violations, cleared without 
 ``check_start`` alone, objects lines kept per problem against lines built each time; observations handed out
 under ``Rules.TIMEARENA`` and read late (after pauses of the runner's refusals) against the text right after
 their step; the done totals the clock keeps against ``metrics.progress_score`` and, in the Gymnasium wrapper,
-against counting the steps done."""
+against counting the steps done.  These are the exact engine's short ways (``engine="exact"``; the fast engine of
+TimeArena-shaped episodes is checked against the exact one in tests/test_env_fast.py)."""
 from __future__ import annotations
 
 import random
@@ -59,7 +60,7 @@ def _episodes(project, name: str, seed: int, **options) -> tuple[list, list]:
         rng = random.Random(seed)
         got = []
         for episode in range(8):
-            env = Env(p, max_refusals=None if episode % 2 else 5, **options)
+            env = Env(p, max_refusals=None if episode % 2 else 5, engine="exact", **options)
             if not short:
                 env._simple = None
                 env._lines = None
@@ -87,7 +88,7 @@ def test_cleared_starts_equal_check_start_with_lags_properties_and_ticks(tmp_pat
 
 def test_the_short_check_clears_starts(arena):
     """The short way is taken (so the equality above is not vacuous): the first step of cooking1 is cleared."""
-    env = Env(procedure_problem(arena, arena.scenarios["cooking1"]))
+    env = Env(procedure_problem(arena, arena.scenarios["cooking1"]), engine="exact")
     first = env.problem.steps[0]
     assert env._clear_start(first.key, env.problem.agents[0], env._now) is not None
     env.step(env.texts[first.key])

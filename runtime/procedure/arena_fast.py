@@ -23,6 +23,7 @@ with its state replayed, for the rest of its life.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import partial
 from typing import Any, Optional, Union
 
 from chronoplan.compiler import ir
@@ -37,6 +38,8 @@ from chronoplan.runtime.procedure.state import ProcState
 from chronoplan.runtime.violations import Violation
 
 _new = object.__new__
+_OK = {"ok": True, "code": None, "category": None, "hint": "", "done": False, "success": False}
+_WAITED = dict(_OK, message="You wait.")
 
 
 class Tables:
@@ -46,7 +49,11 @@ class Tables:
         steps = whole.steps
         self.keys = [s.key for s in steps]
         index = {k: i for i, k in enumerate(self.keys)}
-        texts, commands, _ = problem.memo("_env_tables", _tables)
+        texts, commands, self.pos = problem.memo("_env_tables", _tables)
+        self.env_texts, self.env_commands = texts, commands        # Env's tables, for FastEnv's attributes
+        self.caches = problem.memo("_env_caches", _caches)
+        unit = problem.time_unit
+        self.tick = Fraction(1) if unit.seconds is None else Fraction(60, unit.seconds)
         self.texts = [texts[k] for k in self.keys]
         self.names = [step_name(k) for k in self.keys]
         self.dur = [int(s.duration) for s in steps]
@@ -63,6 +70,11 @@ class Tables:
         self.all = (1 << len(steps)) - 1
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
         self.lines: dict = {}                  # frozenset((object, end)) of full objects -> objects line
+        self.single = all(c == 1 for c in self.cap)
+        self.busy_texts = [f"\"{t}\" until " for t in self.texts]
+        self.start_msgs = [f"You do \"{t}\" until " if o >= d else f"\"{t}\" runs on its own until "
+                           for t, o, d in zip(self.texts, self.busy, self.dur)]
+        self.run_texts = [f"\"{t}\" ({n}) until " for t, n in zip(self.texts, self.names)]
 
 
 def eligible(problem: ProcedureProblem) -> Union[Tables, bool]:
@@ -130,30 +142,30 @@ class FastEnv(Env):
                  limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER,
                  feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND,
                  engine: str = "auto") -> None:
-        self._options: dict[str, Any] = {"tick": tick, "show_executable": show_executable, "max_refusals": max_refusals,
-                         "limit": limit, "rules": rules, "feedback": feedback, "stepping": stepping}
+        self._options: dict[str, Any] = {"tick": tick, "show_executable": show_executable,
+                                         "max_refusals": max_refusals, "limit": limit, "rules": rules,
+                                         "feedback": feedback, "stepping": stepping}
+        tb = eligible(problem)
+        assert isinstance(tb, Tables), "FastEnv is made only for problems it takes"
+        self._tb: Tables = tb
         self.problem = problem
         self.rules = Rules.PAPER
         self._arena = None
         self._sentences = None
         self.unit = problem.time_unit
-        self.tick = Fraction(tick) if tick is not None else (
-            Fraction(1) if self.unit.seconds is None else Fraction(60, self.unit.seconds))
+        self.tick = Fraction(tick) if tick is not None else tb.tick
         self.show_executable = False
         self.max_refusals = max_refusals
         self.limit = limit if limit is not None else problem.limit
-        texts, self._commands, self._pos = problem.memo("_env_tables", _tables)
-        self.texts = dict(texts)
+        self._commands, self._pos = tb.env_commands, tb.pos
+        self.texts = dict(tb.env_texts)
         self.feedback_style, self.stepping = FeedbackStyle.STATUS, Stepping(stepping)
         self._minute = self.stepping is Stepping.MINUTE
-        self._clocks, self._fractions, self._normal, self._hints = problem.memo("_env_caches", _caches)
+        self._clocks, self._fractions, self._normal, self._hints = tb.caches
         self._whole = True
         self._tick = int(self.tick)
         self._limit = int(self.limit) if self.limit is not None else None
         self._one = True
-        tb = eligible(problem)
-        assert isinstance(tb, Tables), "FastEnv is made only for problems it takes"
-        self._tb: Tables = tb
         self._agent = problem.agents[0]
         self._view = StateView(self)
         self._restart()
@@ -352,15 +364,22 @@ class FastEnv(Env):
         if wait is not None:
             self.refusals_in_row = 0
             self._wait_until = t + self._tick * wait
-            return _feedback(True, "You wait.", self._fr(t))
+            ft = self._fractions.get(t)
+            if ft is None:
+                ft = self._fr(t)
+            fb = _new(Feedback)               # _feedback(True, "You wait.", ft)
+            fb.__dict__.update(_WAITED, time=ft)
+            return fb
         i = self._match_index(norm)
         self.n += 1
         if i is None:
             return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
                                           self.n - 1, agent, t))
         tb = self._tb
-        if not self._clear(i, t):
-            return self._refuse(self._violation(i, t, self.n - 1))
+        done_mask = self._done_mask
+        if (done_mask | self._run_mask) >> i & 1 or done_mask & tb.pre_mask[i] != tb.pre_mask[i] \
+                or self._full & tb.obj_mask[i] or t < 0 or (self._busy_end > t and self._agent_busy(i, t)):
+            return self._refuse(self._violation(i, t, self.n - 1))      # self._clear(i, t) is False
         d = tb.dur[i]
         end = t + d
         self._start[i] = t
@@ -381,11 +400,15 @@ class FastEnv(Env):
             if t + o > self._busy_end:
                 self._busy_end = t + o
         self.refusals_in_row = 0
-        if o >= d:
-            msg = f"You do \"{tb.texts[i]}\" until {self._t(end)}."
-        else:
-            msg = f"\"{tb.texts[i]}\" runs on its own until {self._t(end)}."
-        return _feedback(True, msg, self._fr(t))
+        clock = self._clocks.get(end)
+        if clock is None:
+            clock = self._t(end)
+        ft = self._fractions.get(t)
+        if ft is None:
+            ft = self._fr(t)
+        fb = _new(Feedback)                   # _feedback(True, message, ft)
+        fb.__dict__.update(_OK, message=tb.start_msgs[i] + clock + ".", time=ft)
+        return fb
 
     def _advance_clock(self, t: Any) -> None:
         new_t = t + self._tick
@@ -439,34 +462,39 @@ class FastEnv(Env):
 
     # ------------------------------------------------------------------ observation
     def _lazy_observation(self) -> Observation:
-        snap = (self._now, len(self._starts), self._done, (self.success, self.end_reason) if self.done else None)
-        return Observation(render=lambda: self._text(*snap))
+        obs = _new(Observation)                # Observation(render=...), without UserString's __init__
+        obs.__dict__.update(_text=None, _render=partial(self._text, self._now, len(self._starts), self._done,
+                                                        self._last_busy, (self.success, self.end_reason)
+                                                        if self.done else None))
+        return obs
 
     def observation(self) -> str:
-        return self._text(self._now, len(self._starts), self._done,
+        return self._text(self._now, len(self._starts), self._done, self._last_busy,
                           (self.success, self.end_reason) if self.done else None)
 
-    def _text(self, t: Any, n: int, done: tuple, over: Optional[tuple]) -> str:
-        tb, T = self._tb, self._t
-        starts, end, start = self._starts[:n], self._end, self._start
-        lines = [f"Time {T(t)}."]
-        busy = None
-        for i, _, _ in reversed(starts):
-            if tb.busy[i] > 0:
-                if start[i] + tb.busy[i] > t:
-                    busy = i
-                break
-        lines.append(f"You are busy with \"{tb.texts[busy]}\" until {T(start[busy] + tb.busy[busy])}."
-                     if busy is not None else "You are free.")
-        running = sorted(i for i, _, _ in starts if end[i] > t)
+    def _text(self, t: Any, n: int, done: tuple, busy: int, over: Optional[tuple]) -> str:
+        """The status text at time ``t`` after the episode's first ``n`` starts (``busy``: the step of the agent's
+        latest occupying run then; ``done``: the steps done and their durations' sum then)."""
+        tb, T, end = self._tb, self._t, self._end
+        if busy >= 0 and self._start[busy] + tb.busy[busy] > t:
+            head = f"Time {T(t)}.\nYou are busy with {tb.busy_texts[busy]}{T(self._start[busy] + tb.busy[busy])}."
+        else:
+            head = f"Time {T(t)}.\nYou are free."
+        starts = self._starts
+        running = [i for i, _, _ in (starts if n == len(starts) else starts[:n]) if end[i] > t]
+        lines = [head]
         if running:
-            lines.append("Running: " + "; ".join(
-                f"\"{tb.texts[i]}\" ({tb.names[i]}) until {T(end[i])}" for i in running) + ".")
+            running.sort()
+            run_texts = tb.run_texts
+            lines.append("Running: " + "; ".join([run_texts[i] + T(end[i]) for i in running]) + ".")
         if tb.res_names:
-            held: dict = {}
-            for i, s, _ in starts:
-                if end[i] > t and s <= t:
-                    for r in tb.uses[i]:
+            uses = tb.uses
+            if tb.single:                      # capacity 1 each: an object held is full
+                key = frozenset([(r, end[i]) for i in running for r in uses[i]])
+            else:
+                held: dict = {}
+                for i in running:
+                    for r in uses[i]:
                         h = held.get(r)
                         if h is None:
                             held[r] = [1, end[i]]
@@ -474,7 +502,8 @@ class FastEnv(Env):
                             h[0] += 1
                             if end[i] < h[1]:
                                 h[1] = end[i]
-            key = frozenset((r, h[1]) for r, h in held.items() if h[0] >= tb.cap[r])
+                cap = tb.cap
+                key = frozenset([(r, h[1]) for r, h in held.items() if h[0] >= cap[r]])
             line = tb.lines.get(key)
             if line is None:
                 full = dict(key)
@@ -485,8 +514,8 @@ class FastEnv(Env):
                     tb.lines[key] = line
             lines.append(line)
         k, got = done
-        score = 100 if tb.total == 0 else 100 * got // tb.total
-        lines.append(f"Done {k} of {len(tb.keys)} steps (progress score {score}).")
+        lines.append(f"Done {k} of {len(tb.keys)} steps (progress score "
+                     f"{100 if tb.total == 0 else 100 * got // tb.total}).")
         if over is not None:
             lines.append(("All steps are done. " if over[0] else "The episode is over: ") + over[1])
         return "\n".join(lines)
@@ -510,4 +539,5 @@ class FastEnv(Env):
         done = self._done_times()
         reached = max(done.values(), default=Fraction(0))
         return M.EpisodeScore(M.progress_score(self.problem, done), M.minutes(reached, self.unit), self.success)
+
 

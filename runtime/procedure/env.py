@@ -116,7 +116,7 @@ def display_text(step, problem: ProcedureProblem) -> str:
     return text
 
 
-FAST_ENGINE = False                       # engine="auto": TimeArena-shaped episodes on runtime.procedure.arena_fast
+FAST_ENGINE = True                        # engine="auto": TimeArena-shaped episodes on runtime.procedure.arena_fast
 _fast: Any = None                         # that module, imported on first use (it imports this one)
 
 
@@ -129,6 +129,8 @@ class Env:
 
     def __new__(cls, problem: ProcedureProblem, *, engine: str = "auto", **options: Any) -> Env:
         global _fast
+        if engine not in ("auto", "fast", "exact"):
+            raise ValueError(f"engine must be \"auto\", \"fast\" or \"exact\", not {engine!r}")
         if cls is Env and engine != "exact" and (FAST_ENGINE or engine == "fast"):
             if _fast is None:
                 from chronoplan.runtime.procedure import arena_fast  # lazy: arena_fast imports this module
@@ -143,8 +145,6 @@ class Env:
                  limit: Optional[Fraction] = None, rules: Rules = Rules.PAPER,
                  feedback: FeedbackStyle = FeedbackStyle.STATUS, stepping: Stepping = Stepping.COMMAND,
                  engine: str = "auto") -> None:
-        if engine not in ("auto", "fast", "exact"):
-            raise ValueError(f"engine must be \"auto\", \"fast\" or \"exact\", not {engine!r}")
         self.problem = problem
         self.rules = Rules(rules)
         self._arena = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
