@@ -19,7 +19,9 @@ minutes of all actions, the total summed again each call, floored) and builds it
 feedback, the time, the score and the objects' states).  Commands per second count the agent's commands (one
 per line of the sequence), the same unit for both; the original's raw calls per second are shown too.
 
-The TimeArena-compatible configuration (``Env(rules=Rules.TIMEARENA, feedback=FeedbackStyle.TIMEARENA,
+chronoplan's rows run ``Env``'s default engine (the fast engine of ``runtime.procedure.arena_fast`` for these
+scenarios) and, in the rows marked "exact engine", ``Env(..., engine="exact")`` (``ProcState``), both in the same
+run.  The TimeArena-compatible configuration (``Env(rules=Rules.TIMEARENA, feedback=FeedbackStyle.TIMEARENA,
 stepping=Stepping.MINUTE)``: the original's rules and sentences, one call per minute, an occupying action
 re-sent by the runner while the agent is occupied, no run-on to the last completion) plays the same schedules
 minute by minute (``minute_calls``); it is compared call for call with the original's raw calls per second,
@@ -280,12 +282,12 @@ def run_gym(envs: list) -> tuple[int, float]:
     return n, time.process_time() - t0
 
 
-def run_chronoplan(seqs: list, read: bool, built: bool = False) -> tuple[int, float]:
+def run_chronoplan(seqs: list, read: bool, built: bool = False, engine: str = "auto") -> tuple[int, float]:
     n = 0
-    envs = [Env(p, limit=LIMIT) for _, p, _, _ in seqs] if built else None
+    envs = [Env(p, limit=LIMIT, engine=engine) for _, p, _, _ in seqs] if built else None
     t0 = time.process_time()
     for i, (_, p, _, cmds) in enumerate(seqs):
-        env = envs[i] if envs is not None else Env(p, limit=LIMIT)
+        env = envs[i] if envs is not None else Env(p, limit=LIMIT, engine=engine)
         for c in cmds:
             obs, _ = env.step(c)
             if read:
@@ -323,21 +325,22 @@ def main(argv: list[str] | None = None) -> int:
     best: dict = {}
     count: dict = {}
     for _ in range(rounds):
-        for case in ("original", "lazy", "read", "arena", "gym", "gym_arena", "original_built", "lazy_built",
-                     "read_built"):
+        for case in ("original", "lazy", "read", "lazy_exact", "read_exact", "arena", "gym", "gym_arena",
+                     "original_built", "lazy_built", "read_built", "lazy_exact_built", "read_exact_built"):
             if case == "original":
                 n, raw, dt = run_original(seqs, verbs)
                 count["original_calls"] = raw
             elif case == "original_built":
                 n, _, dt = run_original(seqs, verbs, built=True)
             elif case.endswith("_built"):
-                n, dt = run_chronoplan(seqs, case == "read_built", built=True)
+                n, dt = run_chronoplan(seqs, case.startswith("read"), built=True,
+                                       engine="exact" if "exact" in case else "auto")
             elif case == "arena":
                 n, dt = run_arena(calls)
             elif case in ("gym", "gym_arena"):
                 n, dt = run_gym(gym_status if case == "gym" else gym_arena)
             else:
-                n, dt = run_chronoplan(seqs, case == "read")
+                n, dt = run_chronoplan(seqs, case.startswith("read"), engine="exact" if "exact" in case else "auto")
             best[case] = min(best.get(case, math.inf), dt)
             count[case] = n
     n = count["original"]
@@ -351,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'  its raw calls/s (re-sent occupying commands included)':58} {orig_calls:11,.0f}")
     for case, label in (("lazy", "chronoplan Env.step, observation not read"),
                         ("read", "chronoplan Env.step, observation read every step"),
+                       ("lazy_exact", "  the same, exact engine (engine=\"exact\"), not read"),
+                       ("read_exact", "  the same, exact engine (engine=\"exact\"), read"),
                         ("gym", "Gymnasium TimeArenaEnv.step (obs: feedback + status)")):
         v = n / best[case]
         print(f"{label:58} {v:11,.0f} {v / orig:10.2f}")
@@ -358,7 +363,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'env.step alone (environments built beforehand): original':58} {built:11,.0f} {1.0:10.2f}")
     print(f"{'  its raw calls/s':58} {count['original_calls'] / best['original_built']:11,.0f}")
     for case, label in (("lazy_built", "env.step alone: chronoplan, observation not read"),
-                        ("read_built", "env.step alone: chronoplan, observation read every step")):
+                        ("read_built", "env.step alone: chronoplan, observation read every step"),
+                       ("lazy_exact_built", "  the same, exact engine, not read"),
+                       ("read_exact_built", "  the same, exact engine, read")):
         v = n / best[case]
         print(f"{label:58} {v:11,.0f} {v / built:10.2f}")
     print(f"TimeArena configuration (rules, sentences, one call per minute): {count['arena']} calls; "
