@@ -107,17 +107,18 @@ def _build(problem: ProcedureProblem) -> Union[Tables, bool]:
 def takes(problem: ProcedureProblem, tick: Optional[Fraction], limit: Optional[Fraction], show_executable: bool,
           rules: Rules, feedback: FeedbackStyle) -> bool:
     """Whether ``Env(problem, ...)`` with these options runs on this engine."""
-    if show_executable or Rules(rules) is not Rules.PAPER or FeedbackStyle(feedback) is not FeedbackStyle.STATUS:
+    if show_executable or (rules is not Rules.PAPER and Rules(rules) is not Rules.PAPER) or (
+            feedback is not FeedbackStyle.STATUS and FeedbackStyle(feedback) is not FeedbackStyle.STATUS):
         return False
-    if tick is not None and Fraction(tick).denominator != 1:
+    tb = eligible(problem)
+    if not isinstance(tb, Tables) or not _whole(tb.tick if tick is None else tick):
         return False
     lim = limit if limit is not None else problem.limit
-    if lim is not None and Fraction(lim).denominator != 1:
-        return False
-    seconds = problem.time_unit.seconds
-    if tick is None and seconds is not None and Fraction(60, seconds).denominator != 1:
-        return False
-    return eligible(problem) is not False
+    return lim is None or _whole(lim)
+
+
+def _whole(x: Any) -> bool:
+    return type(x) is int or (x.denominator if type(x) is Fraction else Fraction(x).denominator) == 1
 
 
 class StateView:
@@ -333,24 +334,56 @@ class FastEnv(Env):
 
     # ------------------------------------------------------------------ acting
     def step(self, command: Union[str, dict]) -> tuple[Observation, Feedback]:
-        if type(command) is not str:
+        t = self._now
+        if type(command) is not str or self.done:
             if self.done:
-                return self._lazy_observation(), Feedback(False, "The episode is over.", self._fr(self._now),
-                                                          done=True, success=self.success)
+                return self._lazy_observation(), Feedback(False, "The episode is over.", self._fr(t), done=True,
+                                                          success=self.success)
             self._to_exact()
             return self.step(command)
-        t = self._now
-        if self.done:
-            return self._lazy_observation(), Feedback(False, "The episode is over.", self._fr(t), done=True,
-                                                      success=self.success)
         fb = self._command(self._agent, command, t)
-        self._advance_clock(t)
-        if self.done:
+        # the clock (``_advance_clock``, written out here)
+        new_t = t + self._tick
+        if self._wait_until > new_t:
+            new_t = self._wait_until
+        self._wait_until = t
+        tb = self._tb
+        if not self._minute:
+            if self._busy_end > new_t:
+                new_t = self._busy_end
+            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
+                last = max([e for e, _ in self._pending])          # every step left is running: run on
+                if last > new_t:
+                    new_t = last
+        limit = self._limit
+        if limit is not None and new_t > limit:
+            new_t = max(t, limit)
+        if self._next_end is not None and self._next_end <= new_t:
+            self._complete(new_t)
+        self._now = new_t
+        if self._done_mask == tb.all or (limit is not None and new_t >= limit) or (
+                self.max_refusals is not None and self.refusals_in_row >= self.max_refusals):
+            self._ended(new_t)
             fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
                                                f" The episode is over: {self.end_reason}"),
                           fb.time, fb.code, fb.category, fb.hint, True, self.success)
         self.log.append(fb)
-        return self._lazy_observation(), fb
+        obs = _new(Observation)                # Observation(render=...), without UserString's __init__
+        obs.__dict__.update(_text=None, _render=partial(self._text, new_t, len(self._starts), self._done,
+                                                        self._last_busy, (self.success, self.end_reason)
+                                                        if self.done else None))
+        return obs, fb
+
+    def _ended(self, new_t: Any) -> None:
+        """The episode ends: all done, the time limit, or too many refusals in a row (in that order)."""
+        limit = self._limit
+        if self._done_mask == self._tb.all:
+            self.done, self.success = True, True
+            self.end_reason = f"completed at {self._t(max(self._end))}."
+        elif limit is not None and new_t >= limit:
+            self.done, self.end_reason = True, f"the time limit {self._t(limit)} is reached."
+        else:
+            self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
 
     def _command(self, agent: str, cmd: str, t: Any) -> Feedback:
         if self._minute and self._busy_end > t:
@@ -370,7 +403,8 @@ class FastEnv(Env):
             fb = _new(Feedback)               # _feedback(True, "You wait.", ft)
             fb.__dict__.update(_WAITED, time=ft)
             return fb
-        i = self._match_index(norm)
+        keys = self._tb.commands.get(norm)
+        i = keys[0] if keys is not None and len(keys) == 1 else self._match_index(norm)
         self.n += 1
         if i is None:
             return self._refuse(Violation("E104", f"unknown command \"{cmd.strip()[:80]}\"", self._hint(norm),
@@ -389,11 +423,13 @@ class FastEnv(Env):
         self._pending.append((end, i))
         if self._next_end is None or end < self._next_end:
             self._next_end = end
-        count, cap = self._count, tb.cap
-        for r in tb.uses[i]:
-            count[r] += 1
-            if count[r] >= cap[r]:
-                self._full |= 1 << r
+        uses = tb.uses[i]
+        if uses:
+            count, cap = self._count, tb.cap
+            for r in uses:
+                count[r] += 1
+                if count[r] >= cap[r]:
+                    self._full |= 1 << r
         o = tb.busy[i]
         if o > 0:
             self._last_busy = i
@@ -409,33 +445,6 @@ class FastEnv(Env):
         fb = _new(Feedback)                   # _feedback(True, message, ft)
         fb.__dict__.update(_OK, message=tb.start_msgs[i] + clock + ".", time=ft)
         return fb
-
-    def _advance_clock(self, t: Any) -> None:
-        new_t = t + self._tick
-        if self._wait_until > new_t:
-            new_t = self._wait_until
-        self._wait_until = t
-        tb = self._tb
-        if not self._minute:
-            if self._busy_end > new_t:
-                new_t = self._busy_end
-            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
-                last = max(e for e, _ in self._pending)          # every step left is running: run on
-                if last > new_t:
-                    new_t = last
-        limit = self._limit
-        if limit is not None and new_t > limit:
-            new_t = max(t, limit)
-        if self._next_end is not None and self._next_end <= new_t:
-            self._complete(new_t)
-        self._now = new_t
-        if self._done_mask == tb.all:
-            self.done, self.success = True, True
-            self.end_reason = f"completed at {self._t(max(self._end))}."
-        elif limit is not None and new_t >= limit:
-            self.done, self.end_reason = True, f"the time limit {self._t(limit)} is reached."
-        elif self.max_refusals is not None and self.refusals_in_row >= self.max_refusals:
-            self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
 
     def _complete(self, until: Any) -> None:
         """The runs ending at or before ``until`` complete."""
