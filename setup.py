@@ -1,4 +1,5 @@
-"""Build hook: compile the kitchen simulator's hot modules with Cython (same source, optional).
+"""Build hook: compile the hot modules (kitchen simulator, procedure grading fast path) with Cython (same source,
+optional).
 
 Input: the environment of ``pip install``.  Output: setuptools' ``setup()`` with ``ext_modules`` for the
 modules listed in src/chronoplan/build.py (everything else -- metadata, packages, data -- is in pyproject.toml).
@@ -50,7 +51,7 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         Path(self.build_lib, "chronoplan", "runtime", "BUILD_FALLBACK").unlink(missing_ok=True)   # a stale one
         if getattr(self, "editable_mode", False) and not _flag("CHRONOPLAN_COMPILE"):
-            print("chronoplan: editable install, the kitchen modules stay pure Python "
+            print("chronoplan: editable install, the compiled modules stay pure Python "
                   "(set CHRONOPLAN_COMPILE=1 to compile them)", file=sys.stderr)
             return
         try:
@@ -97,7 +98,7 @@ class OptionalBuildExt(build_ext):
     def _warn(self, why, name: str = "") -> None:
         """Say so now (pip may hide it) and leave a marker in the package, so that the first use of the kitchen
         engine says so again (``chronoplan.runtime.compiled.note_fallback``)."""
-        print(f"WARNING: chronoplan: not compiling {name or 'the kitchen modules'} ({why}); the pure-Python "
+        print(f"WARNING: chronoplan: not compiling {name or 'the hot modules'} ({why}); the pure-Python "
               "module is used (slower, same results)", file=sys.stderr)
         marker = Path(self.build_lib, "chronoplan", "runtime", "BUILD_FALLBACK")
         marker.parent.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,11 @@ MODULES = {
     "chronoplan.validators.kitchen.grade": "validators/kitchen/grade.py",
     "chronoplan.validators.kitchen.read": "validators/kitchen/read.py",
     "chronoplan.validators.report": "validators/report.py",
+    # the Recipe2Plan grading fast path (#14 item 5): the sweep, the critic replay, the plan reader, the replay
+    "chronoplan.runtime.procedure.fast": "runtime/procedure/fast.py",
+    "chronoplan.runtime.procedure.critic": "runtime/procedure/critic.py",
+    "chronoplan.validators.plan_text": "validators/plan_text.py",
+    "chronoplan.validators.replay": "validators/replay.py",
 }
 
 
