@@ -70,6 +70,7 @@ class Tables:
         self.all = (1 << len(steps)) - 1
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
         self.lines: dict = {}                  # frozenset((object, end)) of full objects -> objects line
+        self.done_lines: dict = {}             # (steps done, their durations' sum) -> the "Done" line
         self.single = all(c == 1 for c in self.cap)
         self.busy_texts = [f"\"{t}\" until " for t in self.texts]
         self.start_msgs = [f"You do \"{t}\" until " if o >= d else f"\"{t}\" runs on its own until "
@@ -484,17 +485,20 @@ class FastEnv(Env):
     def _text(self, t: Any, n: int, done: tuple, busy: int, over: Optional[tuple]) -> str:
         """The status text at time ``t`` after the episode's first ``n`` starts (``busy``: the step of the agent's
         latest occupying run then; ``done``: the steps done and their durations' sum then)."""
-        tb, T, end = self._tb, self._t, self._end
+        tb, end, clocks = self._tb, self._end, self._clocks
+        now = clocks.get(t)
+        if now is None:
+            now = self._t(t)
         if busy >= 0 and self._start[busy] + tb.busy[busy] > t:
-            head = f"Time {T(t)}.\nYou are busy with {tb.busy_texts[busy]}{T(self._start[busy] + tb.busy[busy])}."
+            head = f"Time {now}.\nYou are busy with {tb.busy_texts[busy]}{self._t(self._start[busy] + tb.busy[busy])}."
         else:
-            head = f"Time {T(t)}.\nYou are free."
+            head = f"Time {now}.\nYou are free."
         starts = self._starts
         running = [i for i, _, _ in (starts if n == len(starts) else starts[:n]) if end[i] > t]
         lines = [head]
         if running:
             running.sort()
-            run_texts = tb.run_texts
+            run_texts, T = tb.run_texts, self._t
             lines.append("Running: " + "; ".join([run_texts[i] + T(end[i]) for i in running]) + ".")
         if tb.res_names:
             uses = tb.uses
@@ -517,14 +521,17 @@ class FastEnv(Env):
             if line is None:
                 full = dict(key)
                 line = "Objects: " + "; ".join(
-                    f"{name} in use until {T(full[r])}" if r in full else f"{name} free"
+                    f"{name} in use until {self._t(full[r])}" if r in full else f"{name} free"
                     for r, name in enumerate(tb.res_names)) + "."
                 if len(tb.lines) < CACHE:
                     tb.lines[key] = line
             lines.append(line)
-        k, got = done
-        lines.append(f"Done {k} of {len(tb.keys)} steps (progress score "
-                     f"{100 if tb.total == 0 else 100 * got // tb.total}).")
+        line = tb.done_lines.get(done)
+        if line is None:
+            k, got = done
+            line = tb.done_lines[done] = f"Done {k} of {len(tb.keys)} steps (progress score " \
+                                         f"{100 if tb.total == 0 else 100 * got // tb.total})."
+        lines.append(line)
         if over is not None:
             lines.append(("All steps are done. " if over[0] else "The episode is over: ") + over[1])
         return "\n".join(lines)
