@@ -1,10 +1,11 @@
 """The interactive environment's fast engine (runtime/procedure/arena_fast.py, #15 item 4) against the exact engine
 (``Env(..., engine="exact")``, ``ProcState``): random episodes -- step texts, waits, "wait N", unknown commands,
 repeated and running steps, unmet prerequisites, occupied objects, commands naming several steps -- over every
-bundled TimeArena scenario and random generated scenarios, under both steppings, with and without the refusal
-limit and the time limit; after every step the feedback (every field), the observation (read at once or at the
-end of the episode), the metrics, done and success, and every few steps ``observation()``, ``executable()``,
-``match``, ``steps_done_by_now``, ``episode_score`` and the state's completion times must be equal."""
+bundled TimeArena scenario and random generated scenarios, under both steppings and both feedback styles
+(status, TimeArena's sentences), with and without the refusal limit and the time limit; after every step the
+feedback (every field), the observation (read at once or at the end of the episode), the metrics, done and
+success, and every few steps ``observation()``, ``executable()``, ``match``, ``steps_done_by_now``,
+``episode_score`` and the state's completion times must be equal."""
 from __future__ import annotations
 
 import random
@@ -77,6 +78,8 @@ def _compare(problem: ProcedureProblem, seeds: range, n: int = 60, **options) ->
     for seed in seeds:
         stepping = Stepping.MINUTE if seed % 3 == 0 else Stepping.COMMAND
         opts = dict(options, stepping=stepping, max_refusals=None if seed % 4 == 1 else 5)
+        if seed % 2 == 1 and "feedback" not in options:
+            opts["feedback"] = FeedbackStyle.TIMEARENA
         if seed % 5 == 2:
             opts["limit"] = Fraction(random.Random(seed).randint(3, 40))
         fast, exact = Env(problem, engine="fast", **opts), Env(problem, engine="exact", **opts)
@@ -139,7 +142,8 @@ def test_tick_and_limit_options(arena):
 def test_what_it_does_not_model_goes_to_the_exact_engine(arena):
     p = procedure_problem(arena, arena.scenarios["cooking1"])
     assert type(Env(p, engine="fast")) is FastEnv
-    for opts in ({"show_executable": True}, {"feedback": FeedbackStyle.TIMEARENA}, {"rules": Rules.TIMEARENA},
+    assert type(Env(p, engine="fast", feedback=FeedbackStyle.TIMEARENA, stepping=Stepping.MINUTE)) is FastEnv
+    for opts in ({"show_executable": True}, {"rules": Rules.TIMEARENA},
                  {"tick": Fraction(1, 2)}):
         assert type(Env(p, engine="fast", **opts)) is Env
     q = random_problem(random.Random(1), 0)

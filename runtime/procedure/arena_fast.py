@@ -10,7 +10,8 @@ tests/test_env_fast.py plays random episodes both ways).  Output: what ``Env`` g
 Taken (``eligible``): one agent; every time of the scenario, the tick and the limit whole numbers; steps not
 interruptible, without lags, release, deadline or property needs and sets, with positive durations, distinct
 objects and prerequisites that exist; objects of capacity at least 1 without properties; the paper's rules
-(``Rules.PAPER``), the status feedback (``FeedbackStyle.STATUS``), either stepping, no ``show_executable``.
+(``Rules.PAPER``), either feedback style (TimeArena's sentences through ``ArenaSentences``), either stepping, no
+``show_executable``.
 Everything else runs on the exact engine.  Under these conditions the exact engine's clock has processed every
 end at or before the time when a command comes, so "running" is "started and not done", an object's holders
 are the runs not done, and the agent is busy only under ``Stepping.MINUTE`` (a call then continues its step).
@@ -31,7 +32,7 @@ from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 from chronoplan.runtime.procedure.arena_rules import Rules
 from chronoplan.runtime.procedure.env import CACHE, Env, Feedback, Observation, _caches, _feedback, _tables
-from chronoplan.runtime.procedure.feedback import CONTINUED, FeedbackStyle, Stepping
+from chronoplan.runtime.procedure.feedback import CONTINUED, ArenaSentences, FeedbackStyle, Stepping
 from chronoplan.runtime.procedure.records import Chunk, step_name
 from chronoplan.runtime.procedure.sim import _whole_problem
 from chronoplan.runtime.procedure.state import ProcState
@@ -108,9 +109,9 @@ def _build(problem: ProcedureProblem) -> Union[Tables, bool]:
 def takes(problem: ProcedureProblem, tick: Optional[Fraction], limit: Optional[Fraction], show_executable: bool,
           rules: Rules, feedback: FeedbackStyle) -> bool:
     """Whether ``Env(problem, ...)`` with these options runs on this engine."""
-    if show_executable or (rules is not Rules.PAPER and Rules(rules) is not Rules.PAPER) or (
-            feedback is not FeedbackStyle.STATUS and FeedbackStyle(feedback) is not FeedbackStyle.STATUS):
+    if show_executable or (rules is not Rules.PAPER and Rules(rules) is not Rules.PAPER):
         return False
+    FeedbackStyle(feedback)                    # either style
     tb = eligible(problem)
     if not isinstance(tb, Tables) or not _whole(tb.tick if tick is None else tick):
         return False
@@ -161,7 +162,9 @@ class FastEnv(Env):
         self.limit = limit if limit is not None else problem.limit
         self._commands, self._pos = tb.env_commands, tb.pos
         self.texts = dict(tb.env_texts)
-        self.feedback_style, self.stepping = FeedbackStyle.STATUS, Stepping(stepping)
+        self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
+        if self.feedback_style is FeedbackStyle.TIMEARENA:
+            self._sentences = ArenaSentences(problem, self.texts, self.tick)
         self._minute = self.stepping is Stepping.MINUTE
         self._clocks, self._fractions, self._normal, self._hints = tb.caches
         self._whole = True
@@ -197,6 +200,8 @@ class FastEnv(Env):
         self._last_busy = -1                   # the step of the agent's latest occupying run
         self._done = (0, 0)
         self._replay: Optional[tuple] = None
+        if self._sentences is not None:
+            self._sentences.reset()
 
     @property
     def state(self) -> Any:  # type: ignore[override]
@@ -342,6 +347,8 @@ class FastEnv(Env):
                                                           success=self.success)
             self._to_exact()
             return self.step(command)
+        if self._sentences is not None:
+            return self._step_sentences(command, t)
         fb = self._command(self._agent, command, t)
         # the clock (``_advance_clock``, written out here)
         new_t = t + self._tick
@@ -374,6 +381,71 @@ class FastEnv(Env):
                                                         self._last_busy, (self.success, self.end_reason)
                                                         if self.done else None))
         return obs, fb
+
+    def _step_sentences(self, command: str, t: Any) -> tuple[Observation, Feedback]:
+        """``step`` with TimeArena's sentences (``FeedbackStyle.TIMEARENA``; ``ArenaSentences.render`` on this
+        engine's state): the command, the clock, then the call's sentences (its own, then the completions)."""
+        done_before, started = self._done_mask, len(self._starts)
+        fb = self._command(self._agent, command, t)
+        tb = self._tb
+        ended = self._clock_only(t)
+        S = self._sentences
+        assert S is not None, "called with sentences"
+        norm, wait = self._read(command)
+        lines = []
+        if fb.hint == CONTINUED:
+            pass
+        elif fb.ok and wait is not None:
+            lines.append(S.waited(wait))
+        elif fb.ok:
+            if len(self._starts) > started:
+                i = self._starts[started][0]
+                lines.append(S.started(tb.keys[i], tb.dur[i]))
+            else:
+                lines.append(fb.message)
+        else:
+            key = self._match(norm) if fb.code != "E104" else None
+            busy = None
+            if key is not None and fb.code == "E411":
+                k = tb.keys.index(key)
+                busy = next((tb.res_names[r] for r in tb.uses[k] if any(
+                    r in tb.uses[j] and s <= fb.time < self._end[j] for j, s, _ in self._starts)), None)
+            lines.append(S.refused(norm, fb.code, key, fb.message, busy))
+        new = self._done_mask & ~done_before
+        if new:
+            lines += S.completed([tb.keys[i] for i in range(len(tb.keys)) if new >> i & 1 and
+                                  tb.keys[i] not in S.reported])
+        fb = Feedback(fb.ok, "\n".join(lines), fb.time, fb.code, fb.category, "" if fb.ok else fb.hint)
+        if ended:
+            fb = Feedback(fb.ok, fb.message, fb.time, fb.code, fb.category, fb.hint, True, self.success)
+        self.log.append(fb)
+        return self._lazy_observation(), fb
+
+    def _clock_only(self, t: Any) -> bool:
+        """``step``'s clock after a command at ``t`` (no feedback); whether the episode ended."""
+        new_t = t + self._tick
+        if self._wait_until > new_t:
+            new_t = self._wait_until
+        self._wait_until = t
+        tb = self._tb
+        if not self._minute:
+            if self._busy_end > new_t:
+                new_t = self._busy_end
+            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
+                last = max([e for e, _ in self._pending])
+                if last > new_t:
+                    new_t = last
+        limit = self._limit
+        if limit is not None and new_t > limit:
+            new_t = max(t, limit)
+        if self._next_end is not None and self._next_end <= new_t:
+            self._complete(new_t)
+        self._now = new_t
+        if self._done_mask == tb.all or (limit is not None and new_t >= limit) or (
+                self.max_refusals is not None and self.refusals_in_row >= self.max_refusals):
+            self._ended(new_t)
+            return True
+        return False
 
     def _ended(self, new_t: Any) -> None:
         """The episode ends: all done, the time limit, or too many refusals in a row (in that order)."""
