@@ -25,7 +25,7 @@ from chronoplan.compiler.instantiate import (
 )
 from chronoplan.runtime.procedure import env as E
 from chronoplan.runtime.procedure.arena_fast import FastEnv, eligible
-from chronoplan.runtime.procedure.arena_rules import Rules
+from chronoplan.runtime.procedure.arena_rules import ArenaRules, Rules
 from chronoplan.runtime.procedure.env import Env
 from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 
@@ -39,8 +39,18 @@ def arena():
 
 def _pool(env: Env, rng: random.Random) -> list[str]:
     texts = list(env.texts.values())
-    return texts * 3 + ["wait", "wait", "wait 2", "wait 7", "WAIT", "juggle the pans", texts[0] + ".",
+    pool = texts * 3 + ["wait", "wait", "wait 2", "wait 7", "WAIT", "juggle the pans", texts[0] + ".",
                         "  " + texts[-1].upper() + "  ", "step 1 of " + env.problem.tasks[0], "cook pan"]
+    if env.rules is Rules.TIMEARENA:                   # the original's commands: loose second objects, X P X, ...
+        arena = ArenaRules.for_problem(env.problem)
+        seconds = sorted({r.second for r in arena.roles if r.second is not None})
+        for r in arena.roles:
+            if r.second is not None:
+                v, p = r.verb.split(" ")
+                pool += [f"{v} {r.first} {p} {rng.choice(seconds)}", f"{v} {r.second} {p} {r.second}"]
+            pool.append(f"{r.verb.split(' ')[0]} {rng.choice(arena.names)}")
+        pool += ["fly " + arena.names[0], texts[0] + " now", texts[0].replace(" ", "  "), "wait now"]
+    return pool
 
 
 def _play(env: Env, seed: int, n: int, stepping: Stepping) -> list:
@@ -69,7 +79,8 @@ def _play(env: Env, seed: int, n: int, stepping: Stepping) -> list:
         if i % 11 == 0:
             out.append({k: (s.done_at, s.running.end if s.running is not None else None)
                         for k, s in env.state.steps.items()})
-    return out + [str(o) for o in late] + [env.reset(), env.metrics()]
+    out += [str(o) for o in late[::2]] + [env.reset(), env.metrics()]
+    return out + [str(o) for o in late[1::2]]           # read after the reset: still their episode's text
 
 
 def _compare(problem: ProcedureProblem, seeds: range, n: int = 60, **options) -> int:
@@ -95,6 +106,16 @@ def test_every_bundled_timearena_scenario(arena):
         p = procedure_problem(arena, arena.scenarios[name])
         assert eligible(p) is not False, name            # the fast engine takes every TimeArena scenario
         played += _compare(p, range(3 * k, 3 * k + 3))
+    assert played == 3 * len(arena.scenarios)
+
+
+def test_timearena_rules_on_every_bundled_scenario(arena):
+    """``Rules.TIMEARENA`` (the released code's reading, pauses, loose second objects, ownership table, refusal
+    order, no run-on), with its sentences and per-minute stepping in most episodes."""
+    played = 0
+    for k, name in enumerate(arena.scenarios):
+        p = procedure_problem(arena, arena.scenarios[name])
+        played += _compare(p, range(3 * k + 1, 3 * k + 4), rules=Rules.TIMEARENA)
     assert played == 3 * len(arena.scenarios)
 
 
@@ -143,7 +164,8 @@ def test_what_it_does_not_model_goes_to_the_exact_engine(arena):
     p = procedure_problem(arena, arena.scenarios["cooking1"])
     assert type(Env(p, engine="fast")) is FastEnv
     assert type(Env(p, engine="fast", feedback=FeedbackStyle.TIMEARENA, stepping=Stepping.MINUTE)) is FastEnv
-    for opts in ({"show_executable": True}, {"rules": Rules.TIMEARENA},
+    assert type(Env(p, engine="fast", rules=Rules.TIMEARENA)) is FastEnv
+    for opts in ({"show_executable": True},
                  {"tick": Fraction(1, 2)}):
         assert type(Env(p, engine="fast", **opts)) is Env
     q = random_problem(random.Random(1), 0)

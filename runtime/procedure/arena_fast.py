@@ -23,6 +23,7 @@ with its state replayed, for the rest of its life.
 """
 from __future__ import annotations
 
+import heapq
 from fractions import Fraction
 from functools import partial
 from typing import Any, Optional, Union
@@ -30,7 +31,8 @@ from typing import Any, Optional, Union
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime.procedure.arena_rules import Rules
+from chronoplan.runtime.events import END
+from chronoplan.runtime.procedure.arena_rules import ArenaRules, ArenaShapeError, Role, Rules
 from chronoplan.runtime.procedure.env import CACHE, Env, Feedback, Observation, _caches, _feedback, _tables
 from chronoplan.runtime.procedure.feedback import CONTINUED, ArenaSentences, FeedbackStyle, Stepping
 from chronoplan.runtime.procedure.records import Chunk, step_name
@@ -49,7 +51,7 @@ class Tables:
     def __init__(self, problem: ProcedureProblem, whole: ProcedureProblem) -> None:
         steps = whole.steps
         self.keys = [s.key for s in steps]
-        index = {k: i for i, k in enumerate(self.keys)}
+        self.index = index = {k: i for i, k in enumerate(self.keys)}
         texts, commands, self.pos = problem.memo("_env_tables", _tables)
         self.env_texts, self.env_commands = texts, commands        # Env's tables, for FastEnv's attributes
         self.caches = problem.memo("_env_caches", _caches)
@@ -109,14 +111,25 @@ def _build(problem: ProcedureProblem) -> Union[Tables, bool]:
 def takes(problem: ProcedureProblem, tick: Optional[Fraction], limit: Optional[Fraction], show_executable: bool,
           rules: Rules, feedback: FeedbackStyle) -> bool:
     """Whether ``Env(problem, ...)`` with these options runs on this engine."""
-    if show_executable or (rules is not Rules.PAPER and Rules(rules) is not Rules.PAPER):
+    if show_executable:
         return False
     FeedbackStyle(feedback)                    # either style
     tb = eligible(problem)
     if not isinstance(tb, Tables) or not _whole(tb.tick if tick is None else tick):
         return False
+    if rules is not Rules.PAPER and Rules(rules) is Rules.TIMEARENA and _arena_view(problem) is None:
+        return False
     lim = limit if limit is not None else problem.limit
     return lim is None or _whole(lim)
+
+
+def _arena_view(problem: ProcedureProblem) -> Optional[ArenaRules]:
+    """TimeArena's view of the problem (``Rules.TIMEARENA``), or None when the original could not hold it (the
+    exact engine then reports why)."""
+    try:
+        return ArenaRules.for_problem(problem)
+    except ArenaShapeError:
+        return None
 
 
 def _whole(x: Any) -> bool:
@@ -124,10 +137,17 @@ def _whole(x: Any) -> bool:
 
 
 class StateView:
-    """``FastEnv.state``: ``agent_free_at`` from the fast state; any other attribute from a replayed ``ProcState``."""
+    """``FastEnv.state``: ``agent_free_at`` from the fast state; any other attribute (``__dict__`` too: under
+    ``Rules.TIMEARENA`` it holds ``ArenaRules``' ``_arena_held``) from a replayed ``ProcState``."""
+
+    __slots__ = ("_env",)
 
     def __init__(self, env: FastEnv) -> None:
         self._env = env
+
+    @property
+    def __dict__(self) -> dict:  # type: ignore[override]
+        return self._env._replayed().__dict__
 
     def agent_free_at(self, agent: str, t: Any) -> Any:
         b = self._env._busy_end
@@ -152,8 +172,9 @@ class FastEnv(Env):
         assert isinstance(tb, Tables), "FastEnv is made only for problems it takes"
         self._tb: Tables = tb
         self.problem = problem
-        self.rules = Rules.PAPER
-        self._arena = None
+        self.rules = Rules(rules)
+        self._arena = None                     # the exact engine's hook; this engine keeps its own: ``_ar``
+        self._ar: Optional[ArenaRules] = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
         self._sentences = None
         self.unit = problem.time_unit
         self.tick = Fraction(tick) if tick is not None else tb.tick
@@ -161,7 +182,13 @@ class FastEnv(Env):
         self.max_refusals = max_refusals
         self.limit = limit if limit is not None else problem.limit
         self._commands, self._pos = tb.env_commands, tb.pos
-        self.texts = dict(tb.env_texts)
+        self.texts = dict(tb.env_texts if self._ar is None else self._ar.texts)
+        self._text_list = [self.texts[k] for k in tb.keys]
+        if self._ar is None:
+            self._busy_texts, self._run_texts = tb.busy_texts, tb.run_texts
+        else:
+            self._busy_texts = [f"\"{x}\" until " for x in self._text_list]
+            self._run_texts = [f"\"{x}\" ({n}) until " for x, n in zip(self._text_list, tb.names)]
         self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
         if self.feedback_style is FeedbackStyle.TIMEARENA:
             self._sentences = ArenaSentences(problem, self.texts, self.tick)
@@ -198,6 +225,8 @@ class FastEnv(Env):
         self._full = 0                         # objects at capacity (bitmask)
         self._busy_end = 0                     # the latest end of the agent's occupation
         self._last_busy = -1                   # the step of the agent's latest occupying run
+        self._held: list = []                  # Rules.TIMEARENA: (step, the objects it occupies), in start order
+        self._pauses: list = []                # Rules.TIMEARENA: (starts before it, time) of each pause
         self._done = (0, 0)
         self._replay: Optional[tuple] = None
         if self._sentences is not None:
@@ -209,18 +238,28 @@ class FastEnv(Env):
 
     def _replayed(self) -> ProcState:
         """The exact engine's state after this episode's starts and clock (kept until the episode moves on)."""
-        mark = (len(self._starts), self._now)
+        mark = (len(self._starts), self._now, len(self._pauses), len(self._held))
         if self._replay is not None and self._replay[0] == mark:
             return self._replay[1]
         st = ProcState(self.problem.memo("_whole_problem", _whole_problem), whole=True)
         agent = self._agent
-        for i, t, index in self._starts:
+        pauses = iter(self._pauses)
+        pause = next(pauses, None)
+        for k, (i, t, index) in enumerate(self._starts + [(None, self._now, None)]):
+            while pause is not None and pause[0] == k:
+                self._advance_to(st, pause[1])
+                _shift(st, pause[1], self._tick)
+                pause = next(pauses, None)
+            if i is None:
+                break
             self._advance_to(st, t)
             chunk = _new(Chunk)
             chunk.__dict__.update(index=index, task=self._tb.keys[i][0], step=self._tb.keys[i][1], start=t,
                                   duration=None, agent=agent)
             sst = st.steps[self._tb.keys[i]]
-            st.apply_start(chunk, sst, agent, sst.step.duration, sst.step.occupation(sst.step.duration))
+            run = st.apply_start(chunk, sst, agent, sst.step.duration, sst.step.occupation(sst.step.duration))
+            if self._ar is not None:               # ArenaRules' record of the objects each run occupies
+                st.__dict__.setdefault("_arena_held", []).append((run, self._held[k][1]))
         self._advance_to(st, self._now)
         self._replay = (mark, st)
         return st
@@ -296,6 +335,8 @@ class FastEnv(Env):
 
     def executable(self, agent: Optional[str] = None) -> list[str]:
         tb, t = self._tb, self._now
+        if self._ar is not None:
+            return self._arena_executable(self._ar, t)
         return [tb.texts[i] for i in range(len(tb.keys)) if self._clear(i, t)]
 
     def _violation(self, i: int, t: Any, index: int) -> Violation:
@@ -359,7 +400,7 @@ class FastEnv(Env):
         if not self._minute:
             if self._busy_end > new_t:
                 new_t = self._busy_end
-            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
+            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all and self._ar is None:
                 last = max([e for e, _ in self._pending])          # every step left is running: run on
                 if last > new_t:
                     new_t = last
@@ -379,7 +420,8 @@ class FastEnv(Env):
         obs = _new(Observation)                # Observation(render=...), without UserString's __init__
         obs.__dict__.update(_text=None, _render=partial(self._text, new_t, len(self._starts), self._done,
                                                         self._last_busy, (self.success, self.end_reason)
-                                                        if self.done else None))
+                                                        if self.done else None, self._end,
+                                                        self._starts, self._start))
         return obs, fb
 
     def _step_sentences(self, command: str, t: Any) -> tuple[Observation, Feedback]:
@@ -431,7 +473,7 @@ class FastEnv(Env):
         if not self._minute:
             if self._busy_end > new_t:
                 new_t = self._busy_end
-            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all:
+            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all and self._ar is None:
                 last = max([e for e, _ in self._pending])
                 if last > new_t:
                     new_t = last
@@ -458,24 +500,29 @@ class FastEnv(Env):
         else:
             self.done, self.end_reason = True, f"{self.refusals_in_row} refused commands in a row."
 
+    def _wait(self, wait: int, t: Any) -> Feedback:
+        self.refusals_in_row = 0
+        self._wait_until = t + self._tick * wait
+        ft = self._fractions.get(t)
+        if ft is None:
+            ft = self._fr(t)
+        fb = _new(Feedback)                   # _feedback(True, "You wait.", ft)
+        fb.__dict__.update(_WAITED, time=ft)
+        return fb
+
     def _command(self, agent: str, cmd: str, t: Any) -> Feedback:
         if self._minute and self._busy_end > t:
-            text = self._tb.texts[self._last_busy]
+            text = self._text_list[self._last_busy]
             return _feedback(True, f"You keep doing \"{text}\" until {self._t(self._busy_end)}.", self._fr(t),
                              hint=CONTINUED)
+        if self._ar is not None:
+            return self._arena_command(self._ar, cmd, t)
         got = self._normal.get(cmd)
         if got is None:
             got = self._read(cmd)
         norm, wait = got
         if wait is not None:
-            self.refusals_in_row = 0
-            self._wait_until = t + self._tick * wait
-            ft = self._fractions.get(t)
-            if ft is None:
-                ft = self._fr(t)
-            fb = _new(Feedback)               # _feedback(True, "You wait.", ft)
-            fb.__dict__.update(_WAITED, time=ft)
-            return fb
+            return self._wait(wait, t)
         keys = self._tb.commands.get(norm)
         i = keys[0] if keys is not None and len(keys) == 1 else self._match_index(norm)
         self.n += 1
@@ -547,30 +594,35 @@ class FastEnv(Env):
         obs = _new(Observation)                # Observation(render=...), without UserString's __init__
         obs.__dict__.update(_text=None, _render=partial(self._text, self._now, len(self._starts), self._done,
                                                         self._last_busy, (self.success, self.end_reason)
-                                                        if self.done else None))
+                                                        if self.done else None, self._end,
+                                                        self._starts, self._start))
         return obs
 
     def observation(self) -> str:
         return self._text(self._now, len(self._starts), self._done, self._last_busy,
-                          (self.success, self.end_reason) if self.done else None)
+                          (self.success, self.end_reason) if self.done else None, self._end, self._starts,
+                          self._start)
 
-    def _text(self, t: Any, n: int, done: tuple, busy: int, over: Optional[tuple]) -> str:
+    def _text(self, t: Any, n: int, done: tuple, busy: int, over: Optional[tuple], end: list, starts: list,
+              start: list) -> str:
         """The status text at time ``t`` after the episode's first ``n`` starts (``busy``: the step of the agent's
-        latest occupying run then; ``done``: the steps done and their durations' sum then)."""
-        tb, end, clocks = self._tb, self._end, self._clocks
+        latest occupying run then; ``done``: the steps done and their durations' sum then; ``end``: the runs' ends
+        then, a list a pause of ``Rules.TIMEARENA`` replaces rather than changes; ``starts`` and ``start`` the
+        episode's lists, which ``reset`` replaces: a text handed out before a reset stays that episode's)."""
+        tb, clocks = self._tb, self._clocks
         now = clocks.get(t)
         if now is None:
             now = self._t(t)
-        if busy >= 0 and self._start[busy] + tb.busy[busy] > t:
-            head = f"Time {now}.\nYou are busy with {tb.busy_texts[busy]}{self._t(self._start[busy] + tb.busy[busy])}."
+        if busy >= 0 and start[busy] + tb.busy[busy] > t:
+            until = self._t(start[busy] + tb.busy[busy])
+            head = f"Time {now}.\nYou are busy with {self._busy_texts[busy]}{until}."
         else:
             head = f"Time {now}.\nYou are free."
-        starts = self._starts
         running = [i for i, _, _ in (starts if n == len(starts) else starts[:n]) if end[i] > t]
         lines = [head]
         if running:
             running.sort()
-            run_texts, T = tb.run_texts, self._t
+            run_texts, T = self._run_texts, self._t
             lines.append("Running: " + "; ".join([run_texts[i] + T(end[i]) for i in running]) + ".")
         if tb.res_names:
             uses = tb.uses
@@ -629,3 +681,157 @@ class FastEnv(Env):
         return M.EpisodeScore(M.progress_score(self.problem, done), M.minutes(reached, self.unit), self.success)
 
 
+
+    # ------------------------------------------------------------------ Rules.TIMEARENA (runtime.procedure.arena_rules)
+    def _occupied(self, obj: str, t: Any) -> Optional[int]:
+        """The first step, in start order, that occupies ``obj`` (under the original's names) past ``t``."""
+        end = self._end
+        for i, objs in self._held:
+            if obj in objs and end[i] > t:
+                return i
+        return None
+
+    def _pause(self, t: Any) -> None:
+        """``ArenaRules.pause``: every running step ends one tick later (the ends list is replaced, so that the
+        observations handed out keep theirs)."""
+        end = list(self._end)
+        moved = False
+        run = self._run_mask
+        for i in range(len(end)):
+            if run >> i & 1 and end[i] > t:
+                end[i] += self._tick
+                moved = True
+        if moved:
+            self._pauses.append((len(self._starts), t))
+            self._end = end
+            self._pending = [(end[i], i) for _, i in self._pending]
+            self._next_end = min(e for e, _ in self._pending) if self._pending else None
+
+    def _arena_executable(self, A: ArenaRules, t: Any) -> list[str]:
+        if self._busy_end > t:
+            return []
+        index, out = self._tb.index, []
+        for r in A.roles:
+            i = index[r.key]
+            if (self._done_mask | self._run_mask) >> i & 1:
+                continue
+            if any(self._occupied(o, t) is not None for o in (r.first, r.second) if o is not None):
+                continue
+            if all(self._done_mask >> index[k] & 1 for k in A.prerequisites(r, r.second)):
+                out.append(A.texts[r.key])
+        return out
+
+    def _arena_command(self, A: ArenaRules, text: str, t: Any) -> Feedback:
+        """``ArenaRules.command`` on this engine's state (the same refusals, in the same order)."""
+        why, words = A.read(text)
+        agent = self._agent
+        if why is None and words == ["wait"]:
+            self.refusals_in_row = 0
+            self._wait_until = t + self._tick
+            return _feedback(True, "You wait.", self._fr(t))
+        self.n += 1
+        index = self.n - 1
+        shown = text.strip()[:80]
+        T, tb = self._t, self._tb
+        if why is not None:
+            self._pause(t)
+            return self._refuse(A._runner_refusal(why, words, shown, index, agent, t))
+        verb = words[0] if len(words) == 2 else f"{words[0]} {words[2]}"
+        first = words[1]
+        second = words[3] if len(words) == 4 else None
+        entries: list = []
+        if second is None:
+            entries.append((first, A.firsts.get((first, verb, 0))))
+        else:
+            if first != second:
+                entries.append((first, A.firsts.get((first, verb, 1))))
+            entries.append((second, A.seconds.get((second, verb), [None])[0]))
+        refusal = None
+        for obj, role in entries:
+            j = self._occupied(obj, t)
+            if j is not None:
+                until = T(self._end[j])
+                refusal = Violation("E411", f"{obj} is occupied by \"{A.texts[tb.keys[j]]}\" until {until}",
+                                    f"send it at or after {until}, when {obj} is free", index, agent, t)
+            if role is None:
+                refusal = Violation("E104", f"cannot {verb.split(' ')[0]} {obj} here: no step of the scenario "
+                                    f"takes {obj} as its {'first' if obj == first and first != second else 'second'}"
+                                    f" object of \"{verb}\"", A._fits(verb), index, agent, t)
+            elif second is not None and second in A.owners and first not in A.owners[second]:
+                refusal = Violation("E104", f"{second} does not take {first} (the original's \"Only for Task\" "
+                                    f"table: {second} takes {', '.join(sorted(A.owners[second]))})",
+                                    f"put {first} into its own task's object", index, agent, t)
+        if refusal is not None:
+            return self._refuse(refusal)
+        role = entries[0][1]
+        assert role is not None, "a fitting verb has its step"
+        if second is not None and first == second:
+            return self._arena_no_op(A, role, second, text, t, index)
+        missing = [k for k in A.prerequisites(role, second) if not self._done_mask >> tb.index[k] & 1]
+        if missing:
+            return self._refuse(Violation(
+                "E301", f"\"{shown}\" needs \"{A.texts[missing[0]]}\" ({step_name(missing[0])}) done first",
+                f"finish \"{A.texts[missing[0]]}\" first", index, agent, t))
+        i = tb.index[role.key]
+        if self._done_mask >> i & 1:
+            return self._refuse(Violation("E801", f"\"{A.texts[role.key]}\" is already done (finished at "
+                                          f"{T(self._end[i])})", "do another step", index, agent, t))
+        return self._arena_start(A, role, second, i, t, index)
+
+    def _arena_no_op(self, A: ArenaRules, role: Role, obj: str, text: str, t: Any, index: int) -> Feedback:
+        missing = [k for k in A.second_prerequisites(obj, role.verb) if not self._done_mask >> self._tb.index[k] & 1]
+        if missing:
+            return self._refuse(Violation(
+                "E301", f"\"{text.strip()[:80]}\" needs \"{A.texts[missing[0]]}\" ({step_name(missing[0])}) "
+                "done first", f"finish \"{A.texts[missing[0]]}\" first", index, self._agent, t))
+        self.refusals_in_row = 0
+        return _feedback(True, f"You do \"{text.strip().lower()}\": it takes 0 minutes and changes nothing "
+                         "(--compat timearena: the original accepts an object as both objects).", self._fr(t))
+
+    def _arena_start(self, A: ArenaRules, role: Role, second: Optional[str], i: int, t: Any, index: int) -> Feedback:
+        """``ArenaRules._start``: the simulator's own prerequisite and capacity checks do not apply (the original's
+        are those above); nothing else can refuse a step that is neither done nor running, its agent free."""
+        tb = self._tb
+        assert not self._run_mask >> i & 1 and self._busy_end <= t, "a running step's object is occupied"
+        d = tb.dur[i]
+        end = t + d
+        self._start[i] = t
+        self._end[i] = end
+        self._run_mask |= 1 << i
+        self._starts.append((i, t, index))
+        self._pending.append((end, i))
+        if self._next_end is None or end < self._next_end:
+            self._next_end = end
+        count, cap = self._count, tb.cap
+        for r in tb.uses[i]:
+            count[r] += 1
+            if count[r] >= cap[r]:
+                self._full |= 1 << r
+        o = tb.busy[i]
+        if o > 0:
+            self._last_busy = i
+            if t + o > self._busy_end:
+                self._busy_end = t + o
+        self._held.append((i, (role.first,) if second is None else (role.first, second)))
+        self.refusals_in_row = 0
+        shown = A.texts[role.key] if second in (None, role.second) else \
+            f"{role.verb.split(' ')[0]} {role.first} {role.verb.split(' ')[1]} {second}"
+        if o >= d:
+            msg = f"You do \"{shown}\" until {self._t(end)}."
+        else:
+            msg = f"\"{shown}\" runs on its own until {self._t(end)}."
+        return _feedback(True, msg, self._fr(t))
+
+
+def _shift(st: ProcState, t: Any, tick: int) -> None:
+    """``ArenaRules.pause`` on a replayed state: every running step ends one tick later."""
+    shifted = set()
+    for s in st.steps.values():
+        run = s.running
+        if run is not None and run.end > t:
+            object.__setattr__(run, "duration", run.duration + tick)
+            shifted.add(id(run))
+    if shifted:
+        heap = st.queue._heap
+        heap[:] = [(e[-1].end, *e[1:]) if e[1] == END and id(e[-1]) in shifted else e for e in heap]
+        heapq.heapify(heap)
