@@ -1,25 +1,26 @@
 """The interactive environment's fast engine for TimeArena-shaped episodes (#15 item 4).
 
-Input: a ``ProcedureProblem`` and the ``Env`` options.  ``tables(problem)`` compiles, once per problem (kept on
-it), integer tables -- per step: duration, agent occupation, prerequisite bitmask, the objects it uses (indexes
-and bitmask); per command text: the steps it names -- or False when the problem has something this engine does
-not model.  ``FastEnv`` (an ``Env``) then plays episodes on ints and bitmasks and gives the same feedback,
-observation texts, metrics and refusals (codes, messages, hints) as the exact engine (``ProcState``;
-tests/test_env_fast.py plays random episodes both ways).  Output: what ``Env`` gives.
+Input: a ``ProcedureProblem`` and the ``Env`` options.  ``eligible(problem)`` compiles, once per problem (kept on
+it), integer tables (``Tables``) -- per step: duration, agent occupation, prerequisite bitmask, the objects it uses
+(indexes and bitmask), its start message; per command text: the steps it names -- or gives False when the
+problem has something this engine does not model; ``takes(problem, ...)`` adds the options.  ``FastEnv`` (an
+``Env``) then plays episodes on ints and bitmasks and gives the same feedback, observation texts, metrics and
+refusals (codes, messages, hints) as the exact engine (``ProcState``; tests/test_env_fast.py plays random
+episodes both ways).  Output: what ``Env`` gives.
 
-Taken (``eligible``): one agent; every time of the scenario, the tick and the limit whole numbers; steps not
-interruptible, without lags, release, deadline or property needs and sets, with positive durations, distinct
-objects and prerequisites that exist; objects of capacity at least 1 without properties; the paper's rules
-(``Rules.PAPER``), either feedback style (TimeArena's sentences through ``ArenaSentences``), either stepping, no
-``show_executable``.
-Everything else runs on the exact engine.  Under these conditions the exact engine's clock has processed every
-end at or before the time when a command comes, so "running" is "started and not done", an object's holders
-are the runs not done, and the agent is busy only under ``Stepping.MINUTE`` (a call then continues its step).
+Taken: one agent; every time of the scenario, the tick and the limit whole numbers; steps not interruptible,
+without lags, release, deadline or property needs and sets, with positive durations, distinct objects and
+prerequisites that exist; objects of capacity at least 1 without properties; either rules (``Rules.TIMEARENA``
+as ``runtime.procedure.arena_rules`` states them, when ``ArenaRules`` can hold the problem), either feedback style
+(TimeArena's sentences through ``ArenaSentences``), either stepping, no ``show_executable``.  Everything else
+runs on the exact engine.  Under these conditions the exact engine's clock has processed every end at or
+before the time when a command comes, so "running" is "started and not done", an object's holders are the runs
+not done, and the agent is busy only under ``Stepping.MINUTE`` (a call then continues its step).
 
 ``env.state`` is a view: ``agent_free_at`` is answered from the fast state, anything else from a ``ProcState``
-replayed from the episode's starts (rebuilt when the episode moved on; changing it changes nothing).  Setting
-``env.time`` or a command that is not a string (a dict of agents) turns the environment into the exact engine,
-with its state replayed, for the rest of its life.
+replayed from the episode's starts and pauses (rebuilt when the episode moved on; changing it changes
+nothing).  Setting ``env.time`` or a command that is not a string (a dict of agents) turns the environment into
+the exact engine, with its state replayed, for the rest of its life.
 """
 from __future__ import annotations
 
@@ -73,6 +74,8 @@ class Tables:
         self.all = (1 << len(steps)) - 1
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
         self.lines: dict = {}                  # frozenset((object, end)) of full objects -> objects line
+        self.arena_read: dict = {}             # Rules.TIMEARENA: command -> ArenaRules.read(command)
+        self.arena_pre: dict = {}              # Rules.TIMEARENA: (step, second object) -> [(prerequisite, index)]
         self.done_lines: dict = {}             # (steps done, their durations' sum) -> the "Done" line
         self.single = all(c == 1 for c in self.cap)
         self.busy_texts = [f"\"{t}\" until " for t in self.texts]
@@ -457,9 +460,10 @@ class FastEnv(Env):
         if new:
             lines += S.completed([tb.keys[i] for i in range(len(tb.keys)) if new >> i & 1 and
                                   tb.keys[i] not in S.reported])
-        fb = Feedback(fb.ok, "\n".join(lines), fb.time, fb.code, fb.category, "" if fb.ok else fb.hint)
-        if ended:
-            fb = Feedback(fb.ok, fb.message, fb.time, fb.code, fb.category, fb.hint, True, self.success)
+        out = _new(Feedback)                  # Feedback(ok, text, time, code, category, hint[, True, success])
+        out.__dict__.update(ok=fb.ok, message="\n".join(lines), time=fb.time, code=fb.code, category=fb.category,
+                            hint="" if fb.ok else fb.hint, done=ended, success=self.success if ended else False)
+        fb = out
         self.log.append(fb)
         return self._lazy_observation(), fb
 
@@ -723,7 +727,12 @@ class FastEnv(Env):
 
     def _arena_command(self, A: ArenaRules, text: str, t: Any) -> Feedback:
         """``ArenaRules.command`` on this engine's state (the same refusals, in the same order)."""
-        why, words = A.read(text)
+        got = self._tb.arena_read.get(text)
+        if got is None:
+            got = A.read(text)
+            if len(self._tb.arena_read) < CACHE:
+                self._tb.arena_read[text] = got
+        why, words = got
         agent = self._agent
         if why is None and words == ["wait"]:
             self.refusals_in_row = 0
@@ -746,11 +755,37 @@ class FastEnv(Env):
             if first != second:
                 entries.append((first, A.firsts.get((first, verb, 1))))
             entries.append((second, A.seconds.get((second, verb), [None])[0]))
+        refusal = self._arena_refusal(A, entries, verb, first, second, index, t)
+        if refusal is not None:
+            return self._refuse(refusal)
+        role = entries[0][1]
+        assert role is not None, "a fitting verb has its step"
+        if second is not None and first == second:
+            return self._arena_no_op(A, role, second, text, t, index)
+        pre = tb.arena_pre.get((role.key, second))
+        if pre is None:
+            pre = tb.arena_pre[(role.key, second)] = [(k, tb.index[k]) for k in A.prerequisites(role, second)]
+        missing = [k for k, j in pre if not self._done_mask >> j & 1]
+        if missing:
+            return self._refuse(Violation(
+                "E301", f"\"{shown}\" needs \"{A.texts[missing[0]]}\" ({step_name(missing[0])}) done first",
+                f"finish \"{A.texts[missing[0]]}\" first", index, agent, t))
+        i = tb.index[role.key]
+        if self._done_mask >> i & 1:
+            return self._refuse(Violation("E801", f"\"{A.texts[role.key]}\" is already done (finished at "
+                                          f"{T(self._end[i])})", "do another step", index, agent, t))
+        return self._arena_start(A, role, second, i, t, index)
+
+    def _arena_refusal(self, A: ArenaRules, entries: list, verb: str, first: str, second: Optional[str], index: int,
+                       t: Any) -> Optional[Violation]:
+        """The original's object checks, each entry in turn (the last reason found wins): occupied, a verb that
+        does not fit, the ownership table."""
+        agent, tb = self._agent, self._tb
         refusal = None
         for obj, role in entries:
             j = self._occupied(obj, t)
             if j is not None:
-                until = T(self._end[j])
+                until = self._t(self._end[j])
                 refusal = Violation("E411", f"{obj} is occupied by \"{A.texts[tb.keys[j]]}\" until {until}",
                                     f"send it at or after {until}, when {obj} is free", index, agent, t)
             if role is None:
@@ -761,22 +796,7 @@ class FastEnv(Env):
                 refusal = Violation("E104", f"{second} does not take {first} (the original's \"Only for Task\" "
                                     f"table: {second} takes {', '.join(sorted(A.owners[second]))})",
                                     f"put {first} into its own task's object", index, agent, t)
-        if refusal is not None:
-            return self._refuse(refusal)
-        role = entries[0][1]
-        assert role is not None, "a fitting verb has its step"
-        if second is not None and first == second:
-            return self._arena_no_op(A, role, second, text, t, index)
-        missing = [k for k in A.prerequisites(role, second) if not self._done_mask >> tb.index[k] & 1]
-        if missing:
-            return self._refuse(Violation(
-                "E301", f"\"{shown}\" needs \"{A.texts[missing[0]]}\" ({step_name(missing[0])}) done first",
-                f"finish \"{A.texts[missing[0]]}\" first", index, agent, t))
-        i = tb.index[role.key]
-        if self._done_mask >> i & 1:
-            return self._refuse(Violation("E801", f"\"{A.texts[role.key]}\" is already done (finished at "
-                                          f"{T(self._end[i])})", "do another step", index, agent, t))
-        return self._arena_start(A, role, second, i, t, index)
+        return refusal
 
     def _arena_no_op(self, A: ArenaRules, role: Role, obj: str, text: str, t: Any, index: int) -> Feedback:
         missing = [k for k in A.second_prerequisites(obj, role.verb) if not self._done_mask >> self._tb.index[k] & 1]
