@@ -175,7 +175,7 @@ class FastEnv(Env):
         assert isinstance(tb, Tables), "FastEnv is made only for problems it takes"
         self._tb: Tables = tb
         self.problem = problem
-        self.rules = Rules(rules)
+        self.rules = rules if rules is Rules.PAPER else Rules(rules)
         self._arena = None                     # the exact engine's hook; this engine keeps its own: ``_ar``
         self._ar: Optional[ArenaRules] = ArenaRules.for_problem(problem) if self.rules is Rules.TIMEARENA else None
         self._sentences = None
@@ -186,10 +186,10 @@ class FastEnv(Env):
         self.limit = limit if limit is not None else problem.limit
         self._commands, self._pos = tb.env_commands, tb.pos
         self.texts = dict(tb.env_texts if self._ar is None else self._ar.texts)
-        self._text_list = [self.texts[k] for k in tb.keys]
         if self._ar is None:
-            self._busy_texts, self._run_texts = tb.busy_texts, tb.run_texts
+            self._text_list, self._busy_texts, self._run_texts = tb.texts, tb.busy_texts, tb.run_texts
         else:
+            self._text_list = [self.texts[k] for k in tb.keys]
             self._busy_texts = [f"\"{x}\" until " for x in self._text_list]
             self._run_texts = [f"\"{x}\" ({n}) until " for x, n in zip(self._text_list, tb.names)]
         self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
