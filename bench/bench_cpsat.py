@@ -21,8 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "recipe2plan"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/recipe2plan")
 DOC = ROOT / "docs" / "benchmarks" / "recipe2plan-optimal.md"
 
 

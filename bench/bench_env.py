@@ -52,13 +52,14 @@ from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from shared_data import shared_data  # noqa: E402
 from timearena_exact import solve  # noqa: E402
 
 CATS = ("cooking", "household", "lab")
 COMBOS = ("household1_2", "lab9_10_1", "cooking1_2", "household4_5_6")
 JUNK = "juggle the pans"
 LIMIT = Fraction(10_000)          # the scripted plays with refusals run past the scenarios' limits
-DATA = Path("/work/shared/data/timearena/tasks.json")
+DATA = shared_data("timearena", "tasks.json")
 
 
 def verb_patterns(path: Path = DATA) -> list:

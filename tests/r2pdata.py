@@ -11,16 +11,14 @@ import json
 import re
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 import sympy
+from shared_data import shared_data
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import procedure_problem
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "recipe2plan"
-if not DATA.exists():
-    DATA = Path("/work/shared/data/recipe2plan")
+DATA = shared_data("recipe2plan")
 
 
 def seconds(text: str) -> int:

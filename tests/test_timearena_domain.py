@@ -1,6 +1,6 @@
 """domains/timearena: the 30 TimeArena tasks against the restated facts, their scenarios, and their optima.
 
-Input: domains/timearena/*.chrono and /work/shared/data/timearena/tasks.json (read here, never copied).
+Input: domains/timearena/*.chrono and ../shared/data/timearena/tasks.json (read here, never copied).
 Output: pytest checks that the files compile without errors; that every task has the actions, durations,
 occupancy, prerequisites and objects of tasks.json; that the combined scenarios name their objects as the
 README's suffixing rule does (up to the documented container pools); that an exact search reproduces the
@@ -24,11 +24,12 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import procedure_problem
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_data import shared_data  # noqa: E402
 from timearena_exact import solve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMAIN = ROOT / "domains" / "timearena"
-DATA = Path("/work/shared/data/timearena/tasks.json")
+DATA = shared_data("timearena", "tasks.json")
 CATS = ("cooking", "household", "lab")
 SHARED = ("pot", "fryer", "oven")
 

@@ -7,12 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_data import shared_data
 
 import chronoplan
 from chronoplan.compiler.driver import compile_text
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path("/work/shared/data/timearena/tasks.json")
+DATA = shared_data("timearena", "tasks.json")
 
 SOURCE = '''
 verb "cook OBJ1 in OBJ2" "Cook the raw item." raw -> cooked

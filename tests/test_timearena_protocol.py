@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shared_data import shared_data
 
 import chronoplan
 from chronoplan.compiler.instantiate import procedure_problem
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from timearena_exact import solve  # noqa: E402
 
-DATA = Path("/work/shared/data/timearena/tasks.json")
+DATA = shared_data("timearena", "tasks.json")
 needs_data = pytest.mark.skipif(not DATA.is_file(), reason="TimeArena facts not available")
 SINGLES = [f"{c}{i}" for c in ("cooking", "household", "lab") for i in range(1, 11)]
 
