@@ -202,7 +202,6 @@ class FastEnv(Env):
         self._limit = int(self.limit) if self.limit is not None else None
         self._one = True
         self._agent = problem.agents[0]
-        self._view = StateView(self)
         self._restart()
 
     # ------------------------------------------------------------------ episode state
@@ -237,7 +236,9 @@ class FastEnv(Env):
 
     @property
     def state(self) -> Any:  # type: ignore[override]
-        return self._view
+        # a new view per access: one kept on the environment would be a reference cycle, which leaves every
+        # discarded environment to the cyclic collector (most of an environment's construction time)
+        return StateView(self)
 
     def _replayed(self) -> ProcState:
         """The exact engine's state after this episode's starts and clock (kept until the episode moves on)."""
