@@ -12,6 +12,7 @@ import json
 import random
 import re
 import time
+from pathlib import Path
 
 import pytest
 import r2p_mutants as M
@@ -302,7 +303,7 @@ def test_grid_kitchens_get_the_compat_keyword_only_when_a_mode_is_set(monkeypatc
     from chronoplan.validators.kitchen import grade
     from chronoplan.validators.report import Report
 
-    project = compile_paths(r2pdata.Path(__file__).resolve().parents[1] / "domains" / "paracook")[0]
+    project = compile_paths(Path(__file__).resolve().parents[1] / "domains" / "paracook")[0]
     scen = "burger_s1_a2"
     seen = []
 
