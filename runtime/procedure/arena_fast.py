@@ -395,31 +395,11 @@ class FastEnv(Env):
         if self._sentences is not None:
             return self._step_sentences(command, t)
         fb = self._command(self._agent, command, t)
-        # the clock (``_advance_clock``, written out here)
-        new_t = t + self._tick
-        if self._wait_until > new_t:
-            new_t = self._wait_until
-        self._wait_until = t
-        tb = self._tb
-        if not self._minute:
-            if self._busy_end > new_t:
-                new_t = self._busy_end
-            if self._done_mask | self._run_mask == tb.all and self._done_mask != tb.all and self._ar is None:
-                last = max([e for e, _ in self._pending])          # every step left is running: run on
-                if last > new_t:
-                    new_t = last
-        limit = self._limit
-        if limit is not None and new_t > limit:
-            new_t = max(t, limit)
-        if self._next_end is not None and self._next_end <= new_t:
-            self._complete(new_t)
-        self._now = new_t
-        if self._done_mask == tb.all or (limit is not None and new_t >= limit) or (
-                self.max_refusals is not None and self.refusals_in_row >= self.max_refusals):
-            self._ended(new_t)
+        if self._clock_only(t):
             fb = Feedback(fb.ok, fb.message + (" All steps are done." if self.success else
                                                f" The episode is over: {self.end_reason}"),
                           fb.time, fb.code, fb.category, fb.hint, True, self.success)
+        new_t = self._now
         self.log.append(fb)
         obs = _new(Observation)                # Observation(render=...), without UserString's __init__
         obs.__dict__.update(_text=None, _render=partial(self._text, new_t, len(self._starts), self._done,
