@@ -6,6 +6,8 @@ turned into diagnostics with a human label such as "expected a step duration aft
 """
 from __future__ import annotations
 
+import re
+from contextvars import ContextVar
 from fractions import Fraction
 from functools import lru_cache
 
@@ -19,14 +21,46 @@ from chronoplan.compiler.parse_cache import cache_file
 from chronoplan.compiler.sources import MAX_SOURCE_BYTES
 from chronoplan.grammar import GRAMMAR_PATH
 
+_SOURCE: ContextVar[str] = ContextVar("chronoplan_source", default="")   # the text being parsed
+_WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
+_WORD = re.compile(r"[A-Za-z0-9_]*")
+
+
+class _GluedKeyword(Exception):
+    """A keyword token directly followed by a letter, digit or underscore (``constx = 1``)."""
+
+    def __init__(self, token: Token) -> None:
+        super().__init__(str(token))
+        self.token = token
+
+
+def _whole_word(token: Token) -> Token:
+    """Lexer callback of every keyword terminal: a keyword is a whole word.  The contextual lexer, where the
+    grammar expects no name, matched the keyword's letters at the start of a longer word (``constx`` read as
+    ``const x``, ``step1`` as ``step 1``)."""
+    end = token.end_pos
+    text = _SOURCE.get()
+    if end is not None and end < len(text) and _WORD_CHAR.match(text, end):
+        raise _GluedKeyword(token)
+    return token
+
+
+def _keyword_names(parser: Lark) -> frozenset:
+    """The names of the grammar's alphabetic literals as Lark lexes them ("const" -> CONST, or __ANON_n when a
+    named terminal already has the literal's name)."""
+    return frozenset(t.name for t in parser.terminals if t.pattern.type == "str" and t.pattern.value.isalpha())
+
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """The LALR parser, its tables cached in a private per-user file (compiler/parse_cache.py), never in the
-    shared temporary directory."""
+    shared temporary directory; every keyword terminal checked to be a whole word (``_whole_word``).  Built
+    twice from the same cache: the first build names the keyword terminals the callbacks are given to."""
     grammar = GRAMMAR_PATH.read_text()
-    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True,
-                cache=cache_file(grammar))
+    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True,
+               "cache": cache_file(grammar)}
+    names = _keyword_names(Lark(grammar, **options))
+    return Lark(grammar, lexer_callbacks=dict.fromkeys(names, _whole_word), **options)
 
 
 def _num(tok) -> Fraction:
@@ -764,11 +798,7 @@ def _expected_message(err: UnexpectedToken) -> str:
 
 def keywords() -> frozenset:
     """Every alphabetic literal of the grammar (reserved where the grammar expects it)."""
-    out = set()
-    for t in parser().terminals:
-        if t.pattern.type == "str" and t.pattern.value.isalpha():
-            out.add(t.pattern.value)
-    return frozenset(out)
+    return frozenset(t.pattern.value for t in parser().terminals if t.name in _keyword_names(parser()))
 
 
 def _misused_keyword(err: UnexpectedToken):
@@ -824,6 +854,17 @@ def _syntax_diag(file: str, text: str, err: UnexpectedInput) -> Diagnostic:
                                                                   getattr(err, "column", 1) or 1))
 
 
+def _glued_diag(file: str, text: str, tok: Token) -> Diagnostic:
+    """C001 for a keyword glued to the word after it, spanning the whole word as written."""
+    m = _WORD.match(text, tok.end_pos or 0)
+    word = str(tok) + (m.group(0) if m else "")
+    line, column = tok.line or 1, tok.column or 1
+    shown = word if len(word) <= 40 else word[:37] + "..."
+    return Diagnostic("C001", Severity.ERROR, f"unexpected name '{shown}': a name cannot stand here, and the keyword "
+                      f"'{tok}' must be a whole word (write '{tok} {word[len(str(tok)):][:20]}' if that is meant)",
+                      Span(file, line, column, line, column + len(word)))
+
+
 def _number_diags(file: str, tree) -> list:
     r"""C111 for every number literal beyond MAX_DIGITS digits (or with non-ASCII digits, which the grammar's
     ``\d`` lets through): converting them would be slow or raise (Python refuses >4300-digit integers)."""
@@ -846,12 +887,17 @@ def parse(file: str, text: str):
     """Parse ``text`` (from ``file``) into an AST Module; return (module | None, diagnostics)."""
     if len(text) > MAX_SOURCE_BYTES:
         return None, [Diagnostic("C004", Severity.ERROR, f"file too large ({len(text)} bytes)", Span(file, 1, 1))]
+    reset = _SOURCE.set(text)
     try:
         tree = parser().parse(text)
     except UnexpectedInput as err:
         return None, [_syntax_diag(file, text, err)]
+    except _GluedKeyword as err:
+        return None, [_glued_diag(file, text, err.token)]
     except RecursionError:
         return None, [Diagnostic("C001", Severity.ERROR, "expression nested too deeply", Span(file, 1, 1))]
+    finally:
+        _SOURCE.reset(reset)
     bad = _number_diags(file, tree)
     if bad:
         return None, bad
