@@ -204,6 +204,29 @@ def test_validate_exit_codes(project, tmp_path, capsys):
     assert [x["valid"] for x in lines] == [False, True]
 
 
+def test_validate_seed(project, tmp_path, capsys):
+    """An episode played with another seed (``play --seed``, ``reset(seed=N)``) is graded with ``--seed N``;
+    without it, or with another seed, it is E130; ``--seed`` is refused where it cannot apply."""
+    log = tmp_path / "seed5.jsonl"
+    assert main(["play", str(HOME), "-s", "tea_1", "--baseline", "--seed", "5", "--log", str(log), "--json"]) == 0
+    played = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert main(["validate", str(HOME), str(log), "--format", "json"]) == 1
+    assert [e["code"] for e in json.loads(capsys.readouterr().out)["errors"]] == ["E130"]
+    assert main(["validate", str(HOME), str(log), "--seed", "5", "--format", "json"]) == 0
+    graded = json.loads(capsys.readouterr().out)
+    assert graded["valid"] and graded["metrics"]["steps"] == played["baseline_steps"]
+    assert main(["validate", str(HOME), str(log), "--seed", "6"]) == 1
+    assert "seed 5 (the one asked for is 6)" in capsys.readouterr().out
+    for argv, says in ((["--seed", "5", "--jobs", "2"], "excludes --jobs"),
+                       (["--seed", "5", "--ray"], "excludes --jobs and --ray"),
+                       (["--seed", "-1"], "whole number"), (["--seed", "1e3"], "whole number")):
+        assert main(["validate", str(HOME), str(log), *argv]) == 2
+        assert says in capsys.readouterr().err
+    recipes = HOME.parent / "recipes"
+    assert main(["validate", str(recipes), str(log), "--seed", "5"]) == 2
+    assert "the project has no household" in capsys.readouterr().err
+
+
 def test_solve_astar_and_schema(capsys):
     assert main(["solve", str(HOME), "-s", "tea_1", "--planner", "astar"]) == 0
     out = capsys.readouterr().out

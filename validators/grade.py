@@ -229,11 +229,13 @@ def match_scenario(project: ir.Project, explicit: Optional[str], value: Any, ste
 
 class Grader:
     """Grades plans against one project, caching instantiated scenarios.  ``compat`` (a ``Compat`` or its
-    name) grades like that benchmark's original evaluator; a refused mode raises ``CompatError``."""
+    name) grades like that benchmark's original evaluator; a refused mode raises ``CompatError``.  ``seed``:
+    household episode logs are of episodes played with that seed (``reset(seed=N)``), not the scenario's."""
 
-    def __init__(self, project: ir.Project, compat: Optional[Compat] = None) -> None:
+    def __init__(self, project: ir.Project, compat: Optional[Compat] = None, seed: Optional[int] = None) -> None:
         self.project = project
         self.compat = usable(compat)
+        self.seed = seed
         self._problems: dict = {}
         self._models: dict = {}
 

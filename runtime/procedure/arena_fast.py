@@ -208,13 +208,7 @@ class FastEnv(Env):
     def _restart(self) -> None:
         n = len(self._tb.keys)
         self._now = 0
-        self.n = 0
-        self.refusals_in_row = 0
-        self.refusals = 0
-        self.done = False
-        self.success = False
-        self.end_reason = ""
-        self.log: list[Feedback] = []
+        self._new_episode()
         self._wait_until = 0
         self._start: list = [0] * n
         self._end: list = [0] * n
@@ -519,12 +513,26 @@ class FastEnv(Env):
         if (done_mask | self._run_mask) >> i & 1 or done_mask & tb.pre_mask[i] != tb.pre_mask[i] \
                 or self._full & tb.obj_mask[i] or t < 0 or (self._busy_end > t and self._agent_busy(i, t)):
             return self._refuse(self._violation(i, t, self.n - 1))      # self._clear(i, t) is False
-        d = tb.dur[i]
-        end = t + d
+        end = self._run(i, t, self.n - 1)
+        clock = self._clocks.get(end)
+        if clock is None:
+            clock = self._t(end)
+        ft = self._fractions.get(t)
+        if ft is None:
+            ft = self._fr(t)
+        fb = _new(Feedback)                   # _feedback(True, message, ft)
+        fb.__dict__.update(_OK, message=tb.start_msgs[i] + clock + ".", time=ft)
+        return fb
+
+    def _run(self, i: int, t: Any, index: int) -> Any:
+        """Step ``i`` starts at ``t`` (plan index ``index``): its run, the objects it holds, the agent's
+        occupation; the refusals in a row end.  Returns its end."""
+        tb = self._tb
+        end = t + tb.dur[i]
         self._start[i] = t
         self._end[i] = end
         self._run_mask |= 1 << i
-        self._starts.append((i, t, self.n - 1))
+        self._starts.append((i, t, index))
         self._pending.append((end, i))
         if self._next_end is None or end < self._next_end:
             self._next_end = end
@@ -541,15 +549,7 @@ class FastEnv(Env):
             if t + o > self._busy_end:
                 self._busy_end = t + o
         self.refusals_in_row = 0
-        clock = self._clocks.get(end)
-        if clock is None:
-            clock = self._t(end)
-        ft = self._fractions.get(t)
-        if ft is None:
-            ft = self._fr(t)
-        fb = _new(Feedback)                   # _feedback(True, message, ft)
-        fb.__dict__.update(_OK, message=tb.start_msgs[i] + clock + ".", time=ft)
-        return fb
+        return end
 
     def _complete(self, until: Any) -> None:
         """The runs ending at or before ``until`` complete."""
@@ -792,32 +792,12 @@ class FastEnv(Env):
     def _arena_start(self, A: ArenaRules, role: Role, second: Optional[str], i: int, t: Any, index: int) -> Feedback:
         """``ArenaRules._start``: the simulator's own prerequisite and capacity checks do not apply (the original's
         are those above); nothing else can refuse a step that is neither done nor running, its agent free."""
-        tb = self._tb
         assert not self._run_mask >> i & 1 and self._busy_end <= t, "a running step's object is occupied"
-        d = tb.dur[i]
-        end = t + d
-        self._start[i] = t
-        self._end[i] = end
-        self._run_mask |= 1 << i
-        self._starts.append((i, t, index))
-        self._pending.append((end, i))
-        if self._next_end is None or end < self._next_end:
-            self._next_end = end
-        count, cap = self._count, tb.cap
-        for r in tb.uses[i]:
-            count[r] += 1
-            if count[r] >= cap[r]:
-                self._full |= 1 << r
-        o = tb.busy[i]
-        if o > 0:
-            self._last_busy = i
-            if t + o > self._busy_end:
-                self._busy_end = t + o
+        end = self._run(i, t, index)
         self._held.append((i, (role.first,) if second is None else (role.first, second)))
-        self.refusals_in_row = 0
         shown = A.texts[role.key] if second in (None, role.second) else \
             f"{role.verb.split(' ')[0]} {role.first} {role.verb.split(' ')[1]} {second}"
-        if o >= d:
+        if self._tb.busy[i] >= self._tb.dur[i]:
             msg = f"You do \"{shown}\" until {self._t(end)}."
         else:
             msg = f"\"{shown}\" runs on its own until {self._t(end)}."

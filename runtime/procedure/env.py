@@ -214,9 +214,8 @@ class Env:
         self._restart()
         return self.observation()
 
-    def _restart(self) -> None:
-        self.state = ProcState(self._sim, whole=self._whole)
-        self._now = self.state.zero
+    def _new_episode(self) -> None:
+        """The episode's counters, end and log as at reset (both engines)."""
         self.n = 0
         self.refusals_in_row = 0
         self.refusals = 0
@@ -224,6 +223,11 @@ class Env:
         self.success = False
         self.end_reason = ""
         self.log: list[Feedback] = []
+
+    def _restart(self) -> None:
+        self.state = ProcState(self._sim, whole=self._whole)
+        self._now = self.state.zero
+        self._new_episode()
         self._wait_until: Any = self.state.zero
         self._props = self._copy_props()
         self._props_version = self.state.props_version

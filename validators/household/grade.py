@@ -109,7 +109,7 @@ def grade_episode(grader, scen: ir.Scenario, plan: Any, fmt: Optional[str], firs
         return error_report(name, scen.name, "E012", f"a {fmt} plan cannot be graded against the household "
                             f"scenario {scen.name}: its plans are episode logs (--plan-format {FORMAT})",
                             "grade an episode log", empty_metrics())
-    return grade_log(grader.project, scen, plan, name=name, first=first)
+    return grade_log(grader.project, scen, plan, name=name, first=first, seed=grader.seed)
 
 
 def grade_log(project: ir.Project, scenario: Any, log: Any, *, name: str = "<episode>", first: bool = False,
@@ -167,7 +167,8 @@ class _Grading:
         if v["scenario"] != self.scen.name:
             wrong.append(f"scenario {_short(repr(v['scenario']))} (graded against {self.scen.name})")
         if not _is_int(v["seed"]) or v["seed"] != expected_seed:
-            wrong.append(f"seed {_short(repr(v['seed']))} (the scenario's is {expected_seed})")
+            wrong.append(f"seed {_short(repr(v['seed']))} (" + ("the scenario's" if self.seed is None else
+                                                                  "the one asked for") + f" is {expected_seed})")
         agents = v["agents"]
         if not isinstance(agents, list) or sorted(map(str, agents)) != sorted(problem.agents) \
                 or not all(isinstance(a, str) for a in agents):
@@ -180,7 +181,8 @@ class _Grading:
             self.st.add(PlanError("E130", "the log is of another episode: its header names " + "; ".join(wrong)
                                   + "; the records are not graded",
                                   "grade it against the scenario it was played in (--scenario), or with the seed it "
-                                  "was played with (validators.household.grade_log(..., seed=N))", index=line.no))
+                                  "was played with (--seed N; validators.household.grade_log(..., seed=N))",
+                                  index=line.no))
             return None, True
         return problem, True
 

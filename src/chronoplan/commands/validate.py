@@ -1,5 +1,5 @@
 """``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]
-[--compat NAME]``.
+[--compat NAME] [--seed N]``.
 
 Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin; a file whose first line is
 a household episode header is one episode log, graded by ``validators.household``).  Output: per plan
@@ -35,6 +35,16 @@ def configure(p) -> None:
                         "needs pip install 'chronoplan[ray]'")
     from chronoplan.validators.compat import help_text
     p.add_argument("--compat", type=_compat, default=None, metavar="NAME", help=help_text())
+    p.add_argument("--seed", type=_seed, default=None, metavar="N",
+                   help="household episode logs: the episodes were played with seed N (reset(seed=N)), not the "
+                        "scenario's")
+
+
+def _seed(text: str) -> int:
+    import argparse
+    if not (text.isascii() and text.isdigit() and len(text) <= 19):
+        raise argparse.ArgumentTypeError(f"--seed takes a whole number from 0 to 10^19 - 1, not {text[:20]!r}")
+    return int(text)
 
 
 def _compat(text: str):
@@ -141,9 +151,13 @@ def run(args) -> int:  # noqa: C901
     rows: list = []
     internal = n = 0
     bar = progress_bar(args.plans) if sys.stderr.isatty() and not args.no_progress else None
-    grader = Grader(project, args.compat)
+    grader = Grader(project, args.compat, seed=args.seed)
     options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs,
                    compat=args.compat)
+    why = _seed_problem(project, args)
+    if why is not None:
+        print(f"chronoplan validate: error: {why}", file=sys.stderr)
+        return 2
     if args.ray is not None:
         if args.jobs != 1:
             print("chronoplan validate: error: --ray and --jobs exclude each other (Ray sizes its own pool)",
@@ -186,6 +200,21 @@ def run(args) -> int:  # noqa: C901
               file=sys.stderr)
         return 3
     return status
+
+
+def _seed_problem(project, args) -> Optional[str]:
+    """Why ``--seed`` cannot be used here (None when it can or is not given): it concerns household episode
+    logs (a family whose plans are episodes), which are graded in this process."""
+    if args.seed is None:
+        return None
+    from chronoplan.validators.families import family_of
+    scenarios = [project.scenario(args.scenario)] if args.scenario else list(project.scenarios.values())
+    if not any("episode" in family_of(s).formats for s in scenarios):
+        where = f"scenario {args.scenario} is not a household" if args.scenario else "the project has no household"
+        return f"--seed concerns household episode logs, and {where}"
+    if args.ray is not None or args.jobs != 1:
+        return "--seed grades in this process: it excludes --jobs and --ray"
+    return None
 
 
 def _compat_problem(project, mode, scenario) -> Optional[str]:
