@@ -107,6 +107,21 @@ def test_the_runner_reads_commands_literally(arena, command, why):
     assert fb.ok and paper.time == (2 if command == "wait 2" else 3 if "cup" in command else 1)
 
 
+@pytest.mark.parametrize("engine", ["auto", "exact"])
+def test_sentences_name_the_command_as_the_runner_read_it(arena, engine):
+    """With TimeArena's sentences (FeedbackStyle.TIMEARENA), a refusal under the original's rules names what the
+    runner read -- ``cup.`` is an unknown object -- not the leniently read command, on both engines."""
+    from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
+    problem = procedure_problem(arena, arena.scenario("household1"))
+    said = {}
+    for rules in (Rules.PAPER, Rules.TIMEARENA):
+        env = Env(problem, rules=rules, feedback=FeedbackStyle.TIMEARENA, stepping=Stepping.MINUTE, engine=engine)
+        said[rules] = [env.step(c)[1].message for c in ("brew tea with teapot.", "wash  teapot", "wash cup.")]
+    assert said[Rules.TIMEARENA] == ["teapot. is non-existent.", "wash  teapot is invalid.", "cup. is non-existent."]
+    assert said[Rules.PAPER][0].startswith("Cannot perform action brew with on object tea")
+    assert said[Rules.PAPER][1].startswith("You are doing ``wash teapot``")
+
+
 def test_capitals_are_read_in_lower_case_in_both(arena):
     for env in envs(arena, "household1"):
         fb = play(env, ["  Wash CUP "])[0]

@@ -194,7 +194,7 @@ class FastEnv(Env):
             self._run_texts = [f"\"{x}\" ({n}) until " for x, n in zip(self._text_list, tb.names)]
         self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
         if self.feedback_style is FeedbackStyle.TIMEARENA:
-            self._sentences = ArenaSentences(problem, self.texts, self.tick)
+            self._sentences = ArenaSentences(problem, self.texts, self.tick, self._ar is not None)
         self._minute = self.stepping is Stepping.MINUTE
         self._clocks, self._fractions, self._normal, self._hints = tb.caches
         self._whole = True
@@ -430,7 +430,7 @@ class FastEnv(Env):
                 k = tb.keys.index(key)
                 busy = next((tb.res_names[r] for r in tb.uses[k] if any(
                     r in tb.uses[j] and s <= fb.time < self._end[j] for j, s, _ in self._starts)), None)
-            lines.append(S.refused(norm, fb.code, key, fb.message, busy))
+            lines.append(S.refused(S.said(command, norm), fb.code, key, fb.message, busy))
         new = self._done_mask & ~done_before
         if new:
             lines += S.completed([tb.keys[i] for i in range(len(tb.keys)) if new >> i & 1 and

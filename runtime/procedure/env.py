@@ -157,7 +157,7 @@ class Env:
         texts, self._commands, self._pos = problem.memo("_env_tables", _tables)   # read only, shared
         self.texts = dict(texts if self._arena is None else self._arena.texts)
         self.feedback_style, self.stepping = FeedbackStyle(feedback), Stepping(stepping)
-        self._sentences = ArenaSentences(problem, self.texts, self.tick) \
+        self._sentences = ArenaSentences(problem, self.texts, self.tick, self._arena is not None) \
             if self.feedback_style is FeedbackStyle.TIMEARENA else None
         # caches kept on the problem, shared by its environments (pure functions of their keys; bounded):
         # time -> clock text, int time -> Fraction, command -> normalize(command), unknown command -> hint

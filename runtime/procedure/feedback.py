@@ -62,8 +62,9 @@ def _minutes(n: Any) -> str:
 class ArenaSentences:
     """The sentences of one environment's episode (it tracks the objects' states)."""
 
-    def __init__(self, problem: ProcedureProblem, texts: dict, scale: Any = 1) -> None:
+    def __init__(self, problem: ProcedureProblem, texts: dict, scale: Any = 1, literal: bool = False) -> None:
         self.problem = problem
+        self.literal = literal                     # Rules.TIMEARENA: a refusal names the command as the runner read it
         self.texts = texts                         # step key -> display text (Env.texts)
         self.scale = scale                         # ticks per minute of the scenario's unit
         verbs, patterns, self.names, self.initial, self.parsed = problem.memo("_arena_sentence_tables", _tables)
@@ -110,6 +111,11 @@ class ArenaSentences:
         if len(self.parsed) < 4096:
             self.parsed[norm] = got
         return got
+
+    def said(self, cmd: str, norm: str) -> str:
+        """The command a refusal's sentence reads: the normalized command, or under ``literal`` (the original's
+        rules) the command lowercased and stripped, as the runner reads it (``wash cup.`` names ``cup.``)."""
+        return cmd.strip().lower() if self.literal else norm
 
     def refused(self, norm: str, code: Optional[str], key: Optional[tuple], fallback: str,
                 occupied: Optional[str]) -> str:
@@ -162,7 +168,7 @@ class ArenaSentences:
                 step = env.state.steps[key].step
                 busy = next((u.resource for u in step.uses if any(
                     r.start <= fb.time < r.end for r in env.state.holders.get(u.resource, ()))), None)
-            lines.append(self.refused(norm, fb.code, key, fb.message, busy))
+            lines.append(self.refused(self.said(cmd, norm), fb.code, key, fb.message, busy))
         if len(left) != len(env._left):            # steps completed during the call (Env keeps the steps left)
             lines += self.completed([k for s in left
                                      if s.done_at is not None and (k := s.step.key) not in self.reported])
