@@ -330,6 +330,14 @@ def test_validate_cli_compat_timearena(tmp_path, capsys):
     assert main(["validate", str(TIMEARENA), str(plan), "--compat", "timearena", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["valid"] and out["metrics"]["makespan"] == 13 and out["metrics"]["progress_score"] == 100
+    # JSON Lines rows name their scenario; the commands may be their "commands" or their "plan"
+    rows = tmp_path / "rows.jsonl"
+    cmds = ORDER + ["wait", "wait", "pour teapot into cup"]
+    rows.write_text("".join(json.dumps({"scenario": "household1", key: c}) + "\n"
+                            for key, c in (("commands", cmds), ("plan", cmds), ("plan", cmds[:2]))))
+    assert main(["validate", str(TIMEARENA), str(rows), "--compat", "timearena", "--format", "json"]) == 1
+    got = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["valid"] for x in got] == [True, True, False] and got[2]["metrics"]["commands"] == 2
 
 
 def test_gym_constructor_takes_compat():

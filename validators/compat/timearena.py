@@ -3,7 +3,8 @@ with ``Rules.TIMEARENA``, ``runtime.procedure.arena_rules``).
 
 Input: a one-agent step-level ``ProcedureProblem`` whose steps are TimeArena commands (``domains/timearena``)
 and one plan, either
-- a command sequence: a JSON list of strings, or ``{"commands": [...]}``, each what the agent sent when the
+- a command sequence: a JSON list of strings, or ``{"commands": [...]}`` (or ``"plan"``; either may come with its
+  ``"scenario"``, as in a JSON Lines row), each what the agent sent when the
   runner asked it (the runner asks only while the agent is free; "wait" passes a minute), as in the
   original's trajectories; or
 - a timed plan in any format chronoplan reads (a schedule...): each chunk's step is sent, under the original's
@@ -39,9 +40,12 @@ MAX_ERRORS = 1000
 
 
 def _commands(value: Any) -> Optional[list]:
-    """The command sequence a plan value is, or None (then it is read as a timed plan)."""
-    if isinstance(value, dict) and set(value) <= {"commands", "scenario"} and isinstance(value.get("commands"), list):
-        value = value["commands"]
+    """The command sequence a plan value is, or None (then it is read as a timed plan): a list of strings, alone
+    or as the ``commands`` or ``plan`` of an object that may also name its ``scenario`` (a JSON Lines row)."""
+    if isinstance(value, dict):
+        key = next((k for k in ("commands", "plan") if isinstance(value.get(k), list)), None)
+        if key is not None and set(value) <= {key, "scenario"}:
+            value = value[key]
     if isinstance(value, list) and value and all(isinstance(c, str) for c in value):
         return value
     return None
