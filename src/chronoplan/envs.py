@@ -99,6 +99,7 @@ class ChronoEnv(gymnasium.Env[str, str]):
                              f"environment: {environments(family)}")
         self._setup()
         self.charset = frozenset(string.printable) | frozenset("".join(self._names()))
+        self._outside = re.compile("[^" + "".join(re.escape(c) for c in sorted(self.charset)) + "]")
         self.observation_space = spaces.Text(MAX_OBSERVATION, min_length=0, charset=self.charset)
         self.action_space = spaces.Text(MAX_ACTION, min_length=0, charset=self.charset)
         self._progress = Fraction(0)
@@ -161,7 +162,7 @@ class ChronoEnv(gymnasium.Env[str, str]):
 
     # ------------------------------------------------------------------ gymnasium API
     def _obs(self, text: str) -> str:
-        if not set(text) <= self.charset:
+        if self._outside.search(text) is not None:          # a character the observation space lacks
             text = "".join(c if c in self.charset else "?" for c in text)
         if len(text) > MAX_OBSERVATION:
             text = text[:MAX_OBSERVATION - 6] + "\n[...]"
