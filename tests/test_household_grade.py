@@ -205,8 +205,9 @@ def test_validate_exit_codes(project, tmp_path, capsys):
 
 
 def test_validate_seed(project, tmp_path, capsys):
-    """An episode played with another seed (``play --seed``, ``reset(seed=N)``) is graded with ``--seed N``;
-    without it, or with another seed, it is E130; ``--seed`` is refused where it cannot apply."""
+    """An episode played with another seed (``play --seed``, ``reset(seed=N)``) is graded with ``--seed N``, in
+    this process or on worker processes; without it, or with another seed, it is E130; ``--seed`` is refused
+    where it cannot apply (tests/test_ray.py: on Ray)."""
     log = tmp_path / "seed5.jsonl"
     assert main(["play", str(HOME), "-s", "tea_1", "--baseline", "--seed", "5", "--log", str(log), "--json"]) == 0
     played = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
@@ -217,9 +218,9 @@ def test_validate_seed(project, tmp_path, capsys):
     assert graded["valid"] and graded["metrics"]["steps"] == played["baseline_steps"]
     assert main(["validate", str(HOME), str(log), "--seed", "6"]) == 1
     assert "seed 5 (the one asked for is 6)" in capsys.readouterr().out
-    for argv, says in ((["--seed", "5", "--jobs", "2"], "excludes --jobs"),
-                       (["--seed", "5", "--ray"], "excludes --jobs and --ray"),
-                       (["--seed", "-1"], "whole number"), (["--seed", "1e3"], "whole number")):
+    assert main(["validate", str(HOME), str(log), str(log), "--seed", "5", "--jobs", "2", "--format", "json"]) == 0
+    assert [json.loads(x)["metrics"]["steps"] for x in capsys.readouterr().out.splitlines()] == [played["steps"]] * 2
+    for argv, says in ((["--seed", "-1"], "whole number"), (["--seed", "1e3"], "whole number")):
         assert main(["validate", str(HOME), str(log), *argv]) == 2
         assert says in capsys.readouterr().err
     recipes = HOME.parent / "recipes"

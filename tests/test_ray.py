@@ -68,3 +68,16 @@ def test_cli_ray_prints_the_same_reports(local_ray, tmp_path, capsys, monkeypatc
     assert capsys.readouterr().out == one
     assert main(["validate", str(RECIPES), str(path), "--ray", "--jobs", "2"]) == 2
     assert "exclude each other" in capsys.readouterr().err
+
+
+def test_household_logs_with_another_seed_on_ray(local_ray, tmp_path, capsys):
+    """``--seed`` reaches the Ray actors: a log played with seed 5 grades valid with --seed 5, E130 without."""
+    home = ROOT / "domains" / "household"
+    log = tmp_path / "seed5.jsonl"
+    assert main(["play", str(home), "-s", "tea_1", "--baseline", "--seed", "5", "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(home), str(log), "--ray", "--seed", "5", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["valid"]
+    household = chronoplan.load(home)
+    reports = list(ray_reports(household, [log], actors=1))
+    assert [e.code for e in reports[0].errors] == ["E130"]

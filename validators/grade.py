@@ -382,27 +382,29 @@ def grade(project: ir.Project, scenario: str, plan: Any, *, compat: Optional[Com
 def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                   fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
                   grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 32,
-                  compat: Optional[Compat] = None) -> Iterator[Report]:
+                  compat: Optional[Compat] = None, seed: Optional[int] = None) -> Iterator[Report]:
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
     Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches").
     ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time, reading
-    the input lazily with a bounded number of chunks in flight (validators.parallel).  ``compat`` as for
-    ``Grader`` (a given ``grader`` must have the same mode)."""
+    the input lazily with a bounded number of chunks in flight (validators.parallel).  ``compat`` and ``seed`` as
+    for ``Grader`` (a given ``grader`` must have the same mode and seed)."""
     if references is not None and not isinstance(references, Mapping):
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
     compat = usable(compat)
     if grader is not None and grader.compat is not compat:
         raise ValueError(f"the grader's compat mode ({grader.compat}) is not the batch's ({compat})")
+    if grader is not None and grader.seed != seed:
+        raise ValueError(f"the grader's seed ({grader.seed}) is not the batch's ({seed})")
     todo = tasks(project, plans, scenario, dict(references or {}), raw_text=compat is Compat.RECIPE2PLAN)
     if jobs == 1:
-        one = TaskGrader(grader or Grader(project, compat), fmt, first)
+        one = TaskGrader(grader or Grader(project, compat, seed), fmt, first)
         for task in todo:
             raise_pending_interrupt()        # a signal whose exception C code swallowed still stops the batch
             yield one.grade(task)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map  # lazy: multiprocessing, only for jobs > 1
     for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
-                            initargs=(project, fmt, first, compat), on_crash=crashed):
+                            initargs=(project, fmt, first, compat, seed), on_crash=crashed):
         yield from done
 
 
@@ -479,8 +481,9 @@ def chunks(todo: Iterator[Any], size: int) -> Iterator[list]:
 _WORKER: dict = {}
 
 
-def _start_worker(project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None) -> None:
-    _WORKER["grader"] = TaskGrader(Grader(project, compat), fmt, first)
+def _start_worker(project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None,
+                  seed: Optional[int] = None) -> None:
+    _WORKER["grader"] = TaskGrader(Grader(project, compat, seed), fmt, first)
 
 
 def grade_chunk(chunk: list) -> list:

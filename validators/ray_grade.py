@@ -52,8 +52,9 @@ def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bo
 class _GradeActor:
     """A Ray actor holding one grader for the project and the batch's options."""
 
-    def __init__(self, project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None) -> None:
-        self.grader = TaskGrader(Grader(project, compat), fmt, first)
+    def __init__(self, project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None,
+                 seed: Optional[int] = None) -> None:
+        self.grader = TaskGrader(Grader(project, compat, seed), fmt, first)
 
     def grade(self, chunk: list) -> list:
         return self.grader.grade_chunk(chunk)
@@ -62,7 +63,7 @@ class _GradeActor:
 def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                 fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
                 address: Optional[str] = None, actors: int = 0, chunk: int = 64,
-                compat: Optional[Compat] = None) -> Iterator[Report]:
+                compat: Optional[Compat] = None, seed: Optional[int] = None) -> Iterator[Report]:
     """``validate_many`` on Ray actors: one report per plan, in input order."""
     compat = usable(compat)
     ray = _ray()
@@ -74,7 +75,7 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
     try:
         n = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shared = ray.put(project)
-        pool = [Actor.remote(shared, fmt, first, compat) for _ in range(n)]
+        pool = [Actor.remote(shared, fmt, first, compat, seed) for _ in range(n)]
         pending: deque = deque()
         source = chunks(tasks(project, plans, scenario, dict(references or {}),
                               raw_text=compat is Compat.RECIPE2PLAN), chunk)
@@ -95,7 +96,7 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
             except (RayActorError, WorkerCrashedError) as exc:
                 done = [crashed(item, exc) for item in work]
                 ray.kill(pool[slot])
-                pool[slot] = Actor.remote(shared, fmt, first, compat)
+                pool[slot] = Actor.remote(shared, fmt, first, compat, seed)
                 pending = deque((w, s, pool[s].grade.remote(w)) if s == slot else (w, s, r) for w, s, r in pending)
             yield from done
     finally:
@@ -109,8 +110,9 @@ class _BatchGrader:
     """``map_batches`` callable: grades each row of a batch (numpy format) and adds ``valid`` and ``report``."""
 
     def __init__(self, project: ir.Project, plan_column: str, scenario_column: str, scenario: Optional[str],
-                 fmt: Optional[str], first: bool, name_column: Optional[str], compat: Optional[Compat] = None) -> None:
-        self.grader = Grader(project, compat)
+                 fmt: Optional[str], first: bool, name_column: Optional[str], compat: Optional[Compat] = None,
+                 seed: Optional[int] = None) -> None:
+        self.grader = Grader(project, compat, seed)
         self.plan_column, self.scenario_column, self.scenario = plan_column, scenario_column, scenario
         self.name_column = name_column
         self.fmt, self.first = fmt, first
@@ -144,14 +146,15 @@ def _native(value: Any) -> Any:
 
 def grade_dataset(dataset: Any, project: ir.Project, *, plan_column: str = "plan", scenario_column: str = "scenario",
                   scenario: Optional[str] = None, name_column: Optional[str] = None, fmt: Optional[str] = None,
-                  first: bool = False, actors: int = 2, batch_size: int = 64, compat: Optional[Compat] = None) -> Any:
+                  first: bool = False, actors: int = 2, batch_size: int = 64, compat: Optional[Compat] = None,
+                  seed: Optional[int] = None) -> Any:
     """A Ray Dataset of plans -> the same Dataset with ``valid`` and ``report`` columns (lazy, as Ray Data is).
     ``scenario`` fixes the scenario of every row, else ``scenario_column`` names it; ``name_column`` names the
     plan in its report."""
     compat = usable(compat)
     ray = _ray()
     return dataset.map_batches(_BatchGrader, fn_constructor_args=(project, plan_column, scenario_column, scenario,
-                                                                  fmt, first, name_column, compat),
+                                                                  fmt, first, name_column, compat, seed),
                                compute=ray.data.ActorPoolStrategy(size=actors), batch_size=batch_size,
                                batch_format="numpy")
 

@@ -153,7 +153,7 @@ def run(args) -> int:  # noqa: C901
     bar = progress_bar(args.plans) if sys.stderr.isatty() and not args.no_progress else None
     grader = Grader(project, args.compat, seed=args.seed)
     options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs,
-                   compat=args.compat)
+                   compat=args.compat, seed=args.seed)
     why = _seed_problem(project, args)
     if why is not None:
         print(f"chronoplan validate: error: {why}", file=sys.stderr)
@@ -204,7 +204,7 @@ def run(args) -> int:  # noqa: C901
 
 def _seed_problem(project, args) -> Optional[str]:
     """Why ``--seed`` cannot be used here (None when it can or is not given): it concerns household episode
-    logs (a family whose plans are episodes), which are graded in this process."""
+    logs (a family whose plans are episodes)."""
     if args.seed is None:
         return None
     from chronoplan.validators.families import family_of
@@ -212,8 +212,6 @@ def _seed_problem(project, args) -> Optional[str]:
     if not any("episode" in family_of(s).formats for s in scenarios):
         where = f"scenario {args.scenario} is not a household" if args.scenario else "the project has no household"
         return f"--seed concerns household episode logs, and {where}"
-    if args.ray is not None or args.jobs != 1:
-        return "--seed grades in this process: it excludes --jobs and --ray"
     return None
 
 
