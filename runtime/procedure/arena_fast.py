@@ -44,7 +44,7 @@ from chronoplan.runtime.violations import Violation
 _new = object.__new__
 _OK = {"ok": True, "code": None, "category": None, "hint": "", "done": False, "success": False}
 _WAITED = dict(_OK, message="You wait.")
-
+_ONE: Any = 1   # a Python int: compiled with Cython, ``1 << len(x)`` is a C int shift (0 from 32 steps on)
 
 class Tables:
     """One problem's integer tables (read only, shared by its environments)."""
@@ -71,7 +71,7 @@ class Tables:
         self.obj_mask = [sum(1 << j for j in u) for u in self.uses]
         self.commands = {norm: tuple(index[k] for k in keys) for norm, keys in commands.items()}
         self.total = sum(self.dur)
-        self.all = (1 << len(steps)) - 1
+        self.all = (_ONE << len(steps)) - 1    # every step's bit (_ONE: see its definition)
         self.exclusive = problem.occupancy is ir.OccupancyRule.EXCLUSIVE
         self.lines: dict = {}                  # frozenset((object, end)) of full objects -> objects line
         self.arena_read: dict = {}             # Rules.TIMEARENA: command -> ArenaRules.read(command)
@@ -133,6 +133,7 @@ def _arena_view(problem: ProcedureProblem) -> Optional[ArenaRules]:
         return ArenaRules.for_problem(problem)
     except ArenaShapeError:
         return None
+
 
 
 def _whole(x: Any) -> bool:
