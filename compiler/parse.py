@@ -34,33 +34,38 @@ class _GluedKeyword(Exception):
         self.token = token
 
 
-def _whole_word(token: Token) -> Token:
-    """Lexer callback of every keyword terminal: a keyword is a whole word.  The contextual lexer, where the
-    grammar expects no name, matched the keyword's letters at the start of a longer word (``constx`` read as
-    ``const x``, ``step1`` as ``step 1``)."""
-    end = token.end_pos
-    text = _SOURCE.get()
-    if end is not None and end < len(text) and _WORD_CHAR.match(text, end):
-        raise _GluedKeyword(token)
-    return token
+class _WholeWords:
+    """Lark post-lexer: a keyword is a whole word.  The contextual lexer, where the grammar expects no name,
+    matched a keyword's letters at the start of a longer word (``constx`` read as ``const x``, ``step1`` as
+    ``step 1``); such a token raises ``_GluedKeyword``.  ``types`` (set by ``parser()``): the names of the
+    grammar's alphabetic literals as Lark lexes them ("const" -> CONST, or __ANON_n when a named terminal
+    already has the literal's name)."""
 
+    always_accept: tuple = ()
 
-def _keyword_names(parser: Lark) -> frozenset:
-    """The names of the grammar's alphabetic literals as Lark lexes them ("const" -> CONST, or __ANON_n when a
-    named terminal already has the literal's name)."""
-    return frozenset(t.name for t in parser.terminals if t.pattern.type == "str" and t.pattern.value.isalpha())
+    def __init__(self) -> None:
+        self.types: frozenset = frozenset()
+
+    def process(self, stream):
+        text, types = _SOURCE.get(), self.types
+        for token in stream:
+            if token.type in types:
+                end = token.end_pos
+                if end is not None and end < len(text) and _WORD_CHAR.match(text, end):
+                    raise _GluedKeyword(token)
+            yield token
 
 
 @lru_cache(maxsize=1)
 def parser() -> Lark:
     """The LALR parser, its tables cached in a private per-user file (compiler/parse_cache.py), never in the
-    shared temporary directory; every keyword terminal checked to be a whole word (``_whole_word``).  Built
-    twice from the same cache: the first build names the keyword terminals the callbacks are given to."""
+    shared temporary directory; keywords are whole words (``_WholeWords``)."""
     grammar = GRAMMAR_PATH.read_text()
-    options = {"parser": "lalr", "propagate_positions": True, "maybe_placeholders": True,
-               "cache": cache_file(grammar)}
-    names = _keyword_names(Lark(grammar, **options))
-    return Lark(grammar, lexer_callbacks=dict.fromkeys(names, _whole_word), **options)
+    whole = _WholeWords()
+    out = Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True, postlex=whole,
+               cache=cache_file(grammar))
+    whole.types = frozenset(t.name for t in out.terminals if t.pattern.type == "str" and t.pattern.value.isalpha())
+    return out
 
 
 def _num(tok) -> Fraction:
@@ -798,7 +803,10 @@ def _expected_message(err: UnexpectedToken) -> str:
 
 def keywords() -> frozenset:
     """Every alphabetic literal of the grammar (reserved where the grammar expects it)."""
-    return frozenset(t.pattern.value for t in parser().terminals if t.name in _keyword_names(parser()))
+    lark = parser()
+    whole = lark.options.postlex
+    assert isinstance(whole, _WholeWords), "parser() builds with _WholeWords"
+    return frozenset(t.pattern.value for t in lark.terminals if t.name in whole.types)
 
 
 def _misused_keyword(err: UnexpectedToken):

@@ -74,11 +74,11 @@ def test_all_diagnostics_of_a_file_in_one_run(capsys, tmp_path, monkeypatch):
 def test_keywords_are_whole_words():
     """A keyword glued to the word after it is not read as the keyword and a name (``constx`` was ``const x``);
     every alphabetic literal of the grammar gets the check, and a keyword followed by a symbol still reads."""
-    from chronoplan.compiler.parse import _whole_word, keywords, parse, parser
+    from chronoplan.compiler.parse import keywords, parse, parser
 
-    callbacks = parser().options.lexer_callbacks
+    checked = parser().options.postlex.types
     lexed = {t.name for t in parser().terminals if t.pattern.type == "str" and t.pattern.value.isalpha()}
-    assert set(callbacks) == lexed and all(f is _whole_word for f in callbacks.values())
+    assert checked == lexed
     assert {"const", "step", "when", "unit"} <= keywords()
     for text, word in (("constx = 1\n", "constx"), ("const_A = 1\n", "const_A"), ("const9 = 1\n", "const9"),
                        ("procedure P {\n  step1 \"Mix.\" 2 min\n}\n", "step1")):
