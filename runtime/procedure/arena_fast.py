@@ -46,6 +46,7 @@ _OK = {"ok": True, "code": None, "category": None, "hint": "", "done": False, "s
 _WAITED = dict(_OK, message="You wait.")
 _ONE: Any = 1   # a Python int: compiled with Cython, ``1 << len(x)`` is a C int shift (0 from 32 steps on)
 
+
 class Tables:
     """One problem's integer tables (read only, shared by its environments)."""
 
@@ -133,7 +134,6 @@ def _arena_view(problem: ProcedureProblem) -> Optional[ArenaRules]:
         return ArenaRules.for_problem(problem)
     except ArenaShapeError:
         return None
-
 
 
 def _whole(x: Any) -> bool:

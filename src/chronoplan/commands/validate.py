@@ -139,7 +139,8 @@ def run(args) -> int:  # noqa: C901
               f"{args.file}`)", file=sys.stderr)
         return 2
     why = _compat_problem(project, args.compat, args.scenario) or _format_problem(project, args.plan_format,
-                                                                                 args.scenario, args.file)
+                                                                                 args.scenario, args.file) \
+        or _seed_problem(project, args.seed, args.scenario)
     if why is not None:
         print(f"chronoplan validate: error: {why}", file=sys.stderr)
         return 2
@@ -154,10 +155,6 @@ def run(args) -> int:  # noqa: C901
     grader = Grader(project, args.compat, seed=args.seed)
     options = dict(scenario=args.scenario, fmt=args.plan_format, first=args.first, references=refs,
                    compat=args.compat, seed=args.seed)
-    why = _seed_problem(project, args)
-    if why is not None:
-        print(f"chronoplan validate: error: {why}", file=sys.stderr)
-        return 2
     if args.ray is not None:
         if args.jobs != 1:
             print("chronoplan validate: error: --ray and --jobs exclude each other (Ray sizes its own pool)",
@@ -202,15 +199,15 @@ def run(args) -> int:  # noqa: C901
     return status
 
 
-def _seed_problem(project, args) -> Optional[str]:
+def _seed_problem(project, seed: Optional[int], scenario: Optional[str]) -> Optional[str]:
     """Why ``--seed`` cannot be used here (None when it can or is not given): it concerns household episode
     logs (a family whose plans are episodes)."""
-    if args.seed is None:
+    if seed is None:
         return None
     from chronoplan.validators.families import family_of
-    scenarios = [project.scenario(args.scenario)] if args.scenario else list(project.scenarios.values())
+    scenarios = [project.scenario(scenario)] if scenario else list(project.scenarios.values())
     if not any("episode" in family_of(s).formats for s in scenarios):
-        where = f"scenario {args.scenario} is not a household" if args.scenario else "the project has no household"
+        where = f"scenario {scenario} is not a household" if scenario else "the project has no household"
         return f"--seed concerns household episode logs, and {where}"
     return None
 
