@@ -11,9 +11,11 @@ the project, instantiating the scenarios) subtracted; (d) plan-length scaling, 1
 engine (``validate_plan(..., exact=True)``) on the same plans.  Plans: the 64 constrained reference plans as
 Step text (valid), one faulty mutant of each (a start moved, an entry dropped or repeated, two starts swapped)
 and an even mix; ratios are to (a), tests/r2p_original.py, on the same set.  In-process cases are timed by the
-process's CPU time (--wall: wall time), the fastest of --rounds runs, the cases of one plan set taking turns in
-each round (so that the machine's load changes affect them alike); (c) gives wall and CPU time of the CLI run.
+process's CPU time (--wall: wall time), the fastest of --rounds runs, each run grading the plan set as many times in
+a row as lasts --min-time seconds (default 0.2; 0: once), the cases of one plan set taking turns in each round
+(so that the machine's load changes affect them alike); (c) gives wall and CPU time of the CLI run.
 Usage: python bench/bench_recipe2plan.py [--rounds N] [--cli-plans N] [--core K] [--original DIR] [--quick] [--wall]
+                                         [--min-time S]
 """
 from __future__ import annotations
 
@@ -73,19 +75,29 @@ def mutant(entries, rng: random.Random) -> list:
 CLOCK = time.process_time        # --wall: time.perf_counter
 
 
-def best_rates(works: dict, n: int, rounds: int) -> dict:
+def best_rates(works: dict, n: int, rounds: int, min_time: float = 0.2) -> dict:
     """Plans per second of each of ``works`` (name -> function grading n plans): the fastest of ``rounds`` runs,
     after one run not timed; the works take turns in each round, so that a change in the machine's load
-    between rounds affects them all alike."""
+    between rounds affects them all alike.  A timed run calls its work ``loops`` times in a row, ``loops``
+    calibrated once per work (as ``timeit`` does) so that a run lasts at least ``min_time`` seconds: a run of a
+    single batch (64 plans, a few milliseconds) would charge the work with refilling the CPU caches that the
+    ``gc.collect()`` before each run (and the other works) emptied -- about 20 us per plan, a quarter of a
+    faulty plan's grading -- which a batch of thousands of plans pays once."""
     best = dict.fromkeys(works, float("inf"))
-    for work in works.values():
+    loops = {}
+    for name, work in works.items():
+        t0 = CLOCK()
         work()
+        once = max(CLOCK() - t0, 1e-6)
+        loops[name] = max(1, int(min_time / once) + 1) if min_time > 0 else 1
     for _ in range(rounds):
         for name, work in works.items():
+            k = loops[name]
             gc.collect()
             t0 = CLOCK()
-            work()
-            best[name] = min(best[name], CLOCK() - t0)
+            for _ in range(k):
+                work()
+            best[name] = min(best[name], (CLOCK() - t0) / k)
     return {name: n / t for name, t in best.items()}
 
 
@@ -169,6 +181,9 @@ def main(argv=None) -> int:  # noqa: C901
     ap.add_argument("--original", type=Path, default=None, help="the original repository's evaluation/ folder")
     ap.add_argument("--quick", action="store_true", help="scaling up to 10^4 steps, 20,000 CLI plans")
     ap.add_argument("--wall", action="store_true", help="time in-process cases by wall time, not CPU time")
+    ap.add_argument("--min-time", type=float, default=0.2,
+                    help="seconds a timed run of an in-process case lasts at least (the plan set graded that many "
+                         "times in a row); 0: one pass per run, as before")
     args = ap.parse_args(argv)
     global CLOCK
     CLOCK = time.perf_counter if args.wall else time.process_time
@@ -246,7 +261,7 @@ def main(argv=None) -> int:  # noqa: C901
                 works[f"(a) original evaluation/ Evaluator, {label}"] = real_orig(batch)
             works[f"(b) Grader.grade + reference metrics, {label}"] = ours(batch)
             works[f"(e) exact engine only, {label}"] = exact(batch)
-            rates = best_rates(works, len(batch), rounds)
+            rates = best_rates(works, len(batch), rounds, args.min_time)
             rows = list(rates.items())
             base = rows[0][1]
             for name, rate in rows:
@@ -256,7 +271,7 @@ def main(argv=None) -> int:  # noqa: C901
 
         refs = tmp / "refs.jsonl"
         refs.write_text("".join(json.dumps({"scenario": k, "plan": t}) + "\n" for k, _, t, _ in valid))
-        base = best_rates({"original": orig(valid)}, len(valid), rounds)["original"]
+        base = best_rates({"original": orig(valid)}, len(valid), rounds, args.min_time)["original"]
         wall, cpu, start = cli_rate(project_dir, tmp, [(k, t) for k, _, t, _ in valid], refs, cli_plans)
         print(f"{'(c) chronoplan validate, ' + format(cli_plans, ',') + ' valid plans, wall':<58} {wall:>9.0f} "
               f"{1e6 / wall:>8.1f} {wall / base:>9.1f}x")
