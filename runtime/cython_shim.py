@@ -1,8 +1,10 @@
 """Stand-in for Cython's pure-Python-mode module when Cython is not installed.
 
-Input: none.  Output: ``locals(**types)`` (a decorator that does nothing) and ``compiled = False``.  The kitchen
-modules write ``@cython.locals(st=State)`` on hot closures; compiled (setup.py), Cython turns that into C
-types, and run as plain Python the annotation has no effect.
+Input: none.  Output: ``locals(**types)`` (a decorator that does nothing), the C type names the modules give it
+(``longlong``, ``Py_ssize_t``, ``bint``; ``longlong[::1]``, a typed memoryview, is the same name) and ``compiled =
+False``.  The kitchen modules write ``@cython.locals(st=State)`` on hot closures, the procedure critic types its
+replay's locals; compiled (setup.py), Cython turns that into C types, and run as plain Python the annotation has no
+effect.
 """
 from __future__ import annotations
 
@@ -11,3 +13,13 @@ compiled = False
 
 def locals(**_types):                           # noqa: A001 - the name Cython's pure-Python mode uses
     return lambda f: f
+
+
+class _CType:
+    """A C type name; indexing it (a memoryview type, ``longlong[::1]``) gives the same name."""
+
+    def __getitem__(self, _item: object) -> _CType:
+        return self
+
+
+longlong = Py_ssize_t = bint = _CType()

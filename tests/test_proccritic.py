@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import sys
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -231,3 +232,21 @@ def test_every_code_of_the_exact_engine_is_reached(graded):
     expected = {"E014", "E101", "E102", "E103", "E201", "E301", "E401", "E411", "E501", "E502", "E503", "E511", "E601",
                 "E602", "E603", "E604", "E611", "E612", "E613", "E614", "E701", "E801", "E802"}
     assert expected <= CODES, sorted(expected - CODES)
+
+
+def test_times_out_of_the_typed_range_go_to_the_exact_engine(graded):
+    """The replay keeps times in C int64 when compiled: a start or duration at or beyond ``critic.LIMIT`` (the
+    same bound in a pure-Python install; plan files cannot reach it -- the schema caps numbers at 10^12 --, chunks
+    given to the API can) makes it decline, and the exact engine writes the report; a plan just inside the bound
+    is still replayed.  Both give the exact engine's report."""
+    problem = _problem([_step("A", 0, 2), _step("A", 1, 1, prerequisites=(0,))])
+    per_minute = 60                                   # the compiled scale of a minute-unit scenario (seconds)
+    for value, replayed in ((critic.LIMIT // per_minute + 1, False), (-(critic.LIMIT // per_minute) - 1, False),
+                            (10 ** 30, False), (critic.LIMIT // (4 * per_minute), True)):
+        for field in ("start", "duration"):
+            chunks = [Chunk(0, "A", 0, Fraction(0), Fraction(2)), Chunk(1, "A", 1, Fraction(1), Fraction(1))]
+            chunks[0] = replace(chunks[0], **{field: Fraction(value)})
+            before = len(graded)
+            report = same(problem, ReadPlan("schedule", tuple(chunks)))
+            assert not report.valid
+            assert graded[before] is replayed, (value, field, graded[before:])

@@ -27,6 +27,7 @@ occupancy and resource violations, skipped when it cannot run), read without an 
 from __future__ import annotations
 
 import heapq
+from array import array
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -39,8 +40,17 @@ from chronoplan.runtime.procedure.records import fmt_value, step_name
 from chronoplan.runtime.procedure.state import _step_hints, _tasks_hint
 from chronoplan.runtime.violations import Violation
 
+try:                                             # C types for the replay when compiled (setup.py)
+    import cython
+except ImportError:                              # pragma: no cover - plain Python without Cython installed
+    from chronoplan.runtime import cython_shim as cython
+
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
 NO_SUB: tuple = ()
+LIMIT = 1 << 60              # the replay takes times and durations strictly inside (-LIMIT, LIMIT) (its sums stay
+#                              inside the C int64 range, far from the sentinels); other plans go to the exact engine
+_NEVER = 1 << 62             # a completion time not reached yet (the exact engine's infinity)
+_NIL = -(1 << 62)            # no time: not started, no run yet (the exact engine's None or minus infinity)
 
 
 @dataclass(frozen=True)
@@ -109,8 +119,10 @@ class _Tables:
     """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
 
     names: tuple              # step id -> "step i of T"
-    rows: tuple               # step id -> (duration, max(0, release), interruptible, occupation of a chunk of
-    #                           length d: d if None else min(this, d), agent, prerequisite ids, uses, lags, release)
+    static: Optional[array]   # step id * 6 -> duration, max(0, release), interruptible, occupation of a chunk of
+    #                           length d (-1: d; else min(this, d)), agent, release (_NIL: none); None: a number out
+    #                           of the typed range (the exact engine grades the scenario's plans)
+    prerequisites: tuple      # step id -> prerequisite ids
     lags: tuple               # step id -> ((other id, min, max), ...) of lags whose partner exists
     uses: tuple               # step id -> ((resource id, capacity, resource name, ((slot, value, key), ...)), ...)
     sets: tuple               # step id -> ((slot, value), ...) written at its completion
@@ -123,6 +135,12 @@ class _Tables:
     auto: tuple               # step id -> autonomous (not continuous)
     agent_names: tuple        # agent id -> name
     clock: _Clock
+    never: array              # the replay's initial state arrays (copied): n times _NEVER, 0, _NIL;
+    zeros: array
+    nils: array
+    agent_zeros: array        # per agent: 0, _NIL;
+    agent_nils: array
+    resource_nils: array      # per resource: _NIL
 
 
 def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
@@ -142,7 +160,8 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
         return None if x is None else (x * scale).numerator if type(x) is Fraction else x * scale
 
     names, lags, uses, sets, texts, prereq_names, auto = [], [], [], [], [], [], []
-    rows = []
+    static: list = []
+    typed = True                         # (an occupation below 0 would read as -1, "the chunk's length")
     dependents: list = [[] for _ in problem.steps]
     deadlines: list = []
     setters: dict = {}
@@ -164,34 +183,58 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                 setters.setdefault((u.resource, k, v), []).append(sid)
         if s.deadline is not None:
             deadlines.append((sid, units(s.deadline)))
-        dur, _, interruptible, _, agent, prerequisites, _ = c.rows[sid]
+        dur, _, interruptible, _, agent, _, _ = c.rows[sid]
         kind = c.steps[sid].occupancy
         release = units(s.release)
-        rows.append((dur, 0 if release is None else max(0, release), interruptible,
-                     None if kind == CONTINUOUS else 0 if kind == START else units(s.occupy_for), agent,
-                     prerequisites, uses[-1] or None, lags[-1], release))
+        occ = -1 if kind == CONTINUOUS else 0 if kind == START else units(s.occupy_for)
+        typed = typed and (occ >= 0 or kind == CONTINUOUS)
+        static += [dur, 0 if release is None else max(0, release), int(interruptible), occ, agent,
+                   _NIL if release is None else release]
         texts.append(s.text)
         prereq_names.append(tuple(step_name((s.task, p)) for p in s.prerequisites))
         auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
-    return _Tables(tuple(names), tuple(rows), tuple(lags), tuple(uses), tuple(sets),
-                   tuple(tuple(d) for d in dependents), any(dependents), tuple(deadlines), setters, tuple(texts),
-                   tuple(prereq_names), tuple(auto), tuple(c.agent_id), _Clock(c, problem.time_unit))
+    typed = typed and all(-LIMIT < x < LIMIT for x in static if x != _NIL)
+    n, n_agents = len(problem.steps), len(c.agent_id)
+    return _Tables(tuple(names), array("q", static) if typed else None, tuple(c.rows[sid][5] for sid in range(n)),
+                   tuple(lags), tuple(uses), tuple(sets), tuple(tuple(d) for d in dependents), any(dependents),
+                   tuple(deadlines), setters, tuple(texts), tuple(prereq_names), tuple(auto), tuple(c.agent_id),
+                   _Clock(c, problem.time_unit), array("q", [_NEVER]) * n, array("q", [0]) * n,
+                   array("q", [_NIL]) * n, array("q", [0]) * n_agents, array("q", [_NIL]) * n_agents,
+                   array("q", [_NIL]) * c.nres)
 
 
+@cython.locals(t=cython.longlong, dur=cython.longlong, earliest=cython.longlong, occ=cython.longlong,
+               a=cython.longlong, aj=cython.longlong, release=cython.longlong, d=cython.longlong, p=cython.longlong,
+               o=cython.longlong, e=cython.longlong, le=cython.longlong, bend=cython.longlong,
+               latest=cython.longlong, xend=cython.longlong, makespan=cython.longlong, sid=cython.Py_ssize_t,
+               j=cython.Py_ssize_t, x=cython.Py_ssize_t, rid=cython.Py_ssize_t, h=cython.Py_ssize_t,
+               base=cython.Py_ssize_t, interruptible=cython.bint, fresh=cython.bint, st=cython.longlong[::1],
+               done=cython.longlong[::1], done_rank=cython.longlong[::1], progress=cython.longlong[::1],
+               last_end=cython.longlong[::1], first_start=cython.longlong[::1], ahead=cython.longlong[::1],
+               mlast=cython.longlong[::1], mbefore=cython.longlong[::1], mlatest=cython.longlong[::1],
+               hmax=cython.longlong[::1])
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
            first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
            ) -> Optional[Outcome]:
     """The exact engine's violations and metric numbers for a plan given as columns (see the module's text).
     Names the scenario lacks: ``unknown`` maps the position of each chunk whose step id is -1 to its (task, step),
-    ``strangers`` that of each chunk whose agent id is -2 to its agent as written."""
+    ``strangers`` that of each chunk whose agent id is -2 to its agent as written.  None when the scenario cannot
+    be compiled or a time or duration is out of the typed range (``LIMIT``)."""
     if not c.ok:
         return None
     tab: Optional[_Tables] = c.memo.get("critic")
     if tab is None:
         tab = c.memo["critic"] = _tables(c, problem)
-    rows = c.rows
-    n = len(rows)
+    if tab.static is None:
+        return None
+    for v in starts:
+        if not -LIMIT < v < LIMIT:
+            return None
+    for v in durations:
+        if v is not None and not -LIMIT < v < LIMIT:
+            return None
+    n = len(c.rows)
     m = len(starts)
     clk = tab.clock
     agent_names = tab.agent_names
@@ -207,32 +250,33 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         raw_rank = [0 if a < 0 else ranks[a] for a in agents]
         order = sorted(range(m), key=lambda j: (starts[j], raw_rank[j], idx_of[j]))
 
-    done = [INF] * n                     # completion time (known when the completing chunk is visited)
-    done_rank = [0] * n                  # the agent rank of its end event
+    st = tab.static                      # step id * 6 -> duration, earliest start, interruptible, occupation of
+    #                                      a chunk of length d (-1: d; else min(this, d)), agent, release (_NIL: none)
+    done = tab.never[:]                  # completion time (known when the completing chunk is visited; _NEVER)
+    done_rank = tab.zeros[:]             # the agent rank of its end event
     completing: list = [None] * n        # the plan index of the completing run (its end event's index)
-    progress = [0] * n                   # run so far (every earlier run of the step has ended at a later start)
-    last_end = [-INF] * n                # end of the latest run: the step runs at t while this is > t
-    first_start: list = [None] * n
+    progress = tab.zeros[:]              # run so far (every earlier run of the step has ended at a later start)
+    last_end = tab.nils[:]               # end of the latest run (_NIL: none): the step runs at t while this is > t
+    first_start = tab.nils[:]            # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
-    n_ag = len(agent_names)
     aruns: list = [[] for _ in agent_names]      # each agent's busy runs (start, busy end, step id), start order
-    ahead = [0] * n_ag                           # the first of them that may still be busy
-    mlast: list = [None] * n_ag                  # the latest busy start,
-    mbefore: list = [None] * n_ag                # the latest busy end of the runs started before it,
-    mlatest = [-INF] * n_ag                      # the latest busy end (ProcState.agent_marks)
+    ahead = tab.agent_zeros[:]                   # the first of them that may still be busy
+    mlast = tab.agent_nils[:]                    # the latest busy start,
+    mbefore = tab.agent_nils[:]                  # the latest busy end of the runs started before it,
+    mlatest = tab.agent_nils[:]                  # the latest busy end (ProcState.agent_marks)
     holders: list = [[] for _ in range(c.nres)]  # each resource's holders (end, step id)
-    hmax = [-INF] * c.nres                       # the latest end of those
+    hmax = tab.resource_nils[:]                  # the latest end of those
     values = c.initial[:]
     sets_of = tab.sets
+    prereqs, uses_of, lags_of = tab.prerequisites, tab.uses, tab.lags
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
     runs: list = []                      # (chunk position, start, length, end, step id, plan index)
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
-    makespan: Any = -INF
+    makespan = _NIL
 
-    trows = tab.rows
     for j in order:
         t = starts[j]
         sid = steps[j]
@@ -241,23 +285,30 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                           None if agents is None or agents[j] == -1 else
                           strangers[j] if agents[j] == -2 and strangers else agent_names[agents[j]], t)
             continue
-        dur, earliest, interruptible, occ, a, prerequisites, uses, lags, release = trows[sid]
+        base = 6 * sid
+        dur = st[base]
+        earliest = st[base + 1]
+        interruptible = st[base + 2]
+        occ = st[base + 3]
+        a = st[base + 4]
+        release = st[base + 5]
         idx = j if indexes is None else indexes[j]
-        if agents is not None and agents[j] != -1:
-            a = agents[j]
-            if a < 0:                        # -2: an agent the scenario lacks
+        aj = -1 if agents is None else agents[j]
+        if aj != -1:
+            if aj < 0:                       # -2: an agent the scenario lacks
                 stranger = None if strangers is None else strangers.get(j)
                 found.append((_key(starts, raw_rank, j, idx), "E103", f"there is no agent {stranger!r}",
                               f"use one of: {', '.join(problem.agents)}", idx, stranger, t))
                 suppressed.setdefault(sid, t)
                 continue
+            a = aj
         elif a < 0:
             found.append((_key(starts, raw_rank, j, idx), "E014", f"{names[sid]} needs an agent: the scenario "
                           f"has {n_agents}", f"add \"agent\": one of {', '.join(problem.agents)}", idx, None, t))
             suppressed.setdefault(sid, t)
             continue
         le = last_end[sid]
-        if le != -INF:                      # the step has run
+        if le != _NIL:                       # the step has run
             if done[sid] <= t:
                 found.append((_key(starts, raw_rank, j, idx), "E801", f"{names[sid]} is already done (finished at "
                               f"{clk.t(done[sid])})", f"remove this repeated {names[sid]}", idx, agent_names[a], t))
@@ -273,26 +324,26 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         else:
             p = 0
             fresh = True
-        d = durations[j]
-        if d is None:
-            d = dur - p
+        dj = durations[j]
+        d = dur - p if dj is None else dj
         if d <= 0:
             found.append((_key(starts, raw_rank, j, idx), "E502", f"{names[sid]} is given a duration of "
                           f"{clk.d(d)}", f"give {names[sid]} a duration of {clk.d(dur - p)}", idx, agent_names[a], t))
             suppressed.setdefault(sid, t)
             continue
-        o = d if occ is None else occ if occ < d else d
+        o = d if occ < 0 or occ >= d else occ
         if t < earliest or (d > dur - p if interruptible else d != dur):
-            _timing(found, _key(starts, raw_rank, j, idx), clk, names[sid], dur, p, d, interruptible, release, t,
-                    idx, agent_names[a])
+            _timing(found, _key(starts, raw_rank, j, idx), clk, names[sid], dur, p, d, interruptible,
+                    None if release == _NIL else release, t, idx, agent_names[a])
         if fresh:
-            for x in prerequisites:
-                if done[x] <= t or (first_start[x] is None and x in suppressed):
+            for x in prereqs[sid]:
+                if done[x] <= t or (first_start[x] == _NIL and x in suppressed):
                     continue
                 if expected is None:
-                    expected = _expected_ends(starts, steps, durations, rows)
+                    expected = _expected_ends(starts, steps, durations, c.rows)
                 _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
-                              last_end[x], expected.get(x), first_start[x] is None, idx, agent_names[a])
+                              last_end[x], expected.get(x), first_start[x] == _NIL, idx, agent_names[a])
+            lags = lags_of[sid]
             if lags:
                 for lag in lags:
                     x, lo, hi = lag
@@ -320,14 +371,15 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                                   f"start {name} at or after {clk.t(free)} or give it to another agent"
                                   if n_agents > 1 else f"start {name} at or after {clk.t(free)}", idx, agent, t))
         e = t + d
+        uses = uses_of[sid]
         if uses:
             for rid, cap, rname, needs in uses:
                 if hmax[rid] > t:
-                    live = [x for x in holders[rid] if x[0] > t]
+                    live = [hx for hx in holders[rid] if hx[0] > t]
                     if len(live) >= cap:
                         name = names[sid]
-                        free = min(x[0] for x in live)
-                        users = ", ".join(names[x[1]] for x in live)
+                        free = min(hx[0] for hx in live)
+                        users = ", ".join(names[hx[1]] for hx in live)
                         found.append((_key(starts, raw_rank, j, idx), "E411", f"{name} cannot use {rname} at "
                                       f"{clk.t(t)}: it is in use by {users} until {clk.t(free)} (capacity {cap})",
                                       f"start {name} at or after {clk.t(free)}, when {rname} is free", idx,
@@ -363,23 +415,19 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             if bend > latest:
                 mlatest[a] = bend
         if uses:
-            for rid, _, _, _ in uses:
+            for u in uses:
+                rid = u[0]
                 if hmax[rid] > t:
-                    holders[rid] = [x for x in holders[rid] if x[0] > t] + [(e, sid)]
+                    holders[rid] = [hx for hx in holders[rid] if hx[0] > t] + [(e, sid)]
                     if e > hmax[rid]:
                         hmax[rid] = e
                 else:
                     holders[rid] = [(e, sid)]
                     hmax[rid] = e
-        if not interruptible:
-            done[sid] = e                    # (its progress is read only while it is not done)
-            done_rank[sid] = ranks[a]
-            completing[sid] = idx
-            if sets_of[sid]:
-                heapq.heappush(completions, (e, ranks[a], idx, sets_of[sid]))
-        elif p + d >= dur:
-            progress[sid] = dur
-            done[sid] = e
+        if not interruptible or p + d >= dur:
+            if interruptible:
+                progress[sid] = dur
+            done[sid] = e                    # (a non-interruptible step's progress is never read)
             done_rank[sid] = ranks[a]
             completing[sid] = idx
             if sets_of[sid]:
@@ -390,7 +438,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             makespan = e
         runs.append((j, t, d, e, sid, idx))
 
-    end_time = 0 if makespan == -INF else makespan      # ProcState.finish's time
+    end_time = 0 if makespan == _NIL else makespan      # ProcState.finish's time
     _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
            first_start, first_index, progress, suppressed, pending, end_time)
     found.sort(key=_first)
@@ -410,7 +458,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         clean = runs[:cut]
     if len(clean) == len(runs):
         clean_idx = None
-        clean_finish = makespan
+        clean_finish = -INF if makespan == _NIL else makespan
     else:
         clean_idx = {r[5] for r in clean}
         clean_finish = max((r[3] for r in clean), default=-INF)
@@ -420,11 +468,11 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         ci = completing[sid]
         if ci is not None and (clean_idx is None or ci in clean_idx):
             count += 1
-            done_total += rows[sid][0]
+            done_total += st[6 * sid]
             if auto[sid]:
-                done_auto += rows[sid][0]
-    return Outcome(violations, len(clean), sum([r[2] for r in clean]), clean_finish, makespan, count, done_total,
-                   done_auto)
+                done_auto += st[6 * sid]
+    return Outcome(violations, len(clean), sum([r[2] for r in clean]), clean_finish,
+                   -INF if makespan == _NIL else makespan, count, done_total, done_auto)
 
 
 def _key(starts: list, raw_rank: Optional[list], j: int, idx) -> tuple:
@@ -603,7 +651,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
                           f"finish every step by {clk.t(limit)}", head[1], None, limit))
     # lags of a dependent started before its partner completed: checked at that completion
     for y, x, lo, hi in pending:
-        if done[x] != INF and ((hi is not None and first_start[y] - done[x] > hi) or
+        if done[x] != _NEVER and ((hi is not None and first_start[y] - done[x] > hi) or
                                (lo is not None and first_start[y] - done[x] < lo)):
             end_key = (done[x], _END, done_rank[x], completing[x], NO_SUB)
             _lag(found, end_key, clk, names[y], names[x], lo, hi, first_start[y], done[x], first_index[y], None,
@@ -612,7 +660,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
     planned = set(steps)
     reported: dict = {}
     for x, deps in enumerate(tab.dependents if tab.has_dependents else ()):
-        if not deps or done[x] == INF:
+        if not deps or done[x] == _NEVER:
             continue
         for pos, (y, hi) in enumerate(deps):
             if y in planned:
@@ -628,10 +676,10 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
     # the plan's end
     fin = (INF, _FINISH, 0, 0, NO_SUB)
     for sid in range(len(rows)):
-        if done[sid] != INF:
+        if done[sid] != _NEVER:
             continue
         name = names[sid]
-        if first_start[sid] is None:
+        if first_start[sid] == _NIL:
             if sid in suppressed:
                 continue
             after = tab.prereq_names[sid]
@@ -644,7 +692,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
                           f"add a chunk of {clk.d(dur - progress[sid])} for {name}", by_step[sid][-1][5], None,
                           end_time))
     for y, x, _, _ in pending:
-        if done[x] != INF:
+        if done[x] != _NEVER:
             continue
         if problem.steps[x].index in problem.steps[y].prerequisites:
             continue
