@@ -578,7 +578,7 @@ def _lag(found: list, key: tuple, clk: _Clock, yn: str, xn: str, lo, hi, ystart:
                       f"pass", f"start {yn} no earlier than {clk.t(xend + lo)}", index, agent, now))
 
 
-def _setter_hint(tab: _Tables, last_end: list, clk: _Clock, res: str, k: str, v, name: str, t: int) -> str:
+def _setter_hint(tab: _Tables, last_end: array, clk: _Clock, res: str, k: str, v, name: str, t: int) -> str:
     """``ProcState._setter_hint``."""
     keys = tab.setters.get((res, k, v), [])
     for x in keys:
@@ -610,8 +610,8 @@ def _as_of(step_runs: list, t: int) -> Optional[tuple]:
 
 
 def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
-           starts: list, steps: list, durations: list, idx_of, runs: list, done: list, done_rank: list,
-           completing: list, first_start: list, first_index: list, progress: list,
+           starts: list, steps: list, durations: list, idx_of, runs: list, done: array, done_rank: array,
+           completing: list, first_start: array, first_index: list, progress: array,
            suppressed: dict, pending: list, end_time: int) -> None:
     """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
     names = tab.names
