@@ -68,16 +68,16 @@ class Outcome:
 
     def metrics(self, c: Compiled) -> dict:
         """``runtime.metrics.plan_metrics`` of the replayed plan (no reference part)."""
-        scale = c.scale
+        ratio = c.memo["critic"].clock.ratio
         total = len(c.rows)
         e: Optional[Fraction] = None
         if self.runs:
             auto = self.done_auto
-            e = None if auto == 0 else Fraction(max(0, self.clean_total - self.clean_finish), auto)
+            e = None if auto == 0 else ratio(max(0, self.clean_total - self.clean_finish), auto)
         whole = c.total
-        return {"makespan": None if self.makespan == -INF else Fraction(self.makespan, scale),
+        return {"makespan": None if self.makespan == -INF else ratio(self.makespan, c.scale),
                 "success": not self.violations and self.steps_done == total,
-                "progress": Fraction(self.steps_done, total) if total else Fraction(1),
+                "progress": ratio(self.steps_done, total) if total else Fraction(1),
                 "steps_done": self.steps_done, "steps_total": total,
                 "progress_score": 100 if whole == 0 else 100 * self.done_total // whole,
                 "efficiency": e, "lower_bound": c.lower_bound}
@@ -90,6 +90,7 @@ class _Clock:
         self.scale, self.unit = c.scale, unit
         self.clocks: dict = {}           # texts made so far (bounded)
         self.durations: dict = {}
+        self.ratios: dict = {}           # fractions made so far (bounded)
 
     def exact(self, x: int) -> Any:
         return x if self.scale == 1 else Fraction(x, self.scale)
@@ -110,8 +111,15 @@ class _Clock:
             got = self.durations[x] = timefmt.duration(self.exact(x), self.unit)
         return got
 
-    def time(self, x: int) -> Fraction:
-        return Fraction(x, self.scale)
+    def ratio(self, a: int, b: int) -> Fraction:
+        """``Fraction(a, b)``, made once per distinct pair (times, progress and efficiencies recur from plan to plan;
+        a ``Fraction`` is immutable, so reports may share one)."""
+        got = self.ratios.get((a, b))
+        if got is None:
+            if len(self.ratios) > 4096:
+                self.ratios.clear()
+            got = self.ratios[(a, b)] = Fraction(a, b)
+        return got
 
 
 @dataclass(frozen=True)
@@ -212,7 +220,9 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                done=cython.longlong[::1], done_rank=cython.longlong[::1], progress=cython.longlong[::1],
                last_end=cython.longlong[::1], first_start=cython.longlong[::1], ahead=cython.longlong[::1],
                mlast=cython.longlong[::1], mbefore=cython.longlong[::1], mlatest=cython.longlong[::1],
-               hmax=cython.longlong[::1])
+               hmax=cython.longlong[::1], run_chunk=cython.longlong[::1], run_length=cython.longlong[::1],
+               nr=cython.Py_ssize_t, cut=cython.Py_ssize_t, k=cython.Py_ssize_t, busy=cython.longlong[::1],
+               tail=cython.longlong[::1], nb=cython.Py_ssize_t)
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
            first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
@@ -260,8 +270,10 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     first_start = tab.nils[:]            # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
-    aruns: list = [[] for _ in agent_names]      # each agent's busy runs (start, busy end, step id), start order
-    ahead = tab.agent_zeros[:]                   # the first of them that may still be busy
+    busy = array("q", [0]) * (4 * m)             # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
+    nb = 0                                       # busy run of its agent (-1: none), in start order
+    ahead = tab.agent_zeros[:]                   # each agent's first busy run that may still be busy
+    tail = tab.agent_zeros[:]                    # and its latest busy run
     mlast = tab.agent_nils[:]                    # the latest busy start,
     mbefore = tab.agent_nils[:]                  # the latest busy end of the runs started before it,
     mlatest = tab.agent_nils[:]                  # the latest busy end (ProcState.agent_marks)
@@ -272,7 +284,9 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     prereqs, uses_of, lags_of = tab.prerequisites, tab.uses, tab.lags
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
-    runs: list = []                      # (chunk position, start, length, end, step id, plan index)
+    run_chunk = array("q", [0]) * m      # the runs in start event order: chunk position,
+    run_length = array("q", [0]) * m     # length (start, end, step id and plan index follow from the position)
+    nr = 0
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
     makespan = _NIL
@@ -354,13 +368,12 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                         _lag(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], lo, hi, t, xend,
                              idx, agent_names[a], t)
         if mlatest[a] > t:
-            busy_runs = aruns[a]
             h = ahead[a]
-            while busy_runs[h][1] <= t:          # the latest busy end is > t: some run is still busy
-                h += 1
+            while busy[4 * h + 1] <= t:          # the latest busy end is > t: some run is still busy
+                h = busy[4 * h + 3]
             ahead[a] = h
             if o or exclusive:
-                rs, rb, rsid = busy_runs[h]
+                rs, rb, rsid = busy[4 * h], busy[4 * h + 1], busy[4 * h + 2]
                 free = mlatest[a] if o else None if rs >= t else mlatest[a] if t > mlast[a] else mbefore[a]
                 if free is not None:
                     name = names[sid]
@@ -405,10 +418,15 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             bend = t + o
             latest = mlatest[a]
             if latest <= t:                        # every earlier run has ended: none of them is busy again
-                aruns[a] = [(t, bend, sid)]
-                ahead[a] = 0
+                ahead[a] = nb
             else:
-                aruns[a].append((t, bend, sid))
+                busy[4 * tail[a] + 3] = nb
+            tail[a] = nb
+            busy[4 * nb] = t
+            busy[4 * nb + 1] = bend
+            busy[4 * nb + 2] = sid
+            busy[4 * nb + 3] = -1
+            nb += 1
             if t != mlast[a]:                      # (starts are visited in time order: t > the last busy start)
                 mlast[a] = t
                 mbefore[a] = latest
@@ -436,32 +454,39 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             progress[sid] = p + d
         if e > makespan:
             makespan = e
-        runs.append((j, t, d, e, sid, idx))
+        run_chunk[nr] = j
+        run_length[nr] = d
+        nr += 1
 
     end_time = 0 if makespan == _NIL else makespan      # ProcState.finish's time
+    runs = _Runs(starts, steps, idx_of, run_chunk, run_length, nr)
     _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
            first_start, first_index, progress, suppressed, pending, end_time)
     found.sort(key=_first)
     if first:
         del found[1:]
-    violations = _violations(found, clk.scale)
+    violations = _violations(found, clk)
     stop = found[0][0] if found else None
     if stop is None or stop[1] == _FINISH:
-        clean = runs
+        cut = nr
     else:                                # the runs whose start event precedes the first violation's event: a
         cut = 0                          # prefix (runs are listed in start event order)
         stop_t = stop[0]
-        for r in runs:
-            if r[1] > stop_t or (r[1] == stop_t and _key(starts, raw_rank, r[0], r[5]) >= stop):
+        while cut < nr:
+            j = run_chunk[cut]
+            t = starts[j]
+            if t > stop_t or (t == stop_t and _key(starts, raw_rank, j, idx_of[j]) >= stop):
                 break
             cut += 1
-        clean = runs[:cut]
-    if len(clean) == len(runs):
+    clean_total = 0
+    for k in range(cut):
+        clean_total += run_length[k]
+    if cut == nr:
         clean_idx = None
         clean_finish = -INF if makespan == _NIL else makespan
     else:
-        clean_idx = {r[5] for r in clean}
-        clean_finish = max((r[3] for r in clean), default=-INF)
+        clean_idx = {idx_of[run_chunk[k]] for k in range(cut)}
+        clean_finish = -INF if cut == 0 else max([starts[run_chunk[k]] + run_length[k] for k in range(cut)])
     done_total = done_auto = count = 0
     auto = tab.auto
     for sid in range(n):
@@ -471,8 +496,11 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             done_total += st[6 * sid]
             if auto[sid]:
                 done_auto += st[6 * sid]
-    return Outcome(violations, len(clean), sum([r[2] for r in clean]), clean_finish,
-                   -INF if makespan == _NIL else makespan, count, done_total, done_auto)
+    out = _new(Outcome)                  # (the frozen dataclass's __init__ sets each field through object.__setattr__)
+    out.__dict__.update(violations=violations, runs=cut, clean_total=clean_total, clean_finish=clean_finish,
+                        makespan=-INF if makespan == _NIL else makespan, steps_done=count, done_total=done_total,
+                        done_auto=done_auto)
+    return out
 
 
 def _key(starts: list, raw_rank: Optional[list], j: int, idx) -> tuple:
@@ -534,17 +562,13 @@ def _prerequisite(found: list, key: tuple, clk: _Clock, name: str, pn: str, t: i
 _new = object.__new__        # Violation's dataclass __init__ (frozen: one object.__setattr__ per field) is slow
 
 
-def _violations(found: list, scale: int) -> tuple:
-    """The ``Violation`` records of the found entries (their codes are the exact engine's, all registered), one
-    ``Fraction`` per distinct time."""
+def _violations(found: list, clk: _Clock) -> tuple:
+    """The ``Violation`` records of the found entries (their codes are the exact engine's, all registered)."""
     out = []
-    times: dict = {}
+    ratio, scale = clk.ratio, clk.scale
     for _, code, msg, hint, index, agent, t in found:
-        f = times.get(t)
-        if f is None:
-            f = times[t] = Fraction(t, scale)
         v = _new(Violation)
-        v.__dict__.update(code=code, message=msg, hint=hint, index=index, agent=agent, time=f)
+        v.__dict__.update(code=code, message=msg, hint=hint, index=index, agent=agent, time=ratio(t, scale))
         out.append(v)
     return tuple(out)
 
@@ -591,12 +615,26 @@ def _setter_hint(tab: _Tables, last_end: array, clk: _Clock, res: str, k: str, v
     return f"no step sets {res} {k} = {fmt_value(v)}; check the resource's initial value"
 
 
-def _by_step(runs: list) -> dict:
-    """Step id -> its runs, in start order."""
-    out: dict = {}
-    for r in runs:
-        out.setdefault(r[4], []).append(r)
-    return out
+class _Runs:
+    """The replay's runs in start event order (two columns: chunk position, length), read as rows (chunk
+    position, start, length, end, step id, plan index) grouped by step when a check needs them (built once)."""
+
+    def __init__(self, starts: list, steps: list, idx_of, chunk: array, length: array, count: int) -> None:
+        self.starts, self.steps, self.idx_of = starts, steps, idx_of
+        self.chunk, self.length, self.count = chunk, length, count
+        self._by_step: Optional[dict] = None
+
+    def by_step(self) -> dict:
+        """Step id -> its runs, in start order."""
+        if self._by_step is None:
+            out: dict = {}
+            starts, steps, idx_of = self.starts, self.steps, self.idx_of
+            for k in range(self.count):
+                j = self.chunk[k]
+                t, d = starts[j], self.length[k]
+                out.setdefault(steps[j], []).append((j, t, d, t + d, steps[j], idx_of[j]))
+            self._by_step = out
+        return self._by_step
 
 
 def _as_of(step_runs: list, t: int) -> Optional[tuple]:
@@ -610,15 +648,14 @@ def _as_of(step_runs: list, t: int) -> Optional[tuple]:
 
 
 def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
-           starts: list, steps: list, durations: list, idx_of, runs: list, done: array, done_rank: array,
+           starts: list, steps: list, durations: list, idx_of, runs: _Runs, done: array, done_rank: array,
            completing: list, first_start: array, first_index: list, progress: array,
            suppressed: dict, pending: list, end_time: int) -> None:
     """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
     names = tab.names
     rows = c.rows
     nd = len(tab.deadlines)
-    by_step = _by_step(runs) if nd or c.limit is not None or len(completing) - completing.count(None) < len(rows) \
-        else {}
+    by_step = runs.by_step() if nd or c.limit is not None else {}
     for i, (sid, deadline) in enumerate(tab.deadlines):
         if done[sid] <= deadline:
             continue
@@ -689,7 +726,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
         else:
             dur = rows[sid][0]
             found.append((fin, "E503", f"{name} ran for {clk.d(progress[sid])} of its {clk.d(dur)}",
-                          f"add a chunk of {clk.d(dur - progress[sid])} for {name}", by_step[sid][-1][5], None,
+                          f"add a chunk of {clk.d(dur - progress[sid])} for {name}", runs.by_step()[sid][-1][5], None,
                           end_time))
     for y, x, _, _ in pending:
         if done[x] != _NEVER:
