@@ -35,7 +35,9 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
-from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, START, Compiled
+from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Compiled
+from chronoplan.runtime.procedure.fast import NEVER as _NEVER
+from chronoplan.runtime.procedure.fast import NIL as _NIL
 from chronoplan.runtime.procedure.records import fmt_value, step_name
 from chronoplan.runtime.procedure.state import _step_hints, _tasks_hint
 from chronoplan.runtime.violations import Violation
@@ -47,10 +49,6 @@ except ImportError:                              # pragma: no cover - plain Pyth
 
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
 NO_SUB: tuple = ()
-LIMIT = 1 << 60              # the replay takes times and durations strictly inside (-LIMIT, LIMIT) (its sums stay
-#                              inside the C int64 range, far from the sentinels); other plans go to the exact engine
-_NEVER = 1 << 62             # a completion time not reached yet (the exact engine's infinity)
-_NIL = -(1 << 62)            # no time: not started, no run yet (the exact engine's None or minus infinity)
 
 
 @dataclass(frozen=True)

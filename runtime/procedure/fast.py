@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Optional
@@ -43,8 +44,17 @@ from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import metrics as M
 
+try:                                             # C types for the sweep when compiled (setup.py)
+    import cython
+except ImportError:                              # pragma: no cover - plain Python without Cython installed
+    from chronoplan.runtime import cython_shim as cython
+
 INF = float("inf")
 ONE, ZERO = Fraction(1), Fraction(0)
+LIMIT = 1 << 60              # the sweep and the critic replay take times and durations strictly inside (-LIMIT, LIMIT)
+#                              (their sums stay inside C's int64, far from the sentinels); other plans: exact engine
+NEVER = 1 << 62              # a completion time not reached yet (the exact engine's infinity)
+NIL = -(1 << 62)             # no time: not started, no run yet (the exact engine's None or minus infinity)
 CONTINUOUS, START, PARTIAL = 0, 1, 2
 _OCCUPANCY = {ir.Occupancy.CONTINUOUS: CONTINUOUS, ir.Occupancy.START: START, ir.Occupancy.PARTIAL: PARTIAL}
 
@@ -164,6 +174,17 @@ class Compiled:
                            None if st.interruptible and st.occupancy == CONTINUOUS else st.occupation,
                            st.agent, st.prerequisites,
                            (st.single, st.shared, st.needs, st.sets) if st.uses else None) for st in steps)
+        # the sweep's int64 form of the rows: step id * 5 -> duration, earliest (NEVER: none), interruptible,
+        # occupation (-1: the chunk's length), agent; None when a number is out of range (the exact engine grades)
+        static = [x for st in steps for x in (st.duration, NEVER if st.earliest == INF else st.earliest,
+                                              int(st.interruptible),
+                                              -1 if st.interruptible and st.occupancy == CONTINUOUS else st.occupation,
+                                              st.agent)]
+        typed = all(-LIMIT < st.duration < LIMIT and 0 <= st.occupation < LIMIT and
+                    (st.earliest == INF or st.earliest < LIMIT) for st in steps)
+        self.static: Optional[array] = array("q", static) if typed else None
+        self.extras = tuple((st.prerequisites, (st.single, st.shared, st.needs, st.sets) if st.uses else None)
+                            for st in steps)
         self.nres = len(res)
         self.initial = [initial.get(r, {}).get(k) for (r, k) in slots]
         self.lags = tuple((self.ids[s.key], self.ids[(s.task, lag.other)],
@@ -179,22 +200,37 @@ class Compiled:
         self.lower_bound = M.lower_bound(problem).value
 
     # ------------------------------------------------------------------------------------------ sweep
+    @cython.locals(t=cython.longlong, sid=cython.Py_ssize_t, j=cython.Py_ssize_t, x=cython.Py_ssize_t,
+                   r=cython.Py_ssize_t, base=cython.Py_ssize_t, dur=cython.longlong, earliest=cython.longlong,
+                   interruptible=cython.bint, occ=cython.longlong, a=cython.longlong, p=cython.longlong,
+                   d=cython.longlong, o=cython.longlong, e=cython.longlong, complete=cython.bint,
+                   finish=cython.longlong, st=cython.longlong[::1], first=cython.longlong[::1],
+                   done=cython.longlong[::1], progress=cython.longlong[::1], last_end=cython.longlong[::1],
+                   free=cython.longlong[::1], since=cython.longlong[::1], held=cython.longlong[::1])
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
               indexes: Optional[list] = None) -> Optional[SweepOutcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
         optionally the agent id (-1: none named) and the plan index (default: the position; distinct).
-        -> ``SweepOutcome`` if the plan is valid, None if the exact engine must decide."""
-        if not self.ok:
+        -> ``SweepOutcome`` if the plan is valid, None if the exact engine must decide (also when a time or
+        duration is out of the int64 range the sweep keeps: ``LIMIT``)."""
+        if not self.ok or self.static is None:
             return None
-        rows = self.rows
-        n = len(rows)
-        first: list = [None] * n             # first start of each step
-        done = [INF] * n                     # completion of each step
-        progress = [0] * n                   # interruptible steps: time run so far, end of the last chunk
-        last_end = [0] * n
-        free = [0] * len(self.agent_id)      # end of each agent's last occupation
-        since = free[:]                      # start of that occupation
-        held = [0] * self.nres               # capacity-1 resources: end of the last holder
+        for v in starts:
+            if not -LIMIT < v < LIMIT:
+                return None
+        for v in durations:
+            if v is not None and not -LIMIT < v < LIMIT:
+                return None
+        st = self.static
+        extras = self.extras
+        n = len(extras)
+        first = array("q", [NIL]) * n        # first start of each step
+        done = array("q", [NEVER]) * n       # completion of each step
+        progress = array("q", [0]) * n       # interruptible steps: time run so far, end of the last chunk
+        last_end = array("q", [0]) * n
+        free = array("q", [0]) * len(self.agent_id)      # end of each agent's last occupation
+        since = array("q", [0]) * len(self.agent_id)     # start of that occupation
+        held = array("q", [0]) * self.nres   # capacity-1 resources: end of the last holder
         holders: dict = {}                   # other resources: ends of their holders
         values = self.initial[:]
         completions: list = []               # (end, agent rank, plan index, sets) of setters, in end order
@@ -214,17 +250,24 @@ class Compiled:
         for j in order:
             t = starts[j]
             sid = steps[j]
-            dur, earliest, interruptible, occ, a, prerequisites, uses = rows[sid]
+            if sid < 0:
+                return None
+            base = 5 * sid
+            dur = st[base]
+            earliest = st[base + 1]
+            interruptible = st[base + 2]
+            occ = st[base + 3]
+            a = st[base + 4]
             if t < earliest:
                 return None
+            prerequisites, uses = extras[sid]
+            dj = durations[j]
             if interruptible:
                 p = progress[sid]
-                d = durations[j]
-                if d is None:
-                    d = dur - p
+                d = dur - p if dj is None else dj
                 if d <= 0 or p + d > dur or last_end[sid] > t:
                     return None
-                o = d if occ is None else min(occ, d)
+                o = d if occ < 0 or occ >= d else occ
                 e = last_end[sid] = t + d
                 progress[sid] = p + d
                 complete = p + d == dur
@@ -235,10 +278,9 @@ class Compiled:
                 else:
                     first[sid] = t
             else:
-                if first[sid] is not None:
+                if first[sid] != NIL:
                     return None
-                d = durations[j]
-                if d is not None and d != dur:
+                if dj is not None and dj != dur:
                     return None
                 first[sid] = t
                 o = occ
@@ -266,12 +308,16 @@ class Compiled:
                     if held[r] > t:
                         return None
                 for r, cap in shared:
-                    if sum(1 for x in holders.get(r, ()) if x > t) >= cap:
+                    live = 0                 # (a loop: a generator would capture the C-typed t)
+                    for hx in holders.get(r, ()):
+                        if hx > t:
+                            live += 1
+                    if live >= cap:
                         return None
                 for r in single:
                     held[r] = e
                 for r, _ in shared:
-                    holders[r] = [x for x in holders.get(r, ()) if x > t] + [e]
+                    holders[r] = [hx for hx in holders.get(r, ()) if hx > t] + [e]
                 if needs:
                     while completions and completions[0][0] <= t:
                         for slot, v in heapq.heappop(completions)[3]:
@@ -281,8 +327,11 @@ class Compiled:
                             return None
                 if complete and sets:
                     heapq.heappush(completions, (e, self.agent_rank[a], j if indexes is None else indexes[j], sets))
-        finish = max(done, default=0)
-        if finish == INF:
+        finish = 0
+        for sid in range(n):
+            if done[sid] > finish:
+                finish = done[sid]
+        if finish == NEVER:
             return None                      # a step never completed
         for y, x, lo, hi in self.lags:
             gap = first[y] - done[x]
@@ -293,7 +342,7 @@ class Compiled:
                 return None
         if self.limit is not None and finish > self.limit:
             return None
-        return SweepOutcome(len(starts), self.total, int(finish))   # finite: an int
+        return SweepOutcome(len(starts), self.total, finish)
 
     # ------------------------------------------------------------------------------------------ metrics
     def metrics(self, out: SweepOutcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
