@@ -235,7 +235,7 @@ def test_every_code_of_the_exact_engine_is_reached(graded):
 
 
 def test_times_out_of_the_typed_range_go_to_the_exact_engine(graded):
-    """The replay keeps times in C int64 when compiled: a start or duration at or beyond ``critic.LIMIT`` (the
+    """The sweep and the replay keep times in C int64 when compiled: a start or duration at or beyond ``LIMIT`` (the
     same bound in a pure-Python install; plan files cannot reach it -- the schema caps numbers at 10^12 --, chunks
     given to the API can) makes it decline, and the exact engine writes the report; a plan just inside the bound
     is still replayed.  Both give the exact engine's report."""

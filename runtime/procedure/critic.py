@@ -23,6 +23,9 @@ occupancy and resource violations, skipped when it cannot run), read without an 
 - The progress of the metrics counts the runs whose start event precedes the first violation's event (the exact
   engine's event sequence numbers), and the steps completed by those runs.
 - ``first=True`` (stop at the first violation) replays the same runs and keeps the first violation only.
+- Compiled with Cython (setup.py), the state is C int64 (typed locals, ``array('q')`` columns read through typed
+  memoryviews, ``fast.NEVER``/``fast.NIL`` for the exact engine's infinity and None); a time or duration outside
+  (-``fast.LIMIT``, ``fast.LIMIT``) makes it decline (None), in a pure-Python install too.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
-from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Compiled
+from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Column, Compiled
 from chronoplan.runtime.procedure.fast import NEVER as _NEVER
 from chronoplan.runtime.procedure.fast import NIL as _NIL
 from chronoplan.runtime.procedure.records import fmt_value, step_name
@@ -49,6 +52,12 @@ except ImportError:                              # pragma: no cover - plain Pyth
 
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
 NO_SUB: tuple = ()
+
+
+def _column(values: list) -> Column:
+    """``fast.column`` for this module: an ``array('q')`` when this module is compiled (its typed memoryviews need
+    one; the two modules may be built differently), a list in plain Python."""
+    return array("q", values) if cython.compiled else list(values)
 
 
 @dataclass(frozen=True)
@@ -125,7 +134,7 @@ class _Tables:
     """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
 
     names: tuple              # step id -> "step i of T"
-    static: Optional[array]   # step id * 6 -> duration, max(0, release), interruptible, occupation of a chunk of
+    static: Optional[Column]   # step id * 6 -> duration, max(0, release), interruptible, occupation of a chunk of
     #                           length d (-1: d; else min(this, d)), agent, release (_NIL: none); None: a number out
     #                           of the typed range (the exact engine grades the scenario's plans)
     prerequisites: tuple      # step id -> prerequisite ids
@@ -141,12 +150,12 @@ class _Tables:
     auto: tuple               # step id -> autonomous (not continuous)
     agent_names: tuple        # agent id -> name
     clock: _Clock
-    never: array              # the replay's initial state arrays (copied): n times _NEVER, 0, _NIL;
-    zeros: array
-    nils: array
-    agent_zeros: array        # per agent: 0, _NIL;
-    agent_nils: array
-    resource_nils: array      # per resource: _NIL
+    never: Column              # the replay's initial state arrays (copied): n times _NEVER, 0, _NIL;
+    zeros: Column
+    nils: Column
+    agent_zeros: Column        # per agent: 0, _NIL;
+    agent_nils: Column
+    resource_nils: Column      # per resource: _NIL
 
 
 def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
@@ -201,12 +210,12 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
         auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
     typed = typed and all(-LIMIT < x < LIMIT for x in static if x != _NIL)
     n, n_agents = len(problem.steps), len(c.agent_id)
-    return _Tables(tuple(names), array("q", static) if typed else None, tuple(c.rows[sid][5] for sid in range(n)),
+    return _Tables(tuple(names), _column(static) if typed else None, tuple(c.rows[sid][5] for sid in range(n)),
                    tuple(lags), tuple(uses), tuple(sets), tuple(tuple(d) for d in dependents), any(dependents),
                    tuple(deadlines), setters, tuple(texts), tuple(prereq_names), tuple(auto), tuple(c.agent_id),
-                   _Clock(c, problem.time_unit), array("q", [_NEVER]) * n, array("q", [0]) * n,
-                   array("q", [_NIL]) * n, array("q", [0]) * n_agents, array("q", [_NIL]) * n_agents,
-                   array("q", [_NIL]) * c.nres)
+                   _Clock(c, problem.time_unit), _column([_NEVER]) * n, _column([0]) * n,
+                   _column([_NIL]) * n, _column([0]) * n_agents, _column([_NIL]) * n_agents,
+                   _column([_NIL]) * c.nres)
 
 
 @cython.locals(t=cython.longlong, dur=cython.longlong, earliest=cython.longlong, occ=cython.longlong,
@@ -268,7 +277,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     first_start = tab.nils[:]            # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
-    busy = array("q", [0]) * (4 * m)             # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
+    busy = _column([0]) * (4 * m)             # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
     nb = 0                                       # busy run of its agent (-1: none), in start order
     ahead = tab.agent_zeros[:]                   # each agent's first busy run that may still be busy
     tail = tab.agent_zeros[:]                    # and its latest busy run
@@ -282,8 +291,8 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     prereqs, uses_of, lags_of = tab.prerequisites, tab.uses, tab.lags
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
-    run_chunk = array("q", [0]) * m      # the runs in start event order: chunk position,
-    run_length = array("q", [0]) * m     # length (start, end, step id and plan index follow from the position)
+    run_chunk = _column([0]) * m      # the runs in start event order: chunk position,
+    run_length = _column([0]) * m     # length (start, end, step id and plan index follow from the position)
     nr = 0
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
@@ -600,7 +609,7 @@ def _lag(found: list, key: tuple, clk: _Clock, yn: str, xn: str, lo, hi, ystart:
                       f"pass", f"start {yn} no earlier than {clk.t(xend + lo)}", index, agent, now))
 
 
-def _setter_hint(tab: _Tables, last_end: array, clk: _Clock, res: str, k: str, v, name: str, t: int) -> str:
+def _setter_hint(tab: _Tables, last_end: Column, clk: _Clock, res: str, k: str, v, name: str, t: int) -> str:
     """``ProcState._setter_hint``."""
     keys = tab.setters.get((res, k, v), [])
     for x in keys:
@@ -617,7 +626,7 @@ class _Runs:
     """The replay's runs in start event order (two columns: chunk position, length), read as rows (chunk
     position, start, length, end, step id, plan index) grouped by step when a check needs them (built once)."""
 
-    def __init__(self, starts: list, steps: list, idx_of, chunk: array, length: array, count: int) -> None:
+    def __init__(self, starts: list, steps: list, idx_of, chunk: Column, length: Column, count: int) -> None:
         self.starts, self.steps, self.idx_of = starts, steps, idx_of
         self.chunk, self.length, self.count = chunk, length, count
         self._by_step: Optional[dict] = None
@@ -646,8 +655,8 @@ def _as_of(step_runs: list, t: int) -> Optional[tuple]:
 
 
 def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
-           starts: list, steps: list, durations: list, idx_of, runs: _Runs, done: array, done_rank: array,
-           completing: list, first_start: array, first_index: list, progress: array,
+           starts: list, steps: list, durations: list, idx_of, runs: _Runs, done: Column, done_rank: Column,
+           completing: list, first_start: Column, first_index: list, progress: Column,
            suppressed: dict, pending: list, end_time: int) -> None:
     """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
     names = tab.names

@@ -7,6 +7,10 @@ converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``SweepOutcome`` (t
 when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)`` -> the metrics block of
 ``runtime.metrics.plan_metrics`` for that valid plan.
 
+Compiled with Cython (setup.py), the sweep keeps times in C int64 (``cython.locals``; the rows' numbers in an
+``array('q')``): it declines (None) a plan with a time or duration outside (-LIMIT, LIMIT), as the critic replay does,
+and the exact engine grades it; run as plain Python it declines the same plans.
+
 The sweep never reports a violation: it only recognises plans that the exact engine (``procedure.sim.simulate``
 over ``procedure.state.ProcState``, exact ``Fraction`` times and an event queue) replays without any violation,
 and gives up (None) at the first thing it does not accept, so that the caller grades that plan otherwise: with
@@ -57,6 +61,15 @@ NEVER = 1 << 62              # a completion time not reached yet (the exact engi
 NIL = -(1 << 62)             # no time: not started, no run yet (the exact engine's None or minus infinity)
 CONTINUOUS, START, PARTIAL = 0, 1, 2
 _OCCUPANCY = {ir.Occupancy.CONTINUOUS: CONTINUOUS, ir.Occupancy.START: START, ir.Occupancy.PARTIAL: PARTIAL}
+
+
+Column = Any                 # an int64 column: array('q') compiled, list in plain Python (``column``)
+
+
+def column(values: list) -> Column:
+    """An int64 column of the sweep: an ``array('q')`` when this module is compiled (its typed memoryviews read it
+    in C), a list in plain Python (faster to index there); both copy with ``[:]`` and repeat with ``*``."""
+    return array("q", values) if cython.compiled else list(values)
 
 
 @dataclass(frozen=True)
@@ -182,7 +195,7 @@ class Compiled:
                                               st.agent)]
         typed = all(-LIMIT < st.duration < LIMIT and 0 <= st.occupation < LIMIT and
                     (st.earliest == INF or st.earliest < LIMIT) for st in steps)
-        self.static: Optional[array] = array("q", static) if typed else None
+        self.static: Optional[Column] = column(static) if typed else None
         self.extras = tuple((st.prerequisites, (st.single, st.shared, st.needs, st.sets) if st.uses else None)
                             for st in steps)
         self.nres = len(res)
@@ -224,13 +237,13 @@ class Compiled:
         st = self.static
         extras = self.extras
         n = len(extras)
-        first = array("q", [NIL]) * n        # first start of each step
-        done = array("q", [NEVER]) * n       # completion of each step
-        progress = array("q", [0]) * n       # interruptible steps: time run so far, end of the last chunk
-        last_end = array("q", [0]) * n
-        free = array("q", [0]) * len(self.agent_id)      # end of each agent's last occupation
-        since = array("q", [0]) * len(self.agent_id)     # start of that occupation
-        held = array("q", [0]) * self.nres   # capacity-1 resources: end of the last holder
+        first = column([NIL]) * n        # first start of each step
+        done = column([NEVER]) * n       # completion of each step
+        progress = column([0]) * n       # interruptible steps: time run so far, end of the last chunk
+        last_end = column([0]) * n
+        free = column([0]) * len(self.agent_id)      # end of each agent's last occupation
+        since = column([0]) * len(self.agent_id)     # start of that occupation
+        held = column([0]) * self.nres   # capacity-1 resources: end of the last holder
         holders: dict = {}                   # other resources: ends of their holders
         values = self.initial[:]
         completions: list = []               # (end, agent rank, plan index, sets) of setters, in end order
