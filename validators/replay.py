@@ -259,11 +259,11 @@ def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: 
     if got is None:
         return None
     errors = list(got.violations)
-    metrics = got.metrics(fast)
     hit = None if reference is None else _reference(problem, reference)
     if hit is not None and hit[1] is not None:
-        e_ref = _reference_efficiency(problem, hit, got.runs)
-        metrics.update(M.reference_metrics(metrics["efficiency"], e_ref, metrics["progress"]))
+        metrics = got.metrics(fast, hit[1], _reference_efficiency(problem, hit, got.runs))
+    else:
+        metrics = got.metrics(fast)
     if len(errors) > MAX_ERRORS:
         metrics["errors_omitted"] = len(errors) - MAX_ERRORS
         errors = errors[:MAX_ERRORS]

@@ -38,7 +38,7 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
-from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Column, Compiled
+from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Column, Compiled, reference_part
 from chronoplan.runtime.procedure.fast import NEVER as _NEVER
 from chronoplan.runtime.procedure.fast import NIL as _NIL
 from chronoplan.runtime.procedure.records import fmt_value, step_name
@@ -52,12 +52,25 @@ except ImportError:                              # pragma: no cover - plain Pyth
 
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
 NO_SUB: tuple = ()
+_STRIDE = 7                  # numbers per step in _Tables.static
+_PREREQUISITES, _LAGS, _USES, _SETS = 1, 2, 4, 8      # what a step has (_Tables.static's last number)
 
 
 def _column(values: list) -> Column:
     """``fast.column`` for this module: an ``array('q')`` when this module is compiled (its typed memoryviews need
     one; the two modules may be built differently), a list in plain Python."""
     return array("q", values) if cython.compiled else list(values)
+
+
+_ZEROS: Column = _column([0]) * 256
+
+
+def _zeros(k: int) -> Column:
+    """A new column of k zeros (a slice of a kept one: cheaper than building it)."""
+    global _ZEROS
+    if k > len(_ZEROS):
+        _ZEROS = _column([0]) * (2 * k)
+    return _ZEROS[:k]
 
 
 @dataclass(frozen=True)
@@ -73,8 +86,9 @@ class Outcome:
     done_total: int           # their summed durations
     done_auto: int            # the same, autonomous steps only
 
-    def metrics(self, c: Compiled) -> dict:
-        """``runtime.metrics.plan_metrics`` of the replayed plan (no reference part)."""
+    def metrics(self, c: Compiled, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
+        """``runtime.metrics.plan_metrics`` of the replayed plan; with a reference (any non-None value), its part
+        (``reference_metrics``), ``e_ref`` being the reference efficiency truncated to ``self.runs`` actions."""
         ratio = c.memo["critic"].clock.ratio
         total = len(c.rows)
         e: Optional[Fraction] = None
@@ -82,12 +96,15 @@ class Outcome:
             auto = self.done_auto
             e = None if auto == 0 else ratio(max(0, self.clean_total - self.clean_finish), auto)
         whole = c.total
-        return {"makespan": None if self.makespan == -INF else ratio(self.makespan, c.scale),
-                "success": not self.violations and self.steps_done == total,
-                "progress": ratio(self.steps_done, total) if total else Fraction(1),
-                "steps_done": self.steps_done, "steps_total": total,
-                "progress_score": 100 if whole == 0 else 100 * self.done_total // whole,
-                "efficiency": e, "lower_bound": c.lower_bound}
+        m = {"makespan": None if self.makespan == -INF else ratio(self.makespan, c.scale),
+             "success": not self.violations and self.steps_done == total,
+             "progress": ratio(self.steps_done, total) if total else Fraction(1),
+             "steps_done": self.steps_done, "steps_total": total,
+             "progress_score": 100 if whole == 0 else 100 * self.done_total // whole,
+             "efficiency": e, "lower_bound": c.lower_bound}
+        if reference is not None:
+            reference_part(m, e, e_ref, self.steps_done == total, ratio)
+        return m
 
 
 class _Clock:
@@ -134,9 +151,10 @@ class _Tables:
     """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
 
     names: tuple              # step id -> "step i of T"
-    static: Optional[Column]   # step id * 6 -> duration, max(0, release), interruptible, occupation of a chunk of
-    #                           length d (-1: d; else min(this, d)), agent, release (_NIL: none); None: a number out
-    #                           of the typed range (the exact engine grades the scenario's plans)
+    static: Optional[Column]  # step id * _STRIDE -> duration, max(0, release), interruptible, occupation of a chunk
+    #                           of length d (-1: d; else min(this, d)), agent, release (_NIL: none), what it has
+    #                           (_PREREQUISITES | _LAGS | _USES | _SETS); None: a number out of the typed range (the
+    #                           exact engine grades the scenario's plans)
     prerequisites: tuple      # step id -> prerequisite ids
     lags: tuple               # step id -> ((other id, min, max), ...) of lags whose partner exists
     uses: tuple               # step id -> ((resource id, capacity, resource name, ((slot, value, key), ...)), ...)
@@ -156,6 +174,8 @@ class _Tables:
     agent_zeros: Column        # per agent: 0, _NIL;
     agent_nils: Column
     resource_nils: Column      # per resource: _NIL
+    no_holders: list           # per resource: () (no holder yet)
+    ranks: Column              # agent id -> agent rank
 
 
 def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
@@ -203,8 +223,10 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
         release = units(s.release)
         occ = -1 if kind == CONTINUOUS else 0 if kind == START else units(s.occupy_for)
         typed = typed and (occ >= 0 or kind == CONTINUOUS)
+        has = ((_PREREQUISITES if c.rows[sid][5] else 0) | (_LAGS if lag_rows else 0) | (_USES if uses[-1] else 0)
+               | (_SETS if sets[-1] else 0))
         static += [dur, 0 if release is None else max(0, release), int(interruptible), occ, agent,
-                   _NIL if release is None else release]
+                   _NIL if release is None else release, has]
         texts.append(s.text)
         prereq_names.append(tuple(step_name((s.task, p)) for p in s.prerequisites))
         auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
@@ -215,7 +237,7 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                    tuple(deadlines), setters, tuple(texts), tuple(prereq_names), tuple(auto), tuple(c.agent_id),
                    _Clock(c, problem.time_unit), _column([_NEVER]) * n, _column([0]) * n,
                    _column([_NIL]) * n, _column([0]) * n_agents, _column([_NIL]) * n_agents,
-                   _column([_NIL]) * c.nres)
+                   _column([_NIL]) * c.nres, [()] * c.nres, _column(list(c.agent_rank)))
 
 
 @cython.locals(t=cython.longlong, dur=cython.longlong, earliest=cython.longlong, occ=cython.longlong,
@@ -229,7 +251,9 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                mlast=cython.longlong[::1], mbefore=cython.longlong[::1], mlatest=cython.longlong[::1],
                hmax=cython.longlong[::1], run_chunk=cython.longlong[::1], run_length=cython.longlong[::1],
                nr=cython.Py_ssize_t, cut=cython.Py_ssize_t, k=cython.Py_ssize_t, busy=cython.longlong[::1],
-               tail=cython.longlong[::1], nb=cython.Py_ssize_t)
+               tail=cython.longlong[::1], nb=cython.Py_ssize_t, has=cython.longlong, rank_of=cython.longlong[::1],
+               count=cython.Py_ssize_t, done_total=cython.longlong, done_auto=cython.longlong,
+               clean_total=cython.longlong)
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
            first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
@@ -277,22 +301,23 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     first_start = tab.nils[:]            # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
-    busy = _column([0]) * (4 * m)             # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
+    busy = _zeros(4 * m)                         # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
     nb = 0                                       # busy run of its agent (-1: none), in start order
     ahead = tab.agent_zeros[:]                   # each agent's first busy run that may still be busy
     tail = tab.agent_zeros[:]                    # and its latest busy run
     mlast = tab.agent_nils[:]                    # the latest busy start,
     mbefore = tab.agent_nils[:]                  # the latest busy end of the runs started before it,
     mlatest = tab.agent_nils[:]                  # the latest busy end (ProcState.agent_marks)
-    holders: list = [[] for _ in range(c.nres)]  # each resource's holders (end, step id)
+    holders = tab.no_holders[:]                  # each resource's holders (end, step id)
     hmax = tab.resource_nils[:]                  # the latest end of those
     values = c.initial[:]
     sets_of = tab.sets
     prereqs, uses_of, lags_of = tab.prerequisites, tab.uses, tab.lags
+    rank_of = tab.ranks
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
-    run_chunk = _column([0]) * m      # the runs in start event order: chunk position,
-    run_length = _column([0]) * m     # length (start, end, step id and plan index follow from the position)
+    run_chunk = _zeros(m)                # the runs in start event order: chunk position,
+    run_length = _zeros(m)               # length (start, end, step id and plan index follow from the position)
     nr = 0
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
@@ -306,13 +331,14 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                           None if agents is None or agents[j] == -1 else
                           strangers[j] if agents[j] == -2 and strangers else agent_names[agents[j]], t)
             continue
-        base = 6 * sid
+        base = _STRIDE * sid
         dur = st[base]
         earliest = st[base + 1]
         interruptible = st[base + 2]
         occ = st[base + 3]
         a = st[base + 4]
         release = st[base + 5]
+        has = st[base + 6]
         idx = j if indexes is None else indexes[j]
         aj = -1 if agents is None else agents[j]
         if aj != -1:
@@ -357,16 +383,16 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             _timing(found, _key(starts, raw_rank, j, idx), clk, names[sid], dur, p, d, interruptible,
                     None if release == _NIL else release, t, idx, agent_names[a])
         if fresh:
-            for x in prereqs[sid]:
-                if done[x] <= t or (first_start[x] == _NIL and x in suppressed):
-                    continue
-                if expected is None:
-                    expected = _expected_ends(starts, steps, durations, c.rows)
-                _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
-                              last_end[x], expected.get(x), first_start[x] == _NIL, idx, agent_names[a])
-            lags = lags_of[sid]
-            if lags:
-                for lag in lags:
+            if has & _PREREQUISITES:
+                for x in prereqs[sid]:
+                    if done[x] <= t or (first_start[x] == _NIL and x in suppressed):
+                        continue
+                    if expected is None:
+                        expected = _expected_ends(starts, steps, durations, c.rows)
+                    _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
+                                  last_end[x], expected.get(x), first_start[x] == _NIL, idx, agent_names[a])
+            if has & _LAGS:
+                for lag in lags_of[sid]:
                     x, lo, hi = lag
                     xend = done[x]
                     if xend > t:                 # waits for X's completion (ProcState.apply_start)
@@ -391,7 +417,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                                   f"start {name} at or after {clk.t(free)} or give it to another agent"
                                   if n_agents > 1 else f"start {name} at or after {clk.t(free)}", idx, agent, t))
         e = t + d
-        uses = uses_of[sid]
+        uses = uses_of[sid] if has & _USES else None
         if uses:
             for rid, cap, rname, needs in uses:
                 if hmax[rid] > t:
@@ -453,10 +479,10 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             if interruptible:
                 progress[sid] = dur
             done[sid] = e                    # (a non-interruptible step's progress is never read)
-            done_rank[sid] = ranks[a]
+            done_rank[sid] = rank_of[a]
             completing[sid] = idx
-            if sets_of[sid]:
-                heapq.heappush(completions, (e, ranks[a], idx, sets_of[sid]))
+            if has & _SETS:
+                heapq.heappush(completions, (e, rank_of[a], idx, sets_of[sid]))
         else:
             progress[sid] = p + d
         if e > makespan:
@@ -500,9 +526,9 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         ci = completing[sid]
         if ci is not None and (clean_idx is None or ci in clean_idx):
             count += 1
-            done_total += st[6 * sid]
+            done_total += st[_STRIDE * sid]
             if auto[sid]:
-                done_auto += st[6 * sid]
+                done_auto += st[_STRIDE * sid]
     out = _new(Outcome)                  # (the frozen dataclass's __init__ sets each field through object.__setattr__)
     out.__dict__.update(violations=violations, runs=cut, clean_total=clean_total, clean_finish=clean_finish,
                         makespan=-INF if makespan == _NIL else makespan, steps_done=count, done_total=done_total,
@@ -654,6 +680,8 @@ def _as_of(step_runs: list, t: int) -> Optional[tuple]:
     return got
 
 
+@cython.locals(done=cython.longlong[::1], done_rank=cython.longlong[::1], first_start=cython.longlong[::1],
+               progress=cython.longlong[::1], sid=cython.Py_ssize_t)
 def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c: Compiled,  # noqa: C901
            starts: list, steps: list, durations: list, idx_of, runs: _Runs, done: Column, done_rank: Column,
            completing: list, first_start: Column, first_index: list, progress: Column,
@@ -701,13 +729,12 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
             _lag(found, end_key, clk, names[y], names[x], lo, hi, first_start[y], done[x], first_index[y], None,
                  done[x])
     # maximum lags of dependents never planned: checked at partner's end + max (the first such check reports)
-    planned = set(steps)
     reported: dict = {}
     for x, deps in enumerate(tab.dependents if tab.has_dependents else ()):
         if not deps or done[x] == _NEVER:
             continue
         for pos, (y, hi) in enumerate(deps):
-            if y in planned:
+            if first_start[y] != _NIL or y in suppressed:   # planned: run, or skipped (E014, E103, E502)
                 continue
             end_key = (done[x], _END, done_rank[x], completing[x], NO_SUB)
             key = (done[x] + hi, _CHECK, 0, -1, (1, end_key, pos))

@@ -198,6 +198,9 @@ class Compiled:
         self.static: Optional[Column] = column(static) if typed else None
         self.extras = tuple((st.prerequisites, (st.single, st.shared, st.needs, st.sets) if st.uses else None)
                             for st in steps)
+        n, n_agents = len(steps), len(self.agent_id)      # the sweep's initial columns, copied per plan
+        self.initial_columns = (column([NIL]) * n, column([NEVER]) * n, column([0]) * n, column([0]) * n_agents,
+                                column([0]) * len(res))
         self.nres = len(res)
         self.initial = [initial.get(r, {}).get(k) for (r, k) in slots]
         self.lags = tuple((self.ids[s.key], self.ids[(s.task, lag.other)],
@@ -237,13 +240,14 @@ class Compiled:
         st = self.static
         extras = self.extras
         n = len(extras)
-        first = column([NIL]) * n        # first start of each step
-        done = column([NEVER]) * n       # completion of each step
-        progress = column([0]) * n       # interruptible steps: time run so far, end of the last chunk
-        last_end = column([0]) * n
-        free = column([0]) * len(self.agent_id)      # end of each agent's last occupation
-        since = column([0]) * len(self.agent_id)     # start of that occupation
-        held = column([0]) * self.nres   # capacity-1 resources: end of the last holder
+        nils, nevers, zeros, agent_zeros, resource_zeros = self.initial_columns
+        first = nils[:]                      # first start of each step
+        done = nevers[:]                     # completion of each step
+        progress = zeros[:]                  # interruptible steps: time run so far, end of the last chunk
+        last_end = zeros[:]
+        free = agent_zeros[:]                # end of each agent's last occupation
+        since = agent_zeros[:]               # start of that occupation
+        held = resource_zeros[:]             # capacity-1 resources: end of the last holder
         holders: dict = {}                   # other resources: ends of their holders
         values = self.initial[:]
         completions: list = []               # (end, agent rank, plan index, sets) of setters, in end order
@@ -372,12 +376,19 @@ class Compiled:
         m = {"makespan": finish, "success": True, "progress": ONE, "steps_done": n, "steps_total": n,
              "progress_score": 100, "efficiency": e, "lower_bound": self.lower_bound}
         if reference is not None:
-            rel = None if e is None or e_ref is None or e_ref.numerator == 0 else \
-                Fraction(e.numerator * e_ref.denominator, e.denominator * e_ref.numerator)
-            m["reference_efficiency"] = e_ref
-            m["relative_efficiency"] = rel
-            m["multitask_score"] = ZERO if rel is None else rel      # progress is 1
+            reference_part(m, e, e_ref, True)
         return m
+
+
+def reference_part(m: dict, e: Optional[Fraction], e_ref: Optional[Fraction], complete: bool,
+                   ratio: Any = Fraction) -> None:
+    """Adds ``runtime.metrics.reference_metrics(e, e_ref, progress)`` to the metrics ``m``, the quotient made from
+    integers (``ratio(a, b)``: ``Fraction(a, b)`` or a cache of them); ``complete``: progress is 1."""
+    rel = None if e is None or e_ref is None or e_ref.numerator == 0 else \
+        ratio(e.numerator * e_ref.denominator, e.denominator * e_ref.numerator)
+    m["reference_efficiency"] = e_ref
+    m["relative_efficiency"] = rel
+    m["multitask_score"] = rel if rel is not None and complete else ZERO
 
 
 def compiled(problem: ProcedureProblem) -> Compiled:
