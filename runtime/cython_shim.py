@@ -1,10 +1,10 @@
 """Stand-in for Cython's pure-Python-mode module when Cython is not installed.
 
-Input: none.  Output: ``locals(**types)`` (a decorator that does nothing), the C type names the modules give it
-(``longlong``, ``Py_ssize_t``, ``bint``; ``longlong[::1]``, a typed memoryview, is the same name) and ``compiled =
-False``.  The kitchen modules write ``@cython.locals(st=State)`` on hot closures, the procedure critic types its
-replay's locals; compiled (setup.py), Cython turns that into C types, and run as plain Python the annotation has no
-effect.
+Input: none.  Output: ``locals(**types)`` (a decorator that does nothing), ``declare(type, value)`` (the value),
+the C type names the modules give it (``longlong``, ``Py_ssize_t``, ``bint``; ``longlong[::1]``, a typed
+memoryview, is the same name) and ``compiled = False``.  The kitchen modules write ``@cython.locals(st=State)``
+on hot closures, the procedure sweep and critic type their locals; compiled (setup.py), Cython turns that into C
+types, and run as plain Python the annotation has no effect.
 """
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ compiled = False
 
 def locals(**_types):                           # noqa: A001 - the name Cython's pure-Python mode uses
     return lambda f: f
+
+
+def declare(_type: object = None, value: object = None) -> object:
+    """``x = cython.declare(cython.longlong, 5)``: a C variable when compiled; here the value itself."""
+    return value
 
 
 class _CType:

@@ -38,9 +38,17 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem
 from chronoplan.runtime import timefmt
-from chronoplan.runtime.procedure.fast import CONTINUOUS, INF, LIMIT, START, Column, Compiled, reference_part
-from chronoplan.runtime.procedure.fast import NEVER as _NEVER
-from chronoplan.runtime.procedure.fast import NIL as _NIL
+from chronoplan.runtime.procedure.fast import (
+    CONTINUOUS,
+    INF,
+    LIMIT,
+    NEVER,
+    NIL,
+    START,
+    Column,
+    Compiled,
+    reference_part,
+)
 from chronoplan.runtime.procedure.records import fmt_value, step_name
 from chronoplan.runtime.procedure.state import _step_hints, _tasks_hint
 from chronoplan.runtime.violations import Violation
@@ -52,8 +60,14 @@ except ImportError:                              # pragma: no cover - plain Pyth
 
 _END, _START, _CHECK, _FINISH = 0, 1, 2, 3
 NO_SUB: tuple = ()
-_STRIDE = 7                  # numbers per step in _Tables.static
-_PREREQUISITES, _LAGS, _USES, _SETS = 1, 2, 4, 8      # what a step has (_Tables.static's last number)
+# C constants when compiled (a module-level Python int would be compared and combined as an object)
+_NEVER = cython.declare(cython.longlong, NEVER)
+_NIL = cython.declare(cython.longlong, NIL)
+_STRIDE = cython.declare(cython.Py_ssize_t, 7)       # numbers per step in _Tables.static
+_PREREQUISITES = cython.declare(cython.longlong, 1)  # what a step has (_Tables.static's last number)
+_LAGS = cython.declare(cython.longlong, 2)
+_USES = cython.declare(cython.longlong, 4)
+_SETS = cython.declare(cython.longlong, 8)
 
 
 def _column(values: list) -> Column:
@@ -253,7 +267,10 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                nr=cython.Py_ssize_t, cut=cython.Py_ssize_t, k=cython.Py_ssize_t, busy=cython.longlong[::1],
                tail=cython.longlong[::1], nb=cython.Py_ssize_t, has=cython.longlong, rank_of=cython.longlong[::1],
                count=cython.Py_ssize_t, done_total=cython.longlong, done_auto=cython.longlong,
-               clean_total=cython.longlong)
+               clean_total=cython.longlong, found=list, pending=list, completions=list, holders=list,
+               first_index=list, completing=list, values=list, order=list, names=tuple, agent_names=tuple,
+               prereqs=tuple, uses_of=tuple, lags_of=tuple, sets_of=tuple, suppressed=dict, exclusive=cython.bint,
+               lim=cython.longlong, tv=cython.longlong, completing_run=cython.longlong[::1])
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
            first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
@@ -269,12 +286,19 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         tab = c.memo["critic"] = _tables(c, problem)
     if tab.static is None:
         return None
-    for v in starts:
-        if not -LIMIT < v < LIMIT:
-            return None
-    for v in durations:
-        if v is not None and not -LIMIT < v < LIMIT:
-            return None
+    lim = LIMIT
+    try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
+        for v in starts:
+            tv = v
+            if not -lim < tv < lim:
+                return None
+        for v in durations:
+            if v is not None:
+                tv = v
+                if not -lim < tv < lim:
+                    return None
+    except OverflowError:
+        return None
     n = len(c.rows)
     m = len(starts)
     clk = tab.clock
@@ -291,14 +315,16 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         raw_rank = [0 if a < 0 else ranks[a] for a in agents]
         order = sorted(range(m), key=lambda j: (starts[j], raw_rank[j], idx_of[j]))
 
-    st = tab.static                      # step id * 6 -> duration, earliest start, interruptible, occupation of
-    #                                      a chunk of length d (-1: d; else min(this, d)), agent, release (_NIL: none)
-    done = tab.never[:]                  # completion time (known when the completing chunk is visited; _NEVER)
-    done_rank = tab.zeros[:]             # the agent rank of its end event
+    st = tab.static                      # step id * _STRIDE -> its numbers (_Tables.static)
+    # (each column is kept as the Python object too, passed on to helpers: a typed memoryview passed to a Python
+    # function would be wrapped in a new object)
+    done = done_col = tab.never[:]       # completion time (known when the completing chunk is visited; _NEVER)
+    done_rank = done_rank_col = tab.zeros[:]             # the agent rank of its end event
     completing: list = [None] * n        # the plan index of the completing run (its end event's index)
-    progress = tab.zeros[:]              # run so far (every earlier run of the step has ended at a later start)
-    last_end = tab.nils[:]               # end of the latest run (_NIL: none): the step runs at t while this is > t
-    first_start = tab.nils[:]            # (_NIL: not started)
+    completing_run = tab.nils[:]         # and its run number (_NIL: none)
+    progress = progress_col = tab.zeros[:]       # run so far (every earlier run of the step has ended at a later start)
+    last_end = last_end_col = tab.nils[:]        # end of the latest run (_NIL: none): the step runs at t while > t
+    first_start = first_start_col = tab.nils[:]  # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
     busy = _zeros(4 * m)                         # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
@@ -316,8 +342,8 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     rank_of = tab.ranks
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
-    run_chunk = _zeros(m)                # the runs in start event order: chunk position,
-    run_length = _zeros(m)               # length (start, end, step id and plan index follow from the position)
+    run_chunk = run_chunk_col = _zeros(m)        # the runs in start event order: chunk position,
+    run_length = run_length_col = _zeros(m)      # length (start, end, step id and plan index follow from the position)
     nr = 0
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
     expected: Optional[dict] = None
@@ -424,8 +450,8 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                     live = [hx for hx in holders[rid] if hx[0] > t]
                     if len(live) >= cap:
                         name = names[sid]
-                        free = min(hx[0] for hx in live)
-                        users = ", ".join(names[hx[1]] for hx in live)
+                        free = min([hx[0] for hx in live])
+                        users = ", ".join([names[hx[1]] for hx in live])
                         found.append((_key(starts, raw_rank, j, idx), "E411", f"{name} cannot use {rname} at "
                                       f"{clk.t(t)}: it is in use by {users} until {clk.t(free)} (capacity {cap})",
                                       f"start {name} at or after {clk.t(free)}, when {rname} is free", idx,
@@ -440,7 +466,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                             name = names[sid]
                             found.append((_key(starts, raw_rank, j, idx), "E201", f"{name} needs {rname} {pk} = "
                                           f"{fmt_value(v)} at {clk.t(t)}, but it is {fmt_value(cur)}",
-                                          _setter_hint(tab, last_end, clk, rname, pk, v, name, t), idx,
+                                          _setter_hint(tab, last_end_col, clk, rname, pk, v, name, t), idx,
                                           agent_names[a], t))
         # ---- apply the chunk (despite timing, occupancy and resource violations)
         if fresh:
@@ -481,6 +507,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
             done[sid] = e                    # (a non-interruptible step's progress is never read)
             done_rank[sid] = rank_of[a]
             completing[sid] = idx
+            completing_run[sid] = nr
             if has & _SETS:
                 heapq.heappush(completions, (e, rank_of[a], idx, sets_of[sid]))
         else:
@@ -492,9 +519,9 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         nr += 1
 
     end_time = 0 if makespan == _NIL else makespan      # ProcState.finish's time
-    runs = _Runs(starts, steps, idx_of, run_chunk, run_length, nr)
-    _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done, done_rank, completing,
-           first_start, first_index, progress, suppressed, pending, end_time)
+    runs = _Runs(starts, steps, idx_of, run_chunk_col, run_length_col, nr)
+    _after(found, tab, clk, problem, c, starts, steps, durations, idx_of, runs, done_col, done_rank_col, completing,
+           first_start_col, first_index, progress_col, suppressed, pending, end_time)
     found.sort(key=_first)
     if first:
         del found[1:]
@@ -515,16 +542,13 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     for k in range(cut):
         clean_total += run_length[k]
     if cut == nr:
-        clean_idx = None
         clean_finish = -INF if makespan == _NIL else makespan
     else:
-        clean_idx = {idx_of[run_chunk[k]] for k in range(cut)}
         clean_finish = -INF if cut == 0 else max([starts[run_chunk[k]] + run_length[k] for k in range(cut)])
     done_total = done_auto = count = 0
     auto = tab.auto
     for sid in range(n):
-        ci = completing[sid]
-        if ci is not None and (clean_idx is None or ci in clean_idx):
+        if 0 <= completing_run[sid] < cut:
             count += 1
             done_total += st[_STRIDE * sid]
             if auto[sid]:

@@ -222,7 +222,8 @@ class Compiled:
                    d=cython.longlong, o=cython.longlong, e=cython.longlong, complete=cython.bint,
                    finish=cython.longlong, st=cython.longlong[::1], first=cython.longlong[::1],
                    done=cython.longlong[::1], progress=cython.longlong[::1], last_end=cython.longlong[::1],
-                   free=cython.longlong[::1], since=cython.longlong[::1], held=cython.longlong[::1])
+                   free=cython.longlong[::1], since=cython.longlong[::1], held=cython.longlong[::1], order=list,
+                   extras=tuple, holders=dict, values=list, completions=list)
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
               indexes: Optional[list] = None) -> Optional[SweepOutcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
