@@ -59,6 +59,9 @@ LIMIT = 1 << 60              # the sweep and the critic replay take times and du
 #                              (their sums stay inside C's int64, far from the sentinels); other plans: exact engine
 NEVER = 1 << 62              # a completion time not reached yet (the exact engine's infinity)
 NIL = -(1 << 62)             # no time: not started, no run yet (the exact engine's None or minus infinity)
+_LIMIT = cython.declare(cython.longlong, LIMIT)   # the same as C constants when compiled (the module's Python ints
+_NEVER = cython.declare(cython.longlong, NEVER)   # would be boxed and compared as objects at every use)
+_NIL = cython.declare(cython.longlong, NIL)
 CONTINUOUS, START, PARTIAL = 0, 1, 2
 _OCCUPANCY = {ir.Occupancy.CONTINUOUS: CONTINUOUS, ir.Occupancy.START: START, ir.Occupancy.PARTIAL: PARTIAL}
 
@@ -223,7 +226,8 @@ class Compiled:
                    finish=cython.longlong, st=cython.longlong[::1], first=cython.longlong[::1],
                    done=cython.longlong[::1], progress=cython.longlong[::1], last_end=cython.longlong[::1],
                    free=cython.longlong[::1], since=cython.longlong[::1], held=cython.longlong[::1], order=list,
-                   extras=tuple, holders=dict, values=list, completions=list)
+                   extras=tuple, holders=dict, values=list, completions=list, tv=cython.longlong,
+                   exclusive=cython.bint)
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
               indexes: Optional[list] = None) -> Optional[SweepOutcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
@@ -232,12 +236,18 @@ class Compiled:
         duration is out of the int64 range the sweep keeps: ``LIMIT``)."""
         if not self.ok or self.static is None:
             return None
-        for v in starts:
-            if not -LIMIT < v < LIMIT:
-                return None
-        for v in durations:
-            if v is not None and not -LIMIT < v < LIMIT:
-                return None
+        try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
+            for v in starts:
+                tv = v
+                if not -_LIMIT < tv < _LIMIT:
+                    return None
+            for v in durations:
+                if v is not None:
+                    tv = v
+                    if not -_LIMIT < tv < _LIMIT:
+                        return None
+        except OverflowError:
+            return None
         st = self.static
         extras = self.extras
         n = len(extras)
@@ -296,7 +306,7 @@ class Compiled:
                 else:
                     first[sid] = t
             else:
-                if first[sid] != NIL:
+                if first[sid] != _NIL:
                     return None
                 if dj is not None and dj != dur:
                     return None
@@ -349,7 +359,7 @@ class Compiled:
         for sid in range(n):
             if done[sid] > finish:
                 finish = done[sid]
-        if finish == NEVER:
+        if finish == _NEVER:
             return None                      # a step never completed
         for y, x, lo, hi in self.lags:
             gap = first[y] - done[x]
