@@ -281,10 +281,12 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     be compiled or a time or duration is out of the typed range (``LIMIT``)."""
     if not c.ok:
         return None
-    tab: Optional[_Tables] = c.memo.get("critic")
-    if tab is None:
-        tab = c.memo["critic"] = _tables(c, problem)
-    if tab.static is None:
+    hot = c.memo.get("critic hot")
+    if hot is None:
+        hot = c.memo["critic hot"] = _hot(c, problem)
+    (tab, st, clk, names, agent_names, n_agents, n, ranks, rank_of, exclusive, initial, prereqs, uses_of, lags_of,
+     sets_of, auto, never, zeros, nils, agent_zeros, agent_nils, no_holders, resource_nils) = hot
+    if st is None:
         return None
     lim = LIMIT
     try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
@@ -299,14 +301,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                     return None
     except OverflowError:
         return None
-    n = len(c.rows)
     m = len(starts)
-    clk = tab.clock
-    agent_names = tab.agent_names
-    n_agents = len(problem.agents)
-    ranks = c.agent_rank
-    exclusive = c.exclusive
-    names = tab.names
     idx_of = range(m) if indexes is None else indexes
     if agents is None:
         raw_rank = None
@@ -315,31 +310,27 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
         raw_rank = [0 if a < 0 else ranks[a] for a in agents]
         order = sorted(range(m), key=lambda j: (starts[j], raw_rank[j], idx_of[j]))
 
-    st = tab.static                      # step id * _STRIDE -> its numbers (_Tables.static)
     # (each column is kept as the Python object too, passed on to helpers: a typed memoryview passed to a Python
     # function would be wrapped in a new object)
-    done = done_col = tab.never[:]       # completion time (known when the completing chunk is visited; _NEVER)
-    done_rank = done_rank_col = tab.zeros[:]             # the agent rank of its end event
+    done = done_col = never[:]       # completion time (known when the completing chunk is visited; _NEVER)
+    done_rank = done_rank_col = zeros[:]             # the agent rank of its end event
     completing: list = [None] * n        # the plan index of the completing run (its end event's index)
-    completing_run = tab.nils[:]         # and its run number (_NIL: none)
-    progress = progress_col = tab.zeros[:]       # run so far (every earlier run of the step has ended at a later start)
-    last_end = last_end_col = tab.nils[:]        # end of the latest run (_NIL: none): the step runs at t while > t
-    first_start = first_start_col = tab.nils[:]  # (_NIL: not started)
+    completing_run = nils[:]         # and its run number (_NIL: none)
+    progress = progress_col = zeros[:]       # run so far (every earlier run of the step has ended at a later start)
+    last_end = last_end_col = nils[:]        # end of the latest run (_NIL: none): the step runs at t while > t
+    first_start = first_start_col = nils[:]  # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
     busy = _zeros(4 * m)                         # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
     nb = 0                                       # busy run of its agent (-1: none), in start order
-    ahead = tab.agent_zeros[:]                   # each agent's first busy run that may still be busy
-    tail = tab.agent_zeros[:]                    # and its latest busy run
-    mlast = tab.agent_nils[:]                    # the latest busy start,
-    mbefore = tab.agent_nils[:]                  # the latest busy end of the runs started before it,
-    mlatest = tab.agent_nils[:]                  # the latest busy end (ProcState.agent_marks)
-    holders = tab.no_holders[:]                  # each resource's holders (end, step id)
-    hmax = tab.resource_nils[:]                  # the latest end of those
-    values = c.initial[:]
-    sets_of = tab.sets
-    prereqs, uses_of, lags_of = tab.prerequisites, tab.uses, tab.lags
-    rank_of = tab.ranks
+    ahead = agent_zeros[:]                   # each agent's first busy run that may still be busy
+    tail = agent_zeros[:]                    # and its latest busy run
+    mlast = agent_nils[:]                    # the latest busy start,
+    mbefore = agent_nils[:]                  # the latest busy end of the runs started before it,
+    mlatest = agent_nils[:]                  # the latest busy end (ProcState.agent_marks)
+    holders = no_holders[:]                  # each resource's holders (end, step id)
+    hmax = resource_nils[:]                  # the latest end of those
+    values = initial[:]
     completions: list = []               # (end, agent rank, plan index, sets) of setters, heap
     pending: list = []                   # (Y, X, min, max): lags of Y started before X completed
     run_chunk = run_chunk_col = _zeros(m)        # the runs in start event order: chunk position,
@@ -546,7 +537,6 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     else:
         clean_finish = -INF if cut == 0 else max([starts[run_chunk[k]] + run_length[k] for k in range(cut)])
     done_total = done_auto = count = 0
-    auto = tab.auto
     for sid in range(n):
         if 0 <= completing_run[sid] < cut:
             count += 1
@@ -558,6 +548,16 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                         makespan=-INF if makespan == _NIL else makespan, steps_done=count, done_total=done_total,
                         done_auto=done_auto)
     return out
+
+
+def _hot(c: Compiled, problem: ProcedureProblem) -> tuple:
+    """What the replay reads of a scenario, in one tuple (one lookup instead of one attribute read each)."""
+    tab = c.memo.get("critic")
+    if tab is None:
+        tab = c.memo["critic"] = _tables(c, problem)
+    return (tab, tab.static, tab.clock, tab.names, tab.agent_names, len(problem.agents), len(c.rows), c.agent_rank,
+            tab.ranks, c.exclusive, c.initial, tab.prerequisites, tab.uses, tab.lags, tab.sets, tab.auto, tab.never,
+            tab.zeros, tab.nils, tab.agent_zeros, tab.agent_nils, tab.no_holders, tab.resource_nils)
 
 
 def _key(starts: list, raw_rank: Optional[list], j: int, idx) -> tuple:
@@ -625,7 +625,13 @@ def _violations(found: list, clk: _Clock) -> tuple:
     ratio, scale = clk.ratio, clk.scale
     for _, code, msg, hint, index, agent, t in found:
         v = _new(Violation)
-        v.__dict__.update(code=code, message=msg, hint=hint, index=index, agent=agent, time=ratio(t, scale))
+        d = v.__dict__
+        d["code"] = code
+        d["message"] = msg
+        d["hint"] = hint
+        d["index"] = index
+        d["agent"] = agent
+        d["time"] = ratio(t, scale)
         out.append(v)
     return tuple(out)
 
@@ -634,6 +640,7 @@ def _first(entry: tuple) -> tuple:
     return entry[0]
 
 
+@cython.locals(t=cython.longlong, sid=cython.Py_ssize_t, end=cython.longlong, out=dict)
 def _expected_ends(starts: list, steps: list, durations: list, rows: tuple) -> dict:
     """Step id -> the latest planned end of its chunks (``ProcState.expected_end``)."""
     out: dict = {}
