@@ -337,7 +337,6 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     run_length = run_length_col = _zeros(m)      # length (start, end, step id and plan index follow from the position)
     nr = 0
     found: list = []                     # (event key, code, message, hint, index, agent name, time)
-    expected: Optional[dict] = None
     makespan = _NIL
 
     for j in order:
@@ -404,10 +403,9 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                 for x in prereqs[sid]:
                     if done[x] <= t or (first_start[x] == _NIL and x in suppressed):
                         continue
-                    if expected is None:
-                        expected = _expected_ends(starts, steps, durations, c.rows)
                     _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
-                                  last_end[x], expected.get(x), first_start[x] == _NIL, idx, agent_names[a])
+                                  last_end[x], _expected_end(starts, steps, durations, st[_STRIDE * x], x),
+                                  first_start[x] == _NIL, idx, agent_names[a])
             if has & _LAGS:
                 for lag in lags_of[sid]:
                     x, lo, hi = lag
@@ -640,17 +638,21 @@ def _first(entry: tuple) -> tuple:
     return entry[0]
 
 
-@cython.locals(t=cython.longlong, sid=cython.Py_ssize_t, end=cython.longlong, out=dict)
-def _expected_ends(starts: list, steps: list, durations: list, rows: tuple) -> dict:
-    """Step id -> the latest planned end of its chunks (``ProcState.expected_end``)."""
-    out: dict = {}
-    for t, sid, d in zip(starts, steps, durations):
-        if sid < 0:
-            continue
-        end = t + (rows[sid][0] if d is None else d)
-        if out.get(sid) is None or end > out[sid]:
-            out[sid] = end
-    return out
+@cython.locals(j=cython.Py_ssize_t, x=cython.Py_ssize_t, dur=cython.longlong, end=cython.longlong,
+               latest=cython.longlong, found=cython.bint)
+def _expected_end(starts: list, steps: list, durations: list, dur: int, x: int) -> Optional[int]:
+    """The latest planned end of the chunks of step ``x`` (duration ``dur``), None if it has none
+    (``ProcState.expected_end``)."""
+    latest = 0
+    found = False
+    for j in range(len(steps)):
+        if steps[j] == x:
+            d = durations[j]
+            end = starts[j] + (dur if d is None else d)
+            if not found or end > latest:
+                latest = end
+                found = True
+    return latest if found else None
 
 
 def _lag(found: list, key: tuple, clk: _Clock, yn: str, xn: str, lo, hi, ystart: int, xend: int, index, agent,
