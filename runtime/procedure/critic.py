@@ -321,6 +321,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
     first_start = first_start_col = nils[:]  # (_NIL: not started)
     first_index: list = [None] * n
     suppressed: dict = {}                # step id -> time of the chunk that explains its absence (E014, E502)
+    expected: Optional[dict] = None      # step id -> the latest planned end of its chunks (at the first E301)
     busy = _zeros(4 * m)                         # busy runs k: busy[4k:4k+4] = start, busy end, step id, the next
     nb = 0                                       # busy run of its agent (-1: none), in start order
     ahead = agent_zeros[:]                   # each agent's first busy run that may still be busy
@@ -403,9 +404,10 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
                 for x in prereqs[sid]:
                     if done[x] <= t or (first_start[x] == _NIL and x in suppressed):
                         continue
+                    if expected is None:     # (once per plan: a scan per violation would be quadratic)
+                        expected = _expected_ends(starts, steps, durations, tab.static)
                     _prerequisite(found, _key(starts, raw_rank, j, idx), clk, names[sid], names[x], t,
-                                  last_end[x], _expected_end(starts, steps, durations, st[_STRIDE * x], x),
-                                  first_start[x] == _NIL, idx, agent_names[a])
+                                  last_end[x], expected.get(x), first_start[x] == _NIL, idx, agent_names[a])
             if has & _LAGS:
                 for lag in lags_of[sid]:
                     x, lo, hi = lag
@@ -638,21 +640,18 @@ def _first(entry: tuple) -> tuple:
     return entry[0]
 
 
-@cython.locals(j=cython.Py_ssize_t, x=cython.Py_ssize_t, dur=cython.longlong, end=cython.longlong,
-               latest=cython.longlong, found=cython.bint)
-def _expected_end(starts: list, steps: list, durations: list, dur: int, x: int) -> Optional[int]:
-    """The latest planned end of the chunks of step ``x`` (duration ``dur``), None if it has none
-    (``ProcState.expected_end``)."""
-    latest = 0
-    found = False
-    for j in range(len(steps)):
-        if steps[j] == x:
-            d = durations[j]
-            end = starts[j] + (dur if d is None else d)
-            if not found or end > latest:
-                latest = end
-                found = True
-    return latest if found else None
+@cython.locals(t=cython.longlong, sid=cython.Py_ssize_t, end=cython.longlong, out=dict, st=cython.longlong[::1])
+def _expected_ends(starts: list, steps: list, durations: list, st: Column) -> dict:
+    """Step id -> the latest planned end of its chunks (``ProcState.expected_end``); ``st``: ``_Tables.static``."""
+    out: dict = {}
+    for t, sid, d in zip(starts, steps, durations):
+        if sid < 0:
+            continue
+        end = t + (st[_STRIDE * sid] if d is None else d)
+        got = out.get(sid)
+        if got is None or end > got:
+            out[sid] = end
+    return out
 
 
 def _lag(found: list, key: tuple, clk: _Clock, yn: str, xn: str, lo, hi, ystart: int, xend: int, index, agent,

@@ -15,7 +15,8 @@ The sweep never reports a violation: it only recognises plans that the exact eng
 over ``procedure.state.ProcState``, exact ``Fraction`` times and an event queue) replays without any violation,
 and gives up (None) at the first thing it does not accept, so that the caller grades that plan otherwise: with
 ``procedure.critic.replay`` on the same columns (every violation, as the exact engine writes them), or with the
-exact engine.  It gives up on: an unknown task, step or agent, a plan
+exact engine.  It gives up at once on a plan with fewer chunks than steps, or more when no step is
+interruptible (a step would run no chunk or two), and while sweeping on: an unknown task, step or agent, a plan
 needing an agent it does not name (E014), a repeated non-interruptible step, a chunk of the wrong length,
 overlapping chunks of one step, a start before 0 or before the step's release, a prerequisite not
 complete at the first start, an agent busy (with the scenario's occupancy rule), a resource over capacity,
@@ -214,6 +215,7 @@ class Compiled:
                                if s.deadline is not None)
         self.limit = None if problem.limit is None else _units(problem.limit, scale)
         self.implied_agents = all(st.agent >= 0 for st in steps)     # no step needs its agent named
+        self.whole = not any(st.interruptible for st in steps)       # a valid plan has one chunk per step
         self.total = sum(st.duration for st in steps)       # what a valid plan runs: every step, once in all
         self.auto = sum(st.duration for st, s in zip(steps, problem.steps) if M.is_autonomous(s))
         self.lower_bound = M.lower_bound(problem).value
@@ -236,6 +238,8 @@ class Compiled:
         duration is out of the int64 range the sweep keeps: ``LIMIT``)."""
         if not self.ok or self.static is None:
             return None
+        if len(starts) < len(self.extras) or (self.whole and len(starts) > len(self.extras)):
+            return None                      # a step without a chunk, or one with two: not valid (the replay says why)
         try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
             for v in starts:
                 tv = v
