@@ -47,6 +47,7 @@ from chronoplan.runtime.procedure.fast import (
     START,
     Column,
     Compiled,
+    in_range,
     reference_part,
 )
 from chronoplan.runtime.procedure.records import fmt_value, step_name
@@ -270,7 +271,7 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                clean_total=cython.longlong, found=list, pending=list, completions=list, holders=list,
                first_index=list, completing=list, values=list, order=list, names=tuple, agent_names=tuple,
                prereqs=tuple, uses_of=tuple, lags_of=tuple, sets_of=tuple, suppressed=dict, exclusive=cython.bint,
-               lim=cython.longlong, tv=cython.longlong, completing_run=cython.longlong[::1])
+               completing_run=cython.longlong[::1])
 def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  # noqa: C901 - one visit of the plan
            durations: list, agents: Optional[list] = None, indexes: Optional[list] = None, *,
            first: bool = False, unknown: Optional[dict] = None, strangers: Optional[dict] = None
@@ -288,18 +289,7 @@ def replay(c: Compiled, problem: ProcedureProblem, starts: list, steps: list,  #
      sets_of, auto, never, zeros, nils, agent_zeros, agent_nils, no_holders, resource_nils) = hot
     if st is None:
         return None
-    lim = LIMIT
-    try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
-        for v in starts:
-            tv = v
-            if not -lim < tv < lim:
-                return None
-        for v in durations:
-            if v is not None:
-                tv = v
-                if not -lim < tv < lim:
-                    return None
-    except OverflowError:
+    if not in_range(starts, durations):
         return None
     m = len(starts)
     idx_of = range(m) if indexes is None else indexes

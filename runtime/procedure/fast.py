@@ -76,6 +76,25 @@ def column(values: list) -> Column:
     return array("q", values) if cython.compiled else list(values)
 
 
+@cython.locals(tv=cython.longlong)
+def in_range(starts: list, durations: list) -> bool:
+    """Every start and duration (None: none given) strictly inside (-LIMIT, LIMIT), the range the sweep and the
+    critic replay keep in C int64."""
+    try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
+        for v in starts:
+            tv = v
+            if not -_LIMIT < tv < _LIMIT:
+                return False
+        for v in durations:
+            if v is not None:
+                tv = v
+                if not -_LIMIT < tv < _LIMIT:
+                    return False
+    except OverflowError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class SweepOutcome:
     """What the metrics of a valid plan need: its chunk count, summed lengths and makespan (scaled)."""
@@ -228,8 +247,7 @@ class Compiled:
                    finish=cython.longlong, st=cython.longlong[::1], first=cython.longlong[::1],
                    done=cython.longlong[::1], progress=cython.longlong[::1], last_end=cython.longlong[::1],
                    free=cython.longlong[::1], since=cython.longlong[::1], held=cython.longlong[::1], order=list,
-                   extras=tuple, holders=dict, values=list, completions=list, tv=cython.longlong,
-                   exclusive=cython.bint)
+                   extras=tuple, holders=dict, values=list, completions=list, exclusive=cython.bint)
     def sweep(self, starts: list, steps: list, durations: list, agents: Optional[list] = None,  # noqa: C901
               indexes: Optional[list] = None) -> Optional[SweepOutcome]:
         """A plan as columns, one entry per chunk: start, step id, duration (None: what remains of the step),
@@ -240,17 +258,7 @@ class Compiled:
             return None
         if len(starts) < len(self.extras) or (self.whole and len(starts) > len(self.extras)):
             return None                      # a step without a chunk, or one with two: not valid (the replay says why)
-        try:                                 # (compiled, an int beyond C's int64 raises OverflowError here)
-            for v in starts:
-                tv = v
-                if not -_LIMIT < tv < _LIMIT:
-                    return None
-            for v in durations:
-                if v is not None:
-                    tv = v
-                    if not -_LIMIT < tv < _LIMIT:
-                        return None
-        except OverflowError:
+        if not in_range(starts, durations):
             return None
         st = self.static
         extras = self.extras
