@@ -105,7 +105,7 @@ class Outcome:
         """``runtime.metrics.plan_metrics`` of the replayed plan; with a reference (any non-None value), its part
         (``reference_metrics``), ``e_ref`` being the reference efficiency truncated to ``self.runs`` actions."""
         ratio = c.memo["critic"].clock.ratio
-        total = len(c.rows)
+        total = len(c.steps)
         e: Optional[Fraction] = None
         if self.runs:
             auto = self.done_auto
@@ -163,7 +163,7 @@ class _Clock:
 
 @dataclass(frozen=True)
 class _Tables:
-    """What the replay reads of a scenario besides ``Compiled.rows`` (built once per compiled scenario)."""
+    """What the replay reads of a scenario besides ``Compiled.steps`` (built once per compiled scenario)."""
 
     names: tuple              # step id -> "step i of T"
     static: Optional[Column]  # step id * _STRIDE -> duration, max(0, release), interruptible, occupation of a chunk
@@ -233,12 +233,12 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
                 setters.setdefault((u.resource, k, v), []).append(sid)
         if s.deadline is not None:
             deadlines.append((sid, units(s.deadline)))
-        dur, _, interruptible, _, agent, _, _ = c.rows[sid]
-        kind = c.steps[sid].occupancy
+        info = c.steps[sid]
+        dur, interruptible, agent, kind = info.duration, info.interruptible, info.agent, info.occupancy
         release = units(s.release)
         occ = -1 if kind == CONTINUOUS else 0 if kind == START else units(s.occupy_for)
         typed = typed and (occ >= 0 or kind == CONTINUOUS)
-        has = ((_PREREQUISITES if c.rows[sid][5] else 0) | (_LAGS if lag_rows else 0) | (_USES if uses[-1] else 0)
+        has = ((_PREREQUISITES if info.prerequisites else 0) | (_LAGS if lag_rows else 0) | (_USES if uses[-1] else 0)
                | (_SETS if sets[-1] else 0))
         static += [dur, 0 if release is None else max(0, release), int(interruptible), occ, agent,
                    _NIL if release is None else release, has]
@@ -247,7 +247,7 @@ def _tables(c: Compiled, problem: ProcedureProblem) -> _Tables:
         auto.append(s.occupancy is not ir.Occupancy.CONTINUOUS)
     typed = typed and all(-LIMIT < x < LIMIT for x in static if x != _NIL)
     n, n_agents = len(problem.steps), len(c.agent_id)
-    return _Tables(tuple(names), _column(static) if typed else None, tuple(c.rows[sid][5] for sid in range(n)),
+    return _Tables(tuple(names), _column(static) if typed else None, tuple(info.prerequisites for info in c.steps),
                    tuple(lags), tuple(uses), tuple(sets), tuple(tuple(d) for d in dependents), any(dependents),
                    tuple(deadlines), setters, tuple(texts), tuple(prereq_names), tuple(auto), tuple(c.agent_id),
                    _Clock(c, problem.time_unit), _column([_NEVER]) * n, _column([0]) * n,
@@ -545,7 +545,7 @@ def _hot(c: Compiled, problem: ProcedureProblem) -> tuple:
     tab = c.memo.get("critic")
     if tab is None:
         tab = c.memo["critic"] = _tables(c, problem)
-    return (tab, tab.static, tab.clock, tab.names, tab.agent_names, len(problem.agents), len(c.rows), c.agent_rank,
+    return (tab, tab.static, tab.clock, tab.names, tab.agent_names, len(problem.agents), len(c.steps), c.agent_rank,
             tab.ranks, c.exclusive, c.initial, tab.prerequisites, tab.uses, tab.lags, tab.sets, tab.auto, tab.never,
             tab.zeros, tab.nils, tab.agent_zeros, tab.agent_nils, tab.no_holders, tab.resource_nils)
 
@@ -710,7 +710,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
            suppressed: dict, pending: list, end_time: int) -> None:
     """The violations of end events, checks and the plan's end (``ProcState._on_end``, ``_on_check``, ``finish``)."""
     names = tab.names
-    rows = c.rows
+    infos = c.steps
     nd = len(tab.deadlines)
     by_step = runs.by_step() if nd or c.limit is not None else {}
     for i, (sid, deadline) in enumerate(tab.deadlines):
@@ -736,7 +736,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
             if t > limit:
                 d = durations[j]
                 if d is None:
-                    d = 0 if steps[j] < 0 else rows[steps[j]][0]
+                    d = 0 if steps[j] < 0 else infos[steps[j]].duration
                 late.append((t, idx_of[j], t + max(d, 0)))
         if late:
             head = min(late)
@@ -768,7 +768,7 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
                       f"start {names[y]} no later than {clk.t(key[0])}", None, None, key[0]))
     # the plan's end
     fin = (INF, _FINISH, 0, 0, NO_SUB)
-    for sid in range(len(rows)):
+    for sid in range(len(infos)):
         if done[sid] != _NEVER:
             continue
         name = names[sid]
@@ -778,9 +778,9 @@ def _after(found: list, tab: _Tables, clk: _Clock, problem: ProcedureProblem, c:
             after = tab.prereq_names[sid]
             where = f" after {', '.join(after)}" if after else ""
             found.append((fin, "E701", f"{name} (\"{tab.texts[sid]}\") is never executed",
-                          f"add {name} ({clk.d(rows[sid][0])}){where}", None, None, end_time))
+                          f"add {name} ({clk.d(infos[sid].duration)}){where}", None, None, end_time))
         else:
-            dur = rows[sid][0]
+            dur = infos[sid].duration
             found.append((fin, "E503", f"{name} ran for {clk.d(progress[sid])} of its {clk.d(dur)}",
                           f"add a chunk of {clk.d(dur - progress[sid])} for {name}", runs.by_step()[sid][-1][5], None,
                           end_time))

@@ -7,7 +7,7 @@ converts an exact time).  Output: ``Compiled.sweep(...)`` -> ``SweepOutcome`` (t
 when the plan is valid, else None; ``Compiled.metrics(outcome, reference, e_ref)`` -> the metrics block of
 ``runtime.metrics.plan_metrics`` for that valid plan.
 
-Compiled with Cython (setup.py), the sweep keeps times in C int64 (``cython.locals``; the rows' numbers in an
+Compiled with Cython (setup.py), the sweep keeps times in C int64 (``cython.locals``; the steps' numbers in an
 ``array('q')``): it declines (None) a plan with a time or duration outside (-LIMIT, LIMIT), as the critic replay does,
 and the exact engine grades it; run as plain Python it declines the same plans.
 
@@ -107,7 +107,7 @@ class SweepOutcome:
 @dataclass(frozen=True)
 class StepInfo:
     """One step, compiled: times scaled to integers, resources and properties as integer slots (the sweep reads
-    it as a tuple, in this field order)."""
+    its numbers from ``Compiled.static``, the rest from ``Compiled.extras``)."""
 
     duration: int
     earliest: float                  # max(0, release), an int (INF for a step no chunk can run: duration <= 0)
@@ -206,11 +206,7 @@ class Compiled:
                 tuple(self.ids[(s.task, p)] for p in s.prerequisites if (s.task, p) in self.ids),
                 bool(single or shared or needs or sets), tuple(single), tuple(shared), tuple(needs), tuple(sets)))
         self.steps = tuple(steps)
-        self.rows = tuple((st.duration, st.earliest, st.interruptible,
-                           None if st.interruptible and st.occupancy == CONTINUOUS else st.occupation,
-                           st.agent, st.prerequisites,
-                           (st.single, st.shared, st.needs, st.sets) if st.uses else None) for st in steps)
-        # the sweep's int64 form of the rows: step id * 5 -> duration, earliest (NEVER: none), interruptible,
+        # the sweep's int64 form of the steps: step id * 5 -> duration, earliest (NEVER: none), interruptible,
         # occupation (-1: the chunk's length), agent; None when a number is out of range (the exact engine grades)
         static = [x for st in steps for x in (st.duration, NEVER if st.earliest == INF else st.earliest,
                                               int(st.interruptible),
@@ -388,7 +384,7 @@ class Compiled:
     def metrics(self, out: SweepOutcome, reference: Any = None, e_ref: Optional[Fraction] = None) -> dict:
         """``plan_metrics`` of a valid plan; with a reference (any non-None value), ``e_ref`` is the
         reference efficiency truncated to ``out.runs`` entries."""
-        n = len(self.rows)
+        n = len(self.steps)
         finish: Optional[Fraction]
         e: Optional[Fraction]
         if out.runs:
