@@ -477,6 +477,54 @@ def test_one_pass_step_reader_reads_what_the_general_reader_reads():
     assert 800 < common < 3800
 
 
+def _near_canonical_text(rng: random.Random, entries: list) -> str:
+    """A reference plan as canonical Step text, with 0 to 2 characters changed, added or removed where they
+    matter (the scanner's boundaries: digits, spaces, commas, colons, parentheses, non-ASCII digits)."""
+    rows = [list(e) for e in entries[:rng.randrange(1, len(entries) + 1)]]
+    for row in rows:
+        if rng.random() < 0.1:
+            row[1] = rng.choice(["x" * 63, "y" * 64, "z" * 65, "a b", "é", "K", " Cobbler ", "\n"])
+        if rng.random() < 0.05:
+            row[0] = rng.choice([123456789, 1234567890, 0, 7])
+    text = _text(rows)
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        i = rng.randrange(len(text) + 1)
+        c = rng.choice("()', \"\n:09Sspx\u0663\u2003")
+        text = rng.choice([text[:i] + c + text[i + 1:], text[:i] + c + text[i:], text[:i] + text[i + 1:]])
+    return text
+
+
+def test_canonical_step_text_scanner_reads_what_the_regular_expression_reads():
+    """``replay._canonical_columns`` (compiled: the scanner of canonical Step text) gives exactly
+    ``_text_columns(fast, step_fields(text))`` on the texts ``plans._CANONICAL`` matches entirely, and None on
+    every other text (then the regular expressions read it)."""
+    from chronoplan.validators import plans as P
+    from chronoplan.validators import replay as R
+    rng = random.Random(11)
+    scanned = declined = 0
+    for key in r2pdata.keys()[:40]:
+        fast = procfast.compiled(r2pdata.problem(key, True))
+        entries = r2pdata.plans()[key]["plan_w_restriction"] or r2pdata.plans()[key]["plan_wo_restriction"]
+        for _ in range(60):
+            text = _near_canonical_text(rng, entries)
+            opened = text.count("(")
+            canonical = 0 < opened == len(P._CANONICAL.findall(text))
+            got = R._canonical_columns(fast, text)
+            if canonical:
+                assert got == R._text_columns(fast, P.step_fields(text)), text
+                scanned += 1
+            else:
+                assert got is None, text
+                declined += 1
+    assert scanned > 500 and declined > 500
+    text = "Step(0, T, 00:02:00, 00:00:00), Step(1, T, 00:03:00, 00:02:00), Step(2, T, 00:00:30, 00:05:00)"
+    fast = procfast.compiled(_tiny(time_unit=ir.TimeUnit.MIN))
+    assert R._canonical_columns(fast, text) == R._text_columns(fast, P.step_fields(text)) == (
+        [0, 2 * fast.per_second * 60, 5 * fast.per_second * 60], [0, 1, -1],
+        [2 * fast.per_second * 60, 3 * fast.per_second * 60, fast.per_second * 30])
+    assert R._canonical_columns(procfast.compiled(_tiny()), text) is None          # unitless: no clock times
+
+
 def test_scenarios_listing_a_step_twice_or_outside_their_tasks_use_the_exact_engine(spy):
     base = _tiny()
     twice = _tiny(steps=base.steps + base.steps[:1])

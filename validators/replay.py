@@ -11,7 +11,9 @@ plans whose times are whole multiples of the scenario's compiled time scale (nam
 the replay writes E101-E103), and every other plan (a reading error, a blank recipe name, an unhashable name in
 hand-made chunks, times finer than the scale, a scenario listing a step twice) is replayed by the exact engine
 (``procedure.sim.simulate``).  Step(...) text in its common form (``plans.step_fields``) goes to the fast path
-without being turned into ``Chunk`` values.  ``exact=True`` skips the fast path.  A reference plan is
+without being turned into ``Chunk`` values; compiled, text in its canonical form (single spaces, two-digit clock
+fields, as models and plan.json write it) is scanned into the sweep's columns in one pass
+(``_canonical_columns``).  ``exact=True`` skips the fast path.  A reference plan is
 read once per problem and reference object (by value for text, by identity for other values: a reference changed in
 place after it was used is not read again) and its truncated efficiency is kept per action count.
 """
@@ -29,6 +31,11 @@ from chronoplan.validators import plans as P
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
 from chronoplan.validators.report import PlanError, Report, is_warning
+
+try:                                             # C types for the Step text scanner when compiled (setup.py)
+    import cython
+except ImportError:                              # pragma: no cover - plain Python without Cython installed
+    from chronoplan.runtime import cython_shim as cython
 
 MAX_ERRORS = 1000
 MAX_REFERENCES = 64          # references remembered per problem
@@ -119,17 +126,23 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                 plan = Native(value)                    # what read_plan reads: decoded once
         if value is not _UNREAD:
             text = P.step_text(value, fmt)
-            fields = None if text is None else P.step_fields(text)
-            if text is not None and fields is not None:
-                columns = None if fast is None else _text_columns(fast, fields)
+            # canonical Step text is scanned once (compiled); other text in the common form is matched into fields
+            columns = None if text is None or fast is None or not _SCAN else _canonical_columns(fast, text)
+            fields = None if text is None or columns is not None else P.step_fields(text)
+            if fast is not None and fields is not None:
+                columns = _text_columns(fast, fields)
+            if text is not None and (columns is not None or fields is not None):
                 result = None
                 if fast is not None and columns is not None:
-                    report = _fast_report(problem, fast, columns, name, reference, first, fields)
+                    report = _fast_report(problem, fast, columns, name, reference, first, text)
                     if report is not None:
                         return report
                     swept = True
                     if min(columns[1], default=0) >= 0:
                         result = _replay_columns(problem, fast, columns, first)
+                if fields is None:                              # scanned text: its fields, for the exact engine
+                    fields = P.step_fields(text)
+                    assert fields is not None, "canonical Step text is in the common form"
                 if result is None:
                     result = _replay_fields(problem, fields, first)
                 if result is not None:
@@ -223,15 +236,18 @@ def _replay_columns(problem: ProcedureProblem, fast: procfast.Compiled, columns:
 
 # ------------------------------------------------------------------------------------------ fast path
 def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
-                 reference: Any, first: bool, fields: Optional[list] = None, unknown: Optional[dict] = None,
+                 reference: Any, first: bool, text: Optional[str] = None, unknown: Optional[dict] = None,
                  strangers: Optional[dict] = None) -> Optional[Report]:
     """The report of a plan given as sweep columns: the sweep's for a valid plan, else the integer replay's
     (``runtime.procedure.critic``); None when the exact engine must grade it.  Names the scenario lacks, which only
-    the replay takes: step ids -1 (``unknown``: position -> (task, step); for Step text, read from ``fields``, its
-    entries) and agent ids -2 (``strangers``: position -> the agent as written)."""
+    the replay takes: step ids -1 (``unknown``: position -> (task, step); for Step ``text`` in its common form,
+    read from its entries, ``plans.step_fields``) and agent ids -2 (``strangers``: position -> the agent as
+    written)."""
     if unknown or strangers:
         return _critic_report(problem, fast, columns, name, reference, first, unknown, strangers)
-    if fields is not None and min(columns[1], default=0) < 0:
+    if text is not None and min(columns[1], default=0) < 0:
+        fields = P.step_fields(text)
+        assert fields is not None, "columns of Step text come from text in its common form"
         unknown = {}
         for j, sid in enumerate(columns[1]):
             if sid < 0:
@@ -270,26 +286,114 @@ def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: 
     return Report(not errors, name, problem.scenario, tuple(errors), metrics)
 
 
+def _step_memo(fast: procfast.Compiled, n: int) -> tuple[dict[str, int], dict[str, Optional[int]]]:
+    """The scenario's memo of Step text: "step, recipe" text -> step id (-1: none), HH:MM:SS text -> scaled units
+    ("" -> None: no duration); bounded, but a plan of n entries keeps its own."""
+    memo: Optional[tuple[dict[str, int], dict[str, Optional[int]]]] = fast.memo.get("step text")
+    if memo is None or len(memo[0]) + len(memo[1]) > max(CACHE_SIZE, 4 * n):
+        memo = ({}, {"": None})
+        fast.memo["step text"] = memo
+    return memo
+
+
+def _step_id(fast: procfast.Compiled, ids: dict, key: str) -> int:
+    """The step id of a "step, recipe" text (-1: a step the scenario lacks), remembered in ``ids``."""
+    sid = ids.get(key)
+    if sid is None:
+        sid = ids[key] = fast.ids.get(P.step_key(key), -1)
+    return sid
+
+
+_SCAN = cython.declare(cython.bint, cython.compiled)   # compiled, canonical text is scanned, not matched
+_PER_MAX = 1 << 32           # a scale per second the scanner takes (its times stay far inside C's int64)
+
+
+@cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
+               c=cython.Py_UCS4, per=cython.longlong, count=cython.Py_ssize_t, t=cython.longlong,
+               d=cython.longlong, text=str)
+def _canonical_columns(fast: procfast.Compiled, text: str) -> Optional[tuple[list, list, list]]:
+    """Step text in its canonical form -- every "(" opens ``Step(N, recipe, HH:MM:SS, HH:MM:SS)`` with single
+    spaces after the commas, what ``plans.step_fields`` matches first (``plans._CANONICAL``) -- scanned once into
+    the sweep's columns: exactly ``_text_columns(fast, plans.step_fields(text))``.  None for any other text, a
+    unitless scenario or a scale finer than 2^-32 s (then those two read it).  Compiled only: in plain Python the
+    regular expression is faster (``_SCAN``)."""
+    if fast.per_second is None or not 0 < fast.per_second < _PER_MAX:
+        return None
+    per = fast.per_second
+    n = len(text)
+    count = text.count("(")
+    if count == 0 or count > P.MAX_ACTIONS:
+        return None
+    ids = _step_memo(fast, count)[0]
+    starts: list = []
+    sids: list = []
+    durations: list = []
+    i = text.find("(")
+    while i >= 0:
+        if i < 4 or text[i - 4] != "S" or text[i - 3] != "t" or text[i - 2] != "e" or text[i - 1] != "p":
+            return None
+        j = i + 1                                     # N: 1 to 9 ASCII digits, then ", "
+        while j < n and j - i <= 9 and "0" <= text[j] <= "9":
+            j += 1
+        if j == i + 1 or j + 1 >= n or text[j] != "," or text[j + 1] != " ":
+            return None
+        k = j + 2                                     # the recipe: 1 to 64 characters up to the next ","
+        while k < n and k - j - 2 <= 64:
+            c = text[k]
+            if c == "," or c == "(" or c == ")" or c == "'" or c == '"':
+                break
+            k += 1
+        if k == j + 2 or k - j - 2 > 64 or k + 21 > n or text[k] != "," or text[k + 1] != " ":
+            return None
+        d = _clock(text, k + 2)                       # ", HH:MM:SS, HH:MM:SS)": the duration, then the start
+        t = _clock(text, k + 12)
+        if d < 0 or t < 0:
+            return None
+        if text[k + 10] != "," or text[k + 11] != " " or text[k + 20] != ")":
+            return None
+        sids.append(_step_id(fast, ids, text[i + 1:k]))
+        starts.append(t * per)
+        durations.append(d * per)
+        i = text.find("(", k + 21)
+    return starts, sids, durations
+
+
+@cython.cfunc
+@cython.inline
+@cython.returns(cython.longlong)
+@cython.exceptval(check=False)
+@cython.locals(at=cython.Py_ssize_t, r=cython.Py_ssize_t, c=cython.Py_UCS4, x=cython.longlong, v=cython.longlong,
+               text=str)
+def _clock(text: str, at: int) -> int:
+    """Seconds of the HH:MM:SS (two ASCII digits each) at ``at`` -- the caller checked that 8 characters are
+    there -- or -1 for any other text."""
+    x = v = 0
+    for r in range(8):
+        c = text[at + r]
+        if r == 2 or r == 5:
+            if c != ":":
+                return -1
+            x = (x + v) * 60
+            v = 0
+        elif "0" <= c <= "9":
+            v = v * 10 + (ord(c) - 48)
+        else:
+            return -1
+    return x + v
+
+
 def _text_columns(fast: procfast.Compiled, fields: list) -> Optional[tuple[list, list, list]]:
     """Common Step text fields -> (starts, step ids, durations) for the sweep (step id -1: a name the scenario
     lacks), or None for a unitless scenario."""
     per = fast.per_second
     if per is None:
         return None
-    # "step, recipe" text -> step id (-1: none); HH:MM:SS text -> scaled units ("" -> None: no duration)
-    memo: Optional[tuple[dict[str, int], dict[str, Optional[int]]]] = fast.memo.get("step text")
-    if memo is None or len(memo[0]) + len(memo[1]) > max(CACHE_SIZE, 4 * len(fields)):
-        memo = ({}, {"": None})                 # bounded, but a long plan keeps its own entries
-        fast.memo["step text"] = memo
-    ids, times = memo
+    ids, times = _step_memo(fast, len(fields))
     keys, durs, starts = zip(*fields)
     try:
         sids = list(map(ids.__getitem__, keys))
     except KeyError:
-        for key in keys:
-            if key not in ids:
-                ids[key] = fast.ids.get(P.step_key(key), -1)
-        sids = list(map(ids.__getitem__, keys))
+        sids = [_step_id(fast, ids, key) for key in keys]
     try:
         ts = list(map(times.__getitem__, starts))
         ds = list(map(times.__getitem__, durs))
