@@ -1,7 +1,7 @@
 """Stand-in for Cython's pure-Python-mode module when Cython is not installed.
 
-Input: none.  Output: ``locals(**types)``, ``cfunc``, ``inline``, ``returns(type)`` and ``exceptval(...)``
-(decorators that do nothing), ``declare(type, value)`` (the value),
+Input: none.  Output: ``locals(**types)``, ``cfunc``, ``inline``, ``returns(type)``, ``exceptval(...)``,
+``boundscheck(flag)`` and ``wraparound(flag)`` (decorators that do nothing), ``declare(type, value)`` (the value),
 the C type names the modules give it (``longlong``, ``Py_ssize_t``, ``Py_UCS4``, ``bint``; ``longlong[::1]``, a typed
 memoryview, is the same name) and ``compiled = False``.  The kitchen modules write ``@cython.locals(st=State)``
 on hot closures, the procedure sweep and critic type their locals; compiled (setup.py), Cython turns that into C
@@ -29,6 +29,13 @@ def returns(_type: object):
 
 def exceptval(*_args: object, **_kw: object):
     return _same
+
+
+def boundscheck(_on: bool):
+    return _same
+
+
+wraparound = boundscheck
 
 
 def declare(_type: object = None, value: object = None) -> object:

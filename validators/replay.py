@@ -308,9 +308,11 @@ _SCAN = cython.declare(cython.bint, cython.compiled)   # compiled, canonical tex
 _PER_MAX = 1 << 32           # a scale per second the scanner takes (its times stay far inside C's int64)
 
 
+@cython.boundscheck(False)                       # every index is checked against the text's length first
+@cython.wraparound(False)
 @cython.locals(n=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.Py_ssize_t,
-               c=cython.Py_UCS4, per=cython.longlong, count=cython.Py_ssize_t, t=cython.longlong,
-               d=cython.longlong, text=str)
+               c=cython.Py_UCS4, per=cython.longlong, t=cython.longlong, d=cython.longlong, text=str, ids=dict,
+               starts=list, sids=list, durations=list)
 def _canonical_columns(fast: procfast.Compiled, text: str) -> Optional[tuple[list, list, list]]:
     """Step text in its canonical form -- every "(" opens ``Step(N, recipe, HH:MM:SS, HH:MM:SS)`` with single
     spaces after the commas, what ``plans.step_fields`` matches first (``plans._CANONICAL``) -- scanned once into
@@ -321,15 +323,16 @@ def _canonical_columns(fast: procfast.Compiled, text: str) -> Optional[tuple[lis
         return None
     per = fast.per_second
     n = len(text)
-    count = text.count("(")
-    if count == 0 or count > P.MAX_ACTIONS:
-        return None
-    ids = _step_memo(fast, count)[0]
-    starts: list = []
-    sids: list = []
-    durations: list = []
-    i = text.find("(")
-    while i >= 0:
+    ids = _step_memo(fast, n // 21)[0]               # an entry takes at least 21 characters
+    starts = []
+    sids = []
+    durations = []
+    i = 0
+    while True:
+        while i < n and text[i] != "(":
+            i += 1
+        if i == n:
+            break
         if i < 4 or text[i - 4] != "S" or text[i - 3] != "t" or text[i - 2] != "e" or text[i - 1] != "p":
             return None
         j = i + 1                                     # N: 1 to 9 ASCII digits, then ", "
@@ -347,19 +350,23 @@ def _canonical_columns(fast: procfast.Compiled, text: str) -> Optional[tuple[lis
             return None
         d = _clock(text, k + 2)                       # ", HH:MM:SS, HH:MM:SS)": the duration, then the start
         t = _clock(text, k + 12)
-        if d < 0 or t < 0:
+        if d < 0 or t < 0 or text[k + 10] != "," or text[k + 11] != " " or text[k + 20] != ")":
             return None
-        if text[k + 10] != "," or text[k + 11] != " " or text[k + 20] != ")":
-            return None
-        sids.append(_step_id(fast, ids, text[i + 1:k]))
+        key = text[i + 1:k]
+        sid = ids.get(key)
+        sids.append(_step_id(fast, ids, key) if sid is None else sid)
         starts.append(t * per)
         durations.append(d * per)
-        i = text.find("(", k + 21)
+        i = k + 21
+    if not sids or len(sids) > P.MAX_ACTIONS:
+        return None
     return starts, sids, durations
 
 
 @cython.cfunc
 @cython.inline
+@cython.boundscheck(False)
+@cython.wraparound(False)
 @cython.returns(cython.longlong)
 @cython.exceptval(check=False)
 @cython.locals(at=cython.Py_ssize_t, r=cython.Py_ssize_t, c=cython.Py_UCS4, x=cython.longlong, v=cython.longlong,
