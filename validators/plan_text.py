@@ -167,7 +167,7 @@ def drop_reasoning(text: str) -> tuple[str, bool]:
     """Text -> (text with ``<think>...</think>`` reasoning drafts blanked, whether there was one).  A closing
     ``</think>`` without an opening tag (chat templates that put the opening tag in the prompt) blanks all the
     text before it; an unclosed ``<think>`` blanks the rest of the reply."""
-    if "think>" not in text.lower():
+    if ">" not in text or "think>" not in text.lower():     # (no ">": no tag, without a lowercased copy)
         return text, False
     out = _THINK.sub(lambda m: _blank(m.group()), text)
     end = out.lower().rfind("</think>")

@@ -30,7 +30,7 @@ from chronoplan.runtime.procedure.sim import Chunk, simulate, simulate_whole
 from chronoplan.validators import plans as P
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
-from chronoplan.validators.report import PlanError, Report, is_warning
+from chronoplan.validators.report import PlanError, Report, is_warning, new_report
 
 try:                                             # C types for the Step text scanner when compiled (setup.py)
     import cython
@@ -264,7 +264,7 @@ def _fast_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tu
     else:
         hit = _reference(problem, reference)
         metrics = fast.metrics(out, hit[1], None if hit[1] is None else _reference_efficiency(problem, hit, out.runs))
-    return Report(True, name, problem.scenario, (), metrics)
+    return new_report(True, name, problem.scenario, (), metrics)
 
 
 def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: tuple, name: str,
@@ -283,7 +283,7 @@ def _critic_report(problem: ProcedureProblem, fast: procfast.Compiled, columns: 
     if len(errors) > MAX_ERRORS:
         metrics["errors_omitted"] = len(errors) - MAX_ERRORS
         errors = errors[:MAX_ERRORS]
-    return Report(not errors, name, problem.scenario, tuple(errors), metrics)
+    return new_report(not errors, name, problem.scenario, tuple(errors), metrics)
 
 
 def _step_memo(fast: procfast.Compiled, n: int) -> tuple[dict[str, int], dict[str, Optional[int]]]:

@@ -99,6 +99,18 @@ class Report:
         return replace(self, plan=plan)
 
 
+_new = object.__new__
+
+
+def new_report(valid: bool, plan: str, scenario: str, errors: tuple, metrics: dict) -> Report:
+    """``Report(valid, plan, scenario, errors, metrics)``, built without the frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field, a microsecond per report): for the graders' hot paths, whose fields already
+    have their types."""
+    r = _new(Report)
+    r.__dict__.update(valid=valid, plan=plan, scenario=scenario, errors=errors, metrics=metrics, warnings=())
+    return r
+
+
 def _fmt_metric(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}"
