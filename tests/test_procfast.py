@@ -523,6 +523,10 @@ def test_canonical_step_text_scanner_reads_what_the_regular_expression_reads():
         [0, 2 * fast.per_second * 60, 5 * fast.per_second * 60], [0, 1, -1],
         [2 * fast.per_second * 60, 3 * fast.per_second * 60, fast.per_second * 30])
     assert R._canonical_columns(procfast.compiled(_tiny()), text) is None          # unitless: no clock times
+    entry = "Step(0, T, 00:02:00, 00:00:00), "
+    most = (entry * P.MAX_ACTIONS)[:-2]                   # the general reader's bound on entries, kept by both
+    assert R._canonical_columns(fast, most) == R._text_columns(fast, P.step_fields(most))
+    assert R._canonical_columns(fast, entry + most) is None and P.step_fields(entry + most) is None
 
 
 def test_scenarios_listing_a_step_twice_or_outside_their_tasks_use_the_exact_engine(spy):
