@@ -56,7 +56,7 @@ def oracle(problem, occupancy: bool = True) -> dict:
 def both(project, name: str, plan: dict, total_time: int = 200):
     problem = procedure_problem(project, project.scenarios[name])
     tasks, constrained = tasks_of(name)
-    ours = TimeArena(project)
+    ours = TimeArena(project, compat="timearena")
     got = run_agent(ours, Args(tasks, constrained), Script(plan), total_time)
     ref = run_agent(ReleasedArena(problem, ours.getInstruction()), Args(tasks, constrained), Script(plan), total_time)
     return got, ref
@@ -97,7 +97,7 @@ def test_a_single_task_runs_to_completion_in_the_released_wording(project):
 
 
 def test_one_minute_reads_1_minutes(project):
-    env = TimeArena(project)
+    env = TimeArena(project, compat="timearena")
     env.load(Args(["household1"]))
     one = next(k for k, s in ((s.key, s) for s in env.problem.steps) if s.duration == 1)
     text = env.arena.texts[one]
@@ -117,7 +117,7 @@ def test_one_minute_reads_1_minutes(project):
 def test_a_background_completion_waits_for_the_busy_action(project):
     """household5: the weeding (background, 4 minutes) finishes while the agent hoes (4 minutes, started a minute
     later); the original tells it only when the hoeing ends, after the hoeing's own sentence."""
-    env = TimeArena(project)
+    env = TimeArena(project, compat="timearena")
     env.load(Args(["household5"]))
     by_text = {t: k for k, t in env.arena.texts.items()}
     bg = next(k for t, k in by_text.items() if t.startswith("weed_with "))
@@ -140,7 +140,7 @@ def test_a_background_completion_waits_for_the_busy_action(project):
 
 
 def test_refusals_are_wrong_messages(project):
-    env = TimeArena(project)
+    env = TimeArena(project, compat="timearena")
     env.load(Args(["household1"]))
     texts = env.arena.texts
     needy = next(k for k in texts if env.problem.step(*k).prerequisites)
@@ -150,9 +150,21 @@ def test_refusals_are_wrong_messages(project):
     assert "\nBecause " in obs
 
 
+def test_the_paper_rules_run_the_same_loop(project):
+    """The default (the paper's rules): the runner's loop completes every single task at the oracle's time with the
+    released sentences; under the paper's rules the transcripts of oracle schedules are the same too."""
+    for name in ("household1", "cooking2", "lab7"):
+        problem = procedure_problem(project, project.scenarios[name])
+        plan = oracle(problem)
+        msgs, recs = run_agent(TimeArena(project), Args([name]), Script(plan), 200)
+        ref_msgs, ref_recs = run_agent(ReleasedArena(problem), Args([name]), Script(plan), 200)
+        assert recs[-1]["isCompleted"] and recs[-1]["total_time"] == solve(problem).makespan
+        assert dump(msgs[1:]) == dump(ref_msgs[1:]) and dump(recs[1:]) == dump(ref_recs[1:])
+
+
 def test_load_names_the_missing_scenario(project):
-    env = TimeArena(project)
+    env = TimeArena(project, compat="timearena")
     with pytest.raises(ValueError, match="no scenario 'cooking1_constrained'|with the resource constraint"):
         env.load(Args(["cooking1", "cooking3"], True))
     with pytest.raises(RuntimeError, match="load"):
-        TimeArena(project).step("wait")
+        TimeArena(project, compat="timearena").step("wait")

@@ -1,9 +1,9 @@
 """A drop-in for the released TimeArena environment class: the runner of the TimeArena repository
 (``LLM_test.py``) runs unchanged with only its ``TimeArena`` class replaced by this one (issue 28 item 3b).
 
-Input: ``TimeArena(path=None, compat="timearena")`` (``path``: a chronoplan project holding the TimeArena
-scenarios, default the bundled ``domains/timearena``; ``compat``: ``"timearena"``, the released code's rules, or
-None, the paper's rules, as ``TimeArenaEnv(compat=...)``), then ``load(args)`` with the runner's arguments
+Input: ``TimeArena(path=None, compat=None)`` (``path``: a chronoplan project holding the TimeArena scenarios,
+default the bundled ``domains/timearena``; ``compat``: None, the paper's rules, or ``"timearena"``, the released
+code's rules, as ``TimeArenaEnv(compat=...)``; the sentences are the released code's either way), then ``load(args)`` with the runner's arguments
 (``args.taskName``: a list of task names, e.g. ``["cooking1", "cooking2"]``, or one comma-separated string;
 ``args.constraint``: the resource constraint).  Output, as the released environment's methods return them
 (facts: the released ``TimeArena/environment.py``, restated, no code copied):
@@ -64,7 +64,7 @@ def scenario_name(tasks: list[str], constraint: bool) -> str:
 class TimeArena:
     """The released environment's interface over chronoplan's (see the module docstring)."""
 
-    def __init__(self, path: Union[str, Path, ir.Project, None] = None, compat: Any = "timearena") -> None:
+    def __init__(self, path: Union[str, Path, ir.Project, None] = None, compat: Any = None) -> None:
         from chronoplan.envs import _arena_rules  # the same reading of compat= as TimeArenaEnv
 
         self.rules = _arena_rules(compat)
