@@ -3,10 +3,11 @@
 
 Input: ``TimeArena(path=None, compat=None)`` (``path``: a chronoplan project holding the TimeArena scenarios,
 default the bundled ``domains/timearena``; ``compat``: None, the paper's rules, or ``"timearena"``, the released
-code's rules, as ``TimeArenaEnv(compat=...)``; the sentences are the released code's either way), then ``load(args)`` with the runner's arguments
-(``args.taskName``: a list of task names, e.g. ``["cooking1", "cooking2"]``, or one comma-separated string;
-``args.constraint``: the resource constraint).  Output, as the released environment's methods return them
-(facts: the released ``TimeArena/environment.py``, restated, no code copied):
+code's rules, as ``TimeArenaEnv(compat=...)``; the sentences are the released code's either way), then
+``load(args)`` with the runner's arguments (``args.taskName``: a list of task names, e.g.
+``["cooking1", "cooking2"]``, or one comma-separated string; ``args.constraint``: the resource constraint).
+Output, as the released environment's methods return them (facts: the released ``TimeArena/environment.py``,
+restated, no code copied):
 
 - ``step(action) -> (observation, increment, isCompleted, agent_occupy, wrong_message)``: the observation's
   sentences each end with a newline (``You are doing ``cook rice in pot``, it will take 4 minutes.``; the
