@@ -7,7 +7,17 @@ its start minute, else "wait", until the episode ends; a second sequence per sce
 unknown command and a repeated step before every start).  Output: a table on stdout: commands per second
 for chronoplan's ``Env.step`` (observation not read, as the Gymnasium wrapper does, and read after every
 step), and for ``OriginalArena`` below, with the ratios measured in the same run (CPU time, best of ``--rounds``
-alternating rounds).  Usage: python bench/bench_env.py [--rounds N] [--quick]
+alternating rounds).  Usage: python bench/bench_env.py [--rounds N] [--quick] [--original DIR]
+
+``--original DIR`` also times the released TimeArena environment itself, imported from DIR, a checkout of
+github.com/ykzhang721/TimeArena (the directory holding the ``TimeArena`` package; its ``__init__`` imports the
+model clients, so when that import fails the package is loaded without it and only ``TimeArena.environment`` is
+imported).  It plays the same command sequences as ``OriginalArena``, as the released runner sends them (each
+sequence's environment built with ``load(args)`` inside the timing; an occupying action re-sent while
+``step`` says the agent is occupied; a command the runner refuses itself never reaches the environment).  The
+table then adds the released code's commands per second, the stand-in's speed relative to it (how far the
+stand-in's ratios are from the ratios to the real thing) and every chronoplan row's ratio to the released code.
+A DIR without the package is an error (exit 2).
 
 ``OriginalArena`` re-states what the original environment does per call (facts: the TimeArena README in
 /work/shared/data/timearena; no code of the original is used): one call is one minute; a command is looked
@@ -35,18 +45,20 @@ alone" build them beforehand and time the calls only.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import re
 import sys
 import time
+import types
 from fractions import Fraction
 from pathlib import Path
 
 import chronoplan
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
 from chronoplan.envs import TimeArenaEnv
-from chronoplan.runtime.procedure.arena_rules import Rules
+from chronoplan.runtime.procedure.arena_rules import ArenaRules, Rules
 from chronoplan.runtime.procedure.env import Env
 from chronoplan.runtime.procedure.feedback import FeedbackStyle, Stepping
 
@@ -313,13 +325,96 @@ def run_original(seqs: list, verbs: list, built: bool = False) -> tuple[int, int
     return n, calls, time.process_time() - t0
 
 
+class OriginalMissing(Exception):
+    """``--original DIR``: DIR holds no importable released TimeArena environment."""
+
+
+def released_class(directory: str) -> type:
+    """The released ``TimeArena`` environment class, imported from ``directory`` (see the module docstring)."""
+    root = Path(directory)
+    pkg = root / "TimeArena"
+    if not (pkg / "environment.py").is_file():
+        raise OriginalMissing(f"--original {directory}: no TimeArena/environment.py there; give the directory of a "
+                              "checkout of github.com/ykzhang721/TimeArena (the one holding the TimeArena package)")
+    sys.path.insert(0, str(root.resolve()))
+    for name in [m for m in sys.modules if m == "TimeArena" or m.startswith("TimeArena.")]:
+        del sys.modules[name]                          # another DIR's package, imported before
+    try:
+        try:
+            module = importlib.import_module("TimeArena")
+        except ImportError as exc:
+            if exc.name is not None and exc.name.split(".")[0] == "TimeArena":
+                raise
+            # the model clients are missing: skip the package's __init__
+            for name in [m for m in sys.modules if m == "TimeArena" or m.startswith("TimeArena.")]:
+                del sys.modules[name]
+            shell = types.ModuleType("TimeArena")
+            shell.__path__ = [str(pkg.resolve())]
+            sys.modules["TimeArena"] = shell
+            module = importlib.import_module("TimeArena.environment")
+    except Exception as exc:  # noqa: BLE001 - any failure of foreign code is reported, not raised
+        raise OriginalMissing(f"--original {directory}: importing its TimeArena package failed: "
+                              f"{type(exc).__name__}: {exc}") from exc
+    cls = getattr(module, "TimeArena", None)
+    if not isinstance(cls, type) or not all(callable(getattr(cls, m, None)) for m in ("load", "step")):
+        raise OriginalMissing(f"--original {directory}: its TimeArena package has no TimeArena class with "
+                              "load() and step()")
+    return cls
+
+
+def released_sequences(seqs: list) -> list:
+    """Per sequence of ``sequences``: (task names, constraint, the commands under the original's object names,
+    None for a command the released runner refuses itself)."""
+    out = []
+    for name, p, texts, cmds in seqs:
+        scenario = name.split(" ")[0]
+        m = re.fullmatch(r"([a-z]+)(\d+(?:_\d+)*)(_constrained)?", scenario)
+        if m is None:
+            raise AssertionError(f"{scenario}: not a TimeArena task combination")
+        tasks = [f"{m.group(1)}{n}" for n in m.group(2).split("_")]
+        original = ArenaRules.for_problem(p).texts
+        to_original = {texts[k]: original[k] for k in texts}
+        out.append((tasks, m.group(3) is not None,
+                    [None if c == JUNK else "wait" if c == "wait" else to_original[c] for c in cmds]))
+    return out
+
+
+def run_released(cls: type, seqs: list) -> tuple[int, int, float]:
+    """The released environment on ``released_sequences``: (commands, calls, CPU seconds)."""
+    n = calls = 0
+    t0 = time.process_time()
+    for tasks, constraint, cmds in seqs:
+        env = cls()
+        env.load(argparse.Namespace(taskName=list(tasks), constraint=constraint))
+        for c in cmds:
+            n += 1
+            if c is None:
+                continue
+            busy = env.step(c)[3]
+            calls += 1
+            while busy:                                 # the runner re-sends the command each minute
+                busy = env.step(c)[3]
+                calls += 1
+    return n, calls, time.process_time() - t0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--quick", action="store_true", help="every fifth scenario, 3 rounds")
+    ap.add_argument("--original", metavar="DIR",
+                    help="also time the released TimeArena environment, imported from this checkout")
     args = ap.parse_args(argv)
     rounds = 3 if args.quick else args.rounds
+    released = None
+    if args.original is not None:
+        try:
+            released = released_class(args.original)
+        except OriginalMissing as exc:
+            print(f"bench_env.py: {exc}", file=sys.stderr)
+            return 2
     seqs = sequences(args.quick)
+    released_seqs = released_sequences(seqs) if released is not None else []
     verbs = verb_patterns()
     calls = minute_calls(seqs)
     gym_status, gym_arena = gym_envs(seqs, calls)
@@ -327,8 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     count: dict = {}
     for _ in range(rounds):
         for case in ("original", "lazy", "read", "lazy_exact", "read_exact", "arena", "gym", "gym_arena",
-                     "original_built", "lazy_built", "read_built", "lazy_exact_built", "read_exact_built"):
-            if case == "original":
+                     "original_built", "lazy_built", "read_built", "lazy_exact_built", "read_exact_built",
+                     *(("released",) if released is not None else ())):
+            if case == "released":
+                n, raw, dt = run_released(released, released_seqs)
+                count["released_calls"] = raw
+            elif case == "original":
                 n, raw, dt = run_original(seqs, verbs)
                 count["original_calls"] = raw
             elif case == "original_built":
@@ -375,7 +474,30 @@ def main(argv: list[str] | None = None) -> int:
                         ("gym_arena", "Gymnasium TimeArenaEnv.step, TimeArena configuration")):
         v = count[case] / best[case]
         print(f"{label:58} {v:11,.0f} {v / orig_calls:10.2f}")
+    if released is not None:
+        print_released(n, best, count, orig, orig_calls)
     return 0
+
+
+def print_released(n: int, best: dict, count: dict, orig: float, orig_calls: float) -> None:
+    """The rows measured against the released code (``--original``)."""
+    real = n / best["released"]
+    real_calls = count["released_calls"] / best["released"]
+    print(f"Against the released TimeArena code (--original; environments built every sequence), "
+          f"{count['released_calls']} calls")
+    print(f"{'case':58} {'commands/s':>11} {'x released':>10}")
+    print(f"{'released TimeArena environment':58} {real:11,.0f} {1.0:10.2f}")
+    print(f"{'  its raw calls/s':58} {real_calls:11,.0f}")
+    print(f"{'original (re-stated): the stand-in of the rows above':58} {orig:11,.0f} {orig / real:10.2f}")
+    for case, label in (("lazy", "chronoplan Env.step, observation not read"),
+                        ("read", "chronoplan Env.step, observation read every step"),
+                        ("gym", "Gymnasium TimeArenaEnv.step (obs: feedback + status)")):
+        v = n / best[case]
+        print(f"{label:58} {v:11,.0f} {v / real:10.2f}")
+    for case, label in (("arena", "chronoplan Env.step, TimeArena configuration (calls/s)"),
+                        ("gym_arena", "Gymnasium, TimeArena configuration (calls/s)")):
+        v = count[case] / best[case]
+        print(f"{label:58} {v:11,.0f} {v / real_calls:10.2f}")
 
 
 if __name__ == "__main__":
