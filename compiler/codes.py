@@ -216,6 +216,8 @@ _TABLE = (
         ("W002", "a `<think>` reasoning draft was ignored"),
         ("W003", "`--compat recipe2plan`: `Step(`-like entries that the original evaluator's pattern does not read "
                  "were skipped"),
+        ("W004", "Step text names no agent on a scenario with several agents: each entry was given the first agent "
+                 "free at its start"),
     )),
     # timed plans (x01-x49 of each block)
     (Scope.STEPS, E, C.UNKNOWN_NAME, (

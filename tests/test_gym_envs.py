@@ -140,7 +140,7 @@ def test_recipe2plan_scripted_episode_matches_the_validator(projects):
     assert total == pytest.approx(2.0) and info["success"]
     batch = validate_plan(problem, valid)
     m = env.unwrapped.metrics()
-    assert m == plain.metrics() and m["makespan"] == batch.metrics["makespan"] == 4440
+    assert m == envs.jsonable(plain.metrics()) and m["makespan"] == batch.metrics["makespan"] == 4440
     assert info["metrics"] == envs.jsonable(m) and info["time"] == 4440
     assert "All steps are done: completed at 01:14:00." in obs
 
@@ -313,3 +313,30 @@ def test_timearena_several_agents_use_play_lines(tmp_path):
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step("c: wash rice")       # no agent c: refused, no raise
     assert not info["ok"] and info["code"] == "E103"
+
+
+def _fractions(value) -> list:
+    from fractions import Fraction
+    if isinstance(value, dict):
+        return [f for v in value.values() for f in _fractions(v)]
+    if isinstance(value, (list, tuple)):
+        return [f for v in value for f in _fractions(v)]
+    return [value] if isinstance(value, Fraction) else []
+
+
+@pytest.mark.parametrize("env_id, actions", [
+    ("chronoplan/TimeArena-v0", ["pick rice", "wait", "look"]),
+    ("chronoplan/Recipe2Plan-v0", ["Action: Step(1, Roast-Chicken, 00:01:40, 00:00:00)", "wait 1 min"]),
+    ("chronoplan/Kitchen-v0", ["MoveTo 7 0", "wait 1"]),
+])
+def test_metrics_are_json_at_every_step(projects, env_id, actions):
+    """Issue 28 item 20: ``env.unwrapped.metrics()`` held Fractions (progress 1/8, times of a min-unit scenario)
+    that ``json.dumps`` refuses; it is JSON-safe, before, during and after an episode."""
+    env = make(env_id, projects)
+    env.reset(seed=0)
+    seen = [env.unwrapped.metrics()]
+    for action in actions:
+        env.step(action)
+        seen.append(env.unwrapped.metrics())
+    for m in seen:
+        assert _fractions(m) == [] and json.loads(json.dumps(m)) == m

@@ -285,3 +285,26 @@ def test_bundled_episodes_baseline_and_optimum():
         best = optimum(p, max_seconds=30)
         assert best.proven and best.steps is not None and best.steps <= base["steps"], name
         assert replay(p, best.plan).t == best.steps, name
+
+
+def test_parallel_env_at_the_horizon_says_the_episode_ended():
+    """Issue 28 item 20: an action still running when the horizon is reached was reported as status 'running'
+    in the last step's info, although the episode was over (truncated)."""
+    pytest.importorskip("pettingzoo")
+    from chronoplan.env import parallel_env
+
+    env = parallel_env(BUNDLED, "tea_1")
+    env.reset()
+    horizon = env.problem.horizon
+    infos: dict = {}
+    for n in range(horizon):
+        acts = {a: None for a in env.agents}
+        if n == horizon - 2:
+            acts["alice"] = 1                    # explore the kitchen: several steps, cut off by the horizon
+        _, _, term, trunc, infos = env.step(acts)
+        if n < horizon - 1:
+            assert infos["alice"]["episode"] == "running"
+    assert env.agents == [] and all(trunc.values()) and not any(term.values())
+    assert infos["alice"]["status"] == "truncated" and infos["alice"]["episode"] == "truncated"
+    assert "horizon" in infos["alice"]["message"]
+    assert infos["bob"]["status"] == "waited" and infos["bob"]["episode"] == "truncated"

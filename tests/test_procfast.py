@@ -456,8 +456,8 @@ def _random_step_text(rng: random.Random) -> str:
         if rng.random() < 0.8:
             parts.append(pad() + clock() + pad())
         parts.append(pad() + clock() + pad())
-        if rng.random() < 0.01:
-            parts.append("x")
+        if rng.random() < 0.04:        # a fifth field: the agent (issue 28 item 13), or a stray field
+            parts.append(pad() + rng.choice(["x", "cook1", "'cook2'", "", "a b"]) + pad())
         head = rng.choice(["Step"] * 10 + ["step", "STEP", "Step ", "ſtep", "Step\n"])
         return head + "(" + ",".join(parts) + (")" if rng.random() < 0.97 else "")
 
@@ -527,6 +527,9 @@ def test_canonical_step_text_scanner_reads_what_the_regular_expression_reads():
     most = (entry * P.MAX_ACTIONS)[:-2]                   # the general reader's bound on entries, kept by both
     assert R._canonical_columns(fast, most) == R._text_columns(fast, P.step_fields(most))
     assert R._canonical_columns(fast, entry + most) is None and P.step_fields(entry + most) is None
+    named = "Step(0, T, 00:02:00, 00:00:00, cook1), Step(1, T, 00:03:00, 00:02:00)"   # an agent: the general reader
+    assert R._canonical_columns(fast, named) is None and P.step_fields(named) is None
+    assert [c.agent for c in P._read_r2p_text(named, ir.TimeUnit.MIN).actions] == ["cook1", None]
 
 
 def test_scenarios_listing_a_step_twice_or_outside_their_tasks_use_the_exact_engine(spy):

@@ -24,3 +24,12 @@ def test_readme_example_files_exist():
     for token in readme_commands()[0].split():
         if token.startswith("domains/"):
             assert (ROOT / token).exists(), token
+
+
+def test_readme_lists_every_extra():
+    """Issue 28 item 20: the extras list named neither `gym` nor `pettingzoo`."""
+    import tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    text = (ROOT / "README.md").read_text()
+    listed = text[text.index("Optional extras:"):].split("\n\n")[0]
+    assert set(re.findall(r"`([a-z]+)` \(", listed)) | {"test"} == set(extras)

@@ -1,5 +1,6 @@
 """chronoplan.reward: TRL-style reward functions over both completion shapes (issue #14 item 7)."""
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -51,7 +52,9 @@ def test_shapings(project):
 def test_scenario_column_fixed_scenario_and_bad_inputs(project):
     fn = reward_function(project, shaping="valid", scenario_column="task_name")
     assert fn([VALID, VALID], task_name=[SCEN, "no-such-scenario"]) == [1.0, 0.0]
-    assert fn([VALID]) == [0.0]                                        # no column: scored, not raised
+    nameless = json.dumps({"schedule": json.loads(VALID)["schedule"]})
+    with pytest.warns(UserWarning, match="task_name"):
+        assert fn([nameless]) == [0.0]                                 # no column, no name: scored, not raised
     assert fn.last_reports[0].errors[0].code == "E015"
     fixed = reward_function(RECIPES.as_posix(), shaping="valid", scenario=SCEN)
     odd = [VALID, None, 42, [{"role": "user", "content": VALID}], [{"role": "assistant", "content": None}],
@@ -62,6 +65,30 @@ def test_scenario_column_fixed_scenario_and_bad_inputs(project):
         reward_function(project, shaping="fastest")
     with pytest.raises(ValueError):
         reward_function(project, scenario="nope")
+
+
+def test_missing_column_uses_the_scenario_a_completion_names(project, recwarn):
+    """Issue 28 item 15: without the scenario column every completion scored 0.0, silently, although it named
+    its scenario (which ``validate`` uses): it is graded against that scenario, with one warning per function."""
+    fn = reward_function(project, shaping="valid")
+    assert len(project.scenarios) > 1
+    wrapped = json.dumps({"response": VALID})
+    assert fn([VALID, chat(VALID), FAULTY, wrapped]) == [1.0, 1.0, 0.0, 1.0]
+    assert [r.scenario for r in fn.last_reports] == [SCEN] * 4
+    assert fn([VALID]) == [1.0]
+    warned = [w for w in recwarn.list if issubclass(w.category, UserWarning)]
+    assert len(warned) == 1 and "'scenario' column" in str(warned[0].message)
+    other = next(s for s in project.scenarios if s != SCEN)
+    assert fn([VALID], scenario=[other]) == [0.0]                      # the column, when given, decides
+    assert fn.last_reports[0].scenario == other
+
+
+def test_one_scenario_needs_no_column():
+    fn = reward_function((ROOT / "domains" / "quickstart" / "lab.chrono").as_posix(), shaping="schema")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fn(["{}"])
+    assert fn.last_reports[0].errors[0].code != "E015"
 
 
 def test_completion_text():

@@ -440,6 +440,15 @@ def test_cli_strict_flag(capsys):
     assert main(["schema", str(DOMAINS / "tools"), "--scenario", name, "--strict", "--compact"]) == 0
     assert json.loads(capsys.readouterr().out) == strict(name).schema
     assert main(["schema", str(DOMAINS / "tools"), "--scenario", "nope", "--strict"]) == 2
+    capsys.readouterr()
+
+
+def test_several_scenarios_name_the_option(capsys):
+    """Issue 28 item 20: with several scenarios the error listed them but not the option that picks one."""
+    for strict_flag in (["--strict"], []):
+        assert main(["schema", str(DOMAINS / "tools"), *strict_flag]) == 2
+        err = capsys.readouterr().err
+        assert "name one of" in err and "--scenario" in err and err.count("\n") == 1
 
 
 def test_docs_list_the_moved_constraints():

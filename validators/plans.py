@@ -418,13 +418,14 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
         parts = [p.strip() for p in body.split(",")]
         task = parts[1].strip("'\"").strip() if len(parts) > 1 else ""
         step = parse_int(parts[0], limit=MAX_STEP) if parts else NumberProblem.NOT_A_NUMBER
-        if isinstance(step, NumberProblem) and close >= 0 and len(parts) in (3, 4) and task:
+        agent = parts[4].strip("'\"").strip() if len(parts) == 5 else None
+        if isinstance(step, NumberProblem) and close >= 0 and len(parts) in (3, 4, 5) and task:
             errors.append(PlanError("E010", f"entry {i}: the step number {describe(parts[0], step)}",
                                     "write the step number with the digits 0-9", i))
             continue
-        if close < 0 or len(parts) not in (3, 4) or isinstance(step, NumberProblem) or not task:
+        if close < 0 or len(parts) not in (3, 4, 5) or isinstance(step, NumberProblem) or not task or agent == "":
             errors.append(PlanError("E010", f"entry {i}: cannot read {snippet!r}",
-                                    "write Step(step, recipe, duration, start) with HH:MM:SS times", i))
+                                    "write Step(step, recipe, duration, start[, agent]) with HH:MM:SS times", i))
             continue
         dur_s, start_s = (None, parts[2]) if len(parts) == 3 else (parts[2], parts[3])
         start = parse_time(start_s)
@@ -437,7 +438,7 @@ def read_r2p_general(text: str, unit: ir.TimeUnit) -> ReadPlan:
         if start > MAX_NUMBER or (dur is not None and dur > MAX_NUMBER):
             errors.append(PlanError("E011", f"entry {i}: time out of range", "use a plausible time", i))
             continue
-        actions.append(Chunk(i, task, step, start * scale, None if dur is None else dur * scale))
+        actions.append(Chunk(i, task, step, start * scale, None if dur is None else dur * scale, agent))
     return ReadPlan("recipe2plan", tuple(actions), tuple(errors), None, text)
 
 

@@ -28,9 +28,10 @@ from chronoplan.runtime.procedure import critic as proccritic
 from chronoplan.runtime.procedure import fast as procfast
 from chronoplan.runtime.procedure.sim import Chunk, simulate, simulate_whole
 from chronoplan.validators import plans as P
+from chronoplan.validators.assign import assign_agents
 from chronoplan.validators.plan_text import Native, plan_value
 from chronoplan.validators.plans import ReadPlan, read_plan
-from chronoplan.validators.report import PlanError, Report, is_warning, new_report
+from chronoplan.validators.report import PlanError, Report, is_warning, new_report, with_notes
 
 try:                                             # C types for the Step text scanner when compiled (setup.py)
     import cython
@@ -126,6 +127,8 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                 plan = Native(value)                    # what read_plan reads: decoded once
         if value is not _UNREAD:
             text = P.step_text(value, fmt)
+            if text is not None and len(problem.agents) > 1:
+                text = None                             # read whole: its entries get agents (validators.assign)
             # canonical Step text is scanned once (compiled); other text in the common form is matched into fields
             columns = None if text is None or fast is None or not _SCAN else _canonical_columns(fast, text)
             fields = None if text is None or columns is not None else P.step_fields(text)
@@ -150,6 +153,9 @@ def _validate(problem, plan, first, name, fmt, reference, exact) -> Report:  # n
                 read = P.read_fields(text, fields, problem.time_unit)
     if read is None:
         read = read_plan(plan, problem.time_unit, fmt)
+    read, assigned = assign_agents(problem, read)
+    if assigned is not None:
+        return with_notes(_validate(problem, read, first, name, fmt, reference, exact), (assigned,))
     if read.format is not None and read.format not in ("schedule", "recipe2plan") and not read.errors:
         read = ReadPlan(read.format, (), (PlanError(
             "E012", f"a {read.format} plan cannot be graded against the step-level scenario "

@@ -2,7 +2,9 @@
 
 Input: a project (or the paths of ``.chrono`` files), a ``Shaping``, and, per call, the completions in either
 shape TRL's GRPOTrainer passes (strings, or chat-message lists whose last assistant message holds the reply)
-plus the dataset columns as keyword lists (the scenario column names each completion's scenario).
+plus the dataset columns as keyword lists (the scenario column names each completion's scenario; without it,
+the project's only scenario or the ``"scenario"`` a completion names, as ``validate`` matches them, with one
+``UserWarning`` per reward function that the column is missing).
 Output: ``reward_function(...)`` returns ``fn(completions, **kwargs) -> list[float]`` with the signature TRL
 expects; ``fn.last_reports`` keeps the reports of the last call for logging.  Never raises on a completion:
 an unreadable reply, an unknown scenario or a grading crash scores ``invalid`` (0.0 by default).
@@ -20,13 +22,15 @@ Shapings (docs/runtime.md, "Rewards"):
 from __future__ import annotations
 
 import enum
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Optional, Union
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.driver import load
-from chronoplan.validators.grade import Grader
+from chronoplan.validators.grade import Grader, match_scenario
+from chronoplan.validators.plan_text import plan_value, unwrap_reply
 from chronoplan.validators.report import Report, error_report
 
 
@@ -96,7 +100,8 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
 
     ``source`` is a checked project or the path(s) of ``.chrono`` files; ``scenario`` fixes one scenario for
     every completion, else ``kwargs[scenario_column]`` names one per completion (a list, as TRL passes dataset
-    columns).  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
+    columns), else (the column is missing: one ``UserWarning``) the only scenario or the ``"scenario"`` the
+    completion names.  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
     returned function never raises on completions."""
 
     project = source if isinstance(source, ir.Project) else load(*([source] if isinstance(source, str) else source))
@@ -105,19 +110,27 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
         raise ValueError(f"no scenario named {scenario!r}")
     grader = Grader(project)
     best = dict(optima or {})
+    warned = []
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list:
         names = kwargs.get(scenario_column)
+        if scenario is None and names is None and len(project.scenarios) > 1 and not warned:
+            warned.append(True)
+            warnings.warn(f"chronoplan reward: no {scenario_column!r} column was passed; each completion is graded "
+                          "against the scenario it names (its \"scenario\" key), else scores invalid", UserWarning,
+                          stacklevel=2)
         reports = []
         for i, completion in enumerate(completions):
-            target = scenario if scenario is not None else _nth(names, i)
             text = completion_text(completion)
+            target = scenario if scenario is not None else _nth(names, i) if names is not None \
+                else _named_scenario(project, text)
             if text is None:
                 rep = error_report(f"completion {i}", str(target or ""), "E010", "the completion is "
                                    "neither text nor a list of chat messages", "pass strings or message lists")
             elif not isinstance(target, str):
                 rep = error_report(f"completion {i}", "", "E015", f"no scenario for completion {i} (the "
-                                   f"{scenario_column!r} column is missing or not text)", "pass scenario=...")
+                                   f"{scenario_column!r} column is missing or not text, and the completion names "
+                                   "none)", "pass scenario=... or the column")
             else:
                 rep = grader.grade(target, text, name=f"completion {i}")
             reports.append(rep)
@@ -127,6 +140,18 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
     reward.__name__ = f"chronoplan_{shape.value}_reward"
     reward.last_reports = []  # type: ignore[attr-defined]
     return reward
+
+
+def _named_scenario(project: ir.Project, text: Optional[str]) -> Optional[str]:
+    """The scenario ``validate`` would match for a completion without a scenario column: the only one, else the
+    ``"scenario"`` key of the plan the text holds (also inside a ``{"response": ...}`` reply), else None."""
+    if len(project.scenarios) == 1 or text is None:
+        return match_scenario(project, None, None, "")
+    got = plan_value(text)
+    inner = unwrap_reply(got.value) if got.error is None else None
+    value = inner.value if inner is not None and isinstance(inner.value, dict) else got.value
+    found = match_scenario(project, None, value, "")
+    return found if found is not None else match_scenario(project, None, got.value, "")
 
 
 def _nth(values: Any, i: int) -> Any:

@@ -18,8 +18,9 @@ Output:
 
 Reward (shared by all agents): the fraction of the goal things delivered gained by the step, plus 1.0 on the
 step that ends the episode in success.  Termination: every goal holds (all agents terminated); truncation: the
-horizon is reached first (all agents truncated).  Info per agent: ``status``, ``message``, ``reason``, ``step``,
-``success``, and ``metrics`` (``engine.metrics()``) once the episode is over.
+horizon is reached first (all agents truncated).  Info per agent: ``status`` (of its action; ``truncated`` or
+``success`` for an action the episode's end cut off), ``message``, ``reason``, ``step``, ``success``, ``episode``
+(``running``, ``success`` or ``truncated``), and ``metrics`` (``engine.metrics()``) once the episode is over.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from chronoplan.compiler.household.problem import HouseholdProblem
 from chronoplan.compiler.ir import ActionSyntax, Project
 from chronoplan.envs import HOUSEHOLD_PROTOCOL, environments
 from chronoplan.runtime.household.baseline import Baseline
-from chronoplan.runtime.household.engine import HouseholdEngine, Result
+from chronoplan.runtime.household.engine import HouseholdEngine, Result, Status
 from chronoplan.validators.families import family_of
 
 __all__ = ["parallel_env", "HouseholdParallelEnv", "HouseholdGymEnv", "HOUSEHOLD_ID", "MAX_OBSERVATION"]
@@ -150,9 +151,16 @@ class _Common:
 
     def _info(self, r: Optional[Result]) -> dict:
         e = self.engine
-        info: dict[str, Any] = {"step": e.t, "success": e.success}
+        episode = "success" if e.success else "truncated" if e.done else "running"
+        info: dict[str, Any] = {"step": e.t, "success": e.success, "episode": episode}
         if r is not None:
-            info.update({"status": r.status.value, "message": r.message,
+            status, message = r.status.value, r.message
+            if e.done and (r.status is Status.RUNNING or (r.status is Status.STARTED and r.steps > 1)):
+                status = episode             # the episode ended while the action ran: it never completes
+                message = (message + " " if message else "") + (
+                    f"The episode is over: the horizon ({self.problem.horizon} steps) was reached before the "
+                    "action completed." if episode == "truncated" else "The episode is over: the goal holds.")
+            info.update({"status": status, "message": message,
                          "reason": r.reason.value if r.reason is not None else None})
         if e.done:
             info["metrics"] = e.metrics()

@@ -146,7 +146,8 @@ class ChronoEnv(gymnasium.Env[str, str]):
         raise NotImplementedError
 
     def metrics(self) -> dict:
-        """The inner environment's metrics (the same as ``chronoplan play --json``'s, unconverted)."""
+        """The inner environment's metrics (those of ``chronoplan play --json``), JSON-safe: times and rates as
+        int or float (``jsonable``), never ``Fraction``."""
         raise NotImplementedError
 
     def _counters(self) -> dict:
@@ -241,7 +242,7 @@ class _ProcedureEnv(ChronoEnv):
         return self.inner.observation()
 
     def metrics(self) -> dict:
-        return self.inner.metrics()
+        return jsonable(self.inner.metrics())
 
     def _counters(self) -> dict:
         return {"time": json_number(self.inner.time), "refusals": self.inner.refusals}
@@ -512,7 +513,7 @@ class KitchenGymEnv(ChronoEnv):
         return self.inner.text()
 
     def metrics(self) -> dict:
-        return self.inner.metrics()
+        return jsonable(self.inner.metrics())
 
     def _counters(self) -> dict:
         return {"time": json_number(self.inner.sim.t), "refusals": self.refusals}

@@ -30,7 +30,9 @@ def run(args) -> int:
     try:
         schema = schema_for(project, args.scenario, strict=args.strict)
     except KeyError as exc:
-        print(f"chronoplan schema: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        why = exc.args[0] if exc.args else exc
+        hint = "; pass --scenario NAME" if args.scenario is None else " (see `chronoplan list`)"
+        print(f"chronoplan schema: error: {why}{hint}", file=sys.stderr)
         return 2
     except SchemaUnavailable as exc:
         print(f"chronoplan schema: error: {exc}", file=sys.stderr)
