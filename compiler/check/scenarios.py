@@ -259,16 +259,31 @@ def _op_step(ctx, c, allowed, ui_apps, ids, out):
     return call is not None
 
 
+def _waits_for(after, waits: dict, bit: dict) -> int:
+    """The steps a step with ``after`` waits for, transitively, as a bitset over ``bit`` (step id -> its bit),
+    given ``waits`` of the earlier steps; ids of unknown or later steps are left to ``after_ok`` (C404)."""
+    out = 0
+    for a in after:
+        if a in waits:
+            out |= waits[a] | bit[a]
+    return out
+
+
 def _reference(ctx, d, calls, allowed, ui_apps=None):
     """The reference plan's calls (tools of ``allowed``; APP operations on the ``ui_apps``), or None after
-    reporting why not."""
+    reporting why not.  A step may read the output of any step it waits for through ``after``, directly or
+    transitively (as the grader's T302 does)."""
     ok, out, ids = True, [], set()
     producers: dict = {}                  # step id -> its tool (for $N.field checks)
+    waits: dict = {}                      # step id -> bitset (over ``bit``) of the steps it waits for, transitively
+    bit: dict = {}                        # step id -> its bit
     for c in calls:
         if c.id in ids:
             ctx.error("C404", f"reference step {c.id} defined twice", c.span)
             ok = False
             continue
+        bit[c.id] = 1 << len(bit)
+        waits[c.id] = _waits_for(c.after, waits, bit)
         done = _op_step(ctx, c, allowed, ui_apps, ids, out)
         if done is not None:
             ok &= done
@@ -296,8 +311,9 @@ def _reference(ctx, d, calls, allowed, ui_apps=None):
                     ctx.error("C404", f"step {c.id} uses the output of step {ref}, which does not come before it",
                               v.span)
                     ok = False
-                elif ref not in c.after:
-                    ctx.error("C404", f"step {c.id} uses the output of step {ref} without 'after {ref}'", v.span)
+                elif not waits[c.id] & bit[ref]:
+                    ctx.error("C404", f"step {c.id} uses the output of step {ref} without waiting for it "
+                                      f"('after {ref}', directly or through a step it comes after)", v.span)
                     ok = False
                 elif _field and ref in producers and producers[ref].returns and \
                         _field not in {name for name, _ in producers[ref].returns}:
