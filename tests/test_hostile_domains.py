@@ -297,6 +297,29 @@ def test_a_failed_import_hides_its_follow_on_errors(capsys, monkeypatch, tmp_pat
     assert "C101" not in err and "C401" not in err
 
 
+def test_a_unitless_lag_is_pointed_at_and_its_procedure_hides_the_follow_on_c401(capsys, monkeypatch, tmp_path):
+    """issue 28 item 19: C106 put its caret on step 0's duration, not on the unitless lag of step 2, and the
+    scenario's C401 "names unknown procedure 'P' (it has errors)" was counted as a second error."""
+    text = ('procedure P {\n  step 0 "Boil water." 10 min\n  step 1 "Add pasta." 2 min after 0\n'
+            '  step 2 "Drain." 1 min within 5 of 1\n}\nscenario s { unit min procedures P }\n'
+            'scenario t { unit min procedures P }\n')
+    status, out, err = check(capsys, monkeypatch, tmp_path, text)
+    assert status == 1 and "checked 1 file: 1 error, 0 warnings" in out
+    assert re.findall(r":(\d+):(\d+): error\[(\w+)\]", err) == [("4", "32", "C106")]
+    assert "this one has no time unit, 3 others have one" in err
+    assert "2 follow-on errors about the scenarios that name procedure 'P' are hidden until this procedure is " \
+           "fixed" in err and "C401" not in err
+    unit_step = text.replace(" min\n", "\n").replace(" min after", " after").replace("1 min within 5",
+                                                                                            "1 within 5 min")
+    status, out, err = check(capsys, monkeypatch, tmp_path, unit_step)      # the lag is the one with a unit
+    assert re.findall(r":(\d+):(\d+): error\[(\w+)\]", err) == [("4", "28", "C106")]
+    assert "this one has a time unit, 3 others have none" in err
+    status, out, err = check(capsys, monkeypatch, tmp_path, text.replace("procedures P }\nscenario t",
+                                                                         "procedures Q }\nscenario t"))
+    assert "error[C401]: scenario 's' names unknown procedure 'Q'" in err     # not a follow-on: still reported
+    assert "1 follow-on error about the scenarios that name procedure 'P' is hidden" in err
+
+
 BUNDLED_KITCHEN = Path(__file__).resolve().parent.parent / "domains" / "paracook" / "kitchen.chrono"
 
 

@@ -134,6 +134,42 @@ def test_tools_ir():
     assert dict(s.profile)["today"] == ir.Value("date", "2025-03-12")
 
 
+CHAIN = '''
+tool search(q: str) -> (url: str)
+tool fetch(url: str) -> (body: str)
+scenario s {
+  tools search, fetch
+  profile { today = 2025-03-12 }
+  reference {
+    1: search(q = "chronoplan")
+    2: search(q = "other")
+    3: fetch(url = $2.url) after 2
+    4: fetch(url = $1.url) after %s
+    5: fetch(url = $1.url) after 4
+  }
+}
+'''
+
+
+def test_reference_may_read_a_transitive_prerequisite():
+    """issue 28 item 14: step 5 reads $1 and waits for it through 4 (after 1): check accepts it, as the grader
+    does (no T302 for the same plan); a step that does not wait for 1 at all is still C404."""
+    from chronoplan.validators.tools.export import reference_plan
+    from chronoplan.validators.tools.grade import grade_tool_plan
+    p = compile_ok(CHAIN % "1")
+    scen = p.scenario("s")
+    assert [c.after for c in scen.reference][3:] == [(1,), (4,)]
+    report = grade_tool_plan(p, scen, reference_plan(scen))
+    assert "T302" not in {e.code for e in report.errors} and report.valid
+    _, diags, _ = compile_text(CHAIN % "3")           # 4 waits for 3 and 2 only: neither reaches 1
+    errs = [d for d in diags if d.code == "C404"]
+    assert [d.message for d in errs] == [
+        "step 4 uses the output of step 1 without waiting for it ('after 1', directly or through a step it "
+        "comes after)",
+        "step 5 uses the output of step 1 without waiting for it ('after 1', directly or through a step it "
+        "comes after)"]
+
+
 def test_load_raises_compile_error_with_all_diagnostics(tmp_path):
     f = tmp_path / "bad.chrono"
     f.write_text('procedure P { step 0 "x" 1 after 3 }\nscenario s { procedures P, Q }')

@@ -173,9 +173,7 @@ def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
         else:
             steps.append(st)
     if len(dims) > 1:
-        first = next(iter(dims.values()))
-        ctx.error("C106", f"procedure '{d.name.name}' mixes durations with and without time units", first,
-                  "write every duration with a unit (10 min), or none (scenario ticks)")
+        _mixed_units(ctx, d, dims)
         ok = False
     for r in local:
         if r.name not in used_local:
@@ -201,11 +199,25 @@ def _procedure(ctx, d: A.ProcedureDecl):  # noqa: C901
                         initial, private)
 
 
+def _mixed_units(ctx, d, dims: dict) -> None:
+    """C106 for a procedure whose times ``dims`` (dimension -> [first span, count], in the order met) mix
+    times and plain numbers: the caret goes on the first time written the rarer way (on a tie, the way met
+    second) - the odd one out, such as a unitless lag among durations in minutes."""
+    order = list(dims)
+    odd = min(order, key=lambda k: (dims[k][1], -order.index(k)))
+    others = sum(n for k, (_, n) in dims.items() if k is not odd)
+    this = "has a time unit" if odd is ir.Dim.TIME else "has no time unit"
+    rest = (f"{others} other{'s' * (others != 1)} {'have' if others != 1 else 'has'} "
+            + ("none" if odd is ir.Dim.TIME else "one"))
+    ctx.error("C106", f"procedure '{d.name.name}' mixes durations with and without time units: this one {this}, "
+                      f"{rest}", dims[odd][0], "write every duration with a unit (10 min), or none (scenario ticks)")
+
+
 def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # noqa: C901
     scope = ctx.scope()
     dur, dim = convert(s.duration, scope, ctx.report)
     if dur is not None:
-        dims.setdefault(dim, s.duration.span)
+        dims.setdefault(dim, [s.duration.span, 0])[1] += 1
     occupancy, occupy_for, interruptible = ir.Occupancy.CONTINUOUS, None, False
     prereq: list = []
     lags: dict = {}
@@ -216,7 +228,7 @@ def _step(ctx, d, s: A.StepDecl, by_index, local_names, used_local, dims):  # no
     def time_expr(node):
         e, dm = convert(node, scope, ctx.report)
         if e is not None:
-            dims.setdefault(dm, node.span)
+            dims.setdefault(dm, [node.span, 0])[1] += 1
         return e
 
     def step_ref(idx, span):

@@ -19,6 +19,7 @@ from chronoplan.compiler.check.tools import after_ok, op_reference_call, value_f
 from chronoplan.compiler.diagnostics import hidden_note
 
 LIST_ITEMS = ("orders", "procedures", "share", "apps", "tools")
+PARTS = (("recipe", "recipes"), ("procedure", "procedures"), ("app", "apps"), ("tool", "tools"))
 STRUCTURES = ("single", "parallel", "chain", "one-to-many", "many-to-one", "many-to-many")
 
 
@@ -27,22 +28,27 @@ def check_scenarios(ctx) -> None:
     hidden = dict.fromkeys(broken, 0)         # broken map -> follow-on errors of the scenarios that use it
     broken_homes = _broken_maps(ctx, "household", "households")
     hidden_homes = dict.fromkeys(broken_homes, 0)
+    parts = {kind: _broken_maps(ctx, kind, table) for kind, table in PARTS}
+    hidden_parts = {kind: dict.fromkeys(found, 0) for kind, found in parts.items()}
     for name, d in ctx.table("scenario").items():
-        s = _scenario(ctx, d, broken, hidden, hidden_homes)
+        s = _scenario(ctx, d, broken, hidden, hidden_homes, hidden_parts)
         if s is not None:
             ctx.out("scenarios")[name] = s
-    for kind, found, counts in (("map", broken, hidden), ("household", broken_homes, hidden_homes)):
+    for kind, found, counts in (("map", broken, hidden), ("household", broken_homes, hidden_homes),
+                                *((kind, parts[kind], hidden_parts[kind]) for kind, _ in PARTS)):
         for map_name, n in counts.items():
             if n:
                 i = found[map_name]
-                about = f"on map '{map_name}'" if kind == "map" else f"of household '{map_name}'"
+                about = {"map": f"on map '{map_name}'", "household": f"of household '{map_name}'"}.get(
+                    kind, f"that name {kind} '{map_name}'")
                 ctx.diags[i] = hidden_note(ctx.diags[i], n, f"about the scenarios {about}", f"this {kind} is fixed")
 
 
 def _broken_maps(ctx, kind: str = "map", table: str = "maps") -> dict:
-    """{name: index in ctx.diags of its first error} of the declared maps (or households) that failed with an
-    error inside their declaration: a scenario naming one gets no errors of its own about it (C401 "it has
-    errors", C402 "agent positions need a map"), only the count of them as a note on that first error."""
+    """{name: index in ctx.diags of its first error} of the declared maps (or households, recipes, procedures,
+    apps, tools) that failed with an error inside their declaration: a scenario naming one gets no errors of
+    its own about it (C401 "it has errors", C402 "agent positions need a map"), only the count of them as a note
+    on that first error."""
     out = {}
     for name, decl in ctx.table(kind).items():
         if name in ctx.out(table) or decl.span is None:
@@ -60,7 +66,7 @@ def _inside(span, outer) -> bool:
     return (outer.line, outer.col) <= (span.line, span.col) <= end
 
 
-def _scenario(ctx, d, broken, hidden, hidden_homes=None):  # noqa: C901
+def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # noqa: C901
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
          "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
          "reference": [], "household": None, "goal": [], "horizon": None, "seed": None, "messages": None,
@@ -86,6 +92,9 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None):  # noqa: C901
                      if k != kind and ident.name in ctx.table(k)]
             if ident.name not in ctx.out(table) and other and ident.name not in ctx.table(kind):
                 ctx.error("C103", f"'{ident.name}' is a {other[0]}, not a {kind}", ident.span)
+                ok = False
+            elif ident.name in (hidden_parts or {}).get(kind, ()):
+                hidden_parts[kind][ident.name] += 1      # a follow-on of the errors inside its declaration
                 ok = False
             elif ident.name not in ctx.out(table):
                 decl_ok = ident.name in ctx.table(kind)
@@ -259,16 +268,31 @@ def _op_step(ctx, c, allowed, ui_apps, ids, out):
     return call is not None
 
 
+def _waits_for(after, waits: dict, bit: dict) -> int:
+    """The steps a step with ``after`` waits for, transitively, as a bitset over ``bit`` (step id -> its bit),
+    given ``waits`` of the earlier steps; ids of unknown or later steps are left to ``after_ok`` (C404)."""
+    out = 0
+    for a in after:
+        if a in waits:
+            out |= waits[a] | bit[a]
+    return out
+
+
 def _reference(ctx, d, calls, allowed, ui_apps=None):
     """The reference plan's calls (tools of ``allowed``; APP operations on the ``ui_apps``), or None after
-    reporting why not."""
+    reporting why not.  A step may read the output of any step it waits for through ``after``, directly or
+    transitively (as the grader's T302 does)."""
     ok, out, ids = True, [], set()
     producers: dict = {}                  # step id -> its tool (for $N.field checks)
+    waits: dict = {}                      # step id -> bitset (over ``bit``) of the steps it waits for, transitively
+    bit: dict = {}                        # step id -> its bit
     for c in calls:
         if c.id in ids:
             ctx.error("C404", f"reference step {c.id} defined twice", c.span)
             ok = False
             continue
+        bit[c.id] = 1 << len(bit)
+        waits[c.id] = _waits_for(c.after, waits, bit)
         done = _op_step(ctx, c, allowed, ui_apps, ids, out)
         if done is not None:
             ok &= done
@@ -296,8 +320,9 @@ def _reference(ctx, d, calls, allowed, ui_apps=None):
                     ctx.error("C404", f"step {c.id} uses the output of step {ref}, which does not come before it",
                               v.span)
                     ok = False
-                elif ref not in c.after:
-                    ctx.error("C404", f"step {c.id} uses the output of step {ref} without 'after {ref}'", v.span)
+                elif not waits[c.id] & bit[ref]:
+                    ctx.error("C404", f"step {c.id} uses the output of step {ref} without waiting for it "
+                                      f"('after {ref}', directly or through a step it comes after)", v.span)
                     ok = False
                 elif _field and ref in producers and producers[ref].returns and \
                         _field not in {name for name, _ in producers[ref].returns}:
