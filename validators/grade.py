@@ -30,6 +30,7 @@ from chronoplan.validators.compat.recipe2plan import grade_plan, model_for
 from chronoplan.validators.compat.timearena import grade_plan as arena_plan
 from chronoplan.validators.families import family_of
 from chronoplan.validators.household.read import EpisodeSource, sniff, sniff_text
+from chronoplan.validators.lines import bounded_lines, max_line_bytes, read_line
 from chronoplan.validators.plan_text import (
     BOM,
     MAX_TEXT,
@@ -85,13 +86,19 @@ def _sources(name: str, stem: str, entries: list[Decoded], raw: Any = None) -> I
         yield PlanSource(f"{name}:{d.line}", stem, d.value, d.error, d.notes, True)
 
 
-def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
-    """JSON Lines, streamed: one source per non-empty line, in order, whatever the other lines hold."""
+def _too_long(name: str, stem: str, no: int, length: int, cap: int) -> PlanSource:
+    return PlanSource(f"{name}:{no}", stem, None, PlanError(
+        "E013", f"line {no} is {length} bytes long; at most {cap} (CHRONOPLAN_MAX_LINE_BYTES)", "split the plan"))
+
+
+def _read_lines(lines: Iterable[tuple[int, Any, int]], name: str, stem: str, cap: int) -> Iterator[PlanSource]:
+    """JSON Lines, streamed: one source per non-empty line, in order, whatever the other lines hold; ``lines``
+    come from ``lines.bounded_lines``, so a line over the cap is an ``E013`` for that line alone, never read
+    whole."""
     any_line = False
-    for no, raw in enumerate(stream, 1):
-        if len(raw) > MAX_TEXT:
-            yield PlanSource(f"{name}:{no}", stem, None, PlanError("E013", f"line {no} is {len(raw)} "
-                             f"bytes long; at most {MAX_TEXT}", "split the plan"))
+    for no, raw, length in lines:
+        if raw is None:
+            yield _too_long(name, stem, no, length, cap)
             any_line = True
             continue
         if not raw.strip():
@@ -104,36 +111,59 @@ def _read_lines(stream: Any, name: str, stem: str) -> Iterator[PlanSource]:
 
 
 def _read_stdin(name: str, stem: str, raw_text: bool) -> Iterator[PlanSource]:
-    """stdin: JSON Lines are streamed like a .jsonl file, line by line, when its first non-empty line is a JSON
-    value and the next one starts like one (what ``decode`` reads as JSON Lines); anything else is read whole,
-    up to ``MAX_FILE_BYTES``, and decoded as a plan file is."""
+    """stdin: a household episode log (first non-empty line an episode header) is one plan, as for a file;
+    JSON Lines are streamed like a .jsonl file, line by line, when its first non-empty line is a JSON value
+    and the next one starts like one (what ``decode`` reads as JSON Lines), or when a line before any other
+    kind of text is over the line cap; anything else is read whole, up to ``MAX_FILE_BYTES``, and decoded as a
+    plan file is.  Every line is read bounded (``lines.read_line``)."""
     stream = getattr(sys.stdin, "buffer", sys.stdin)      # a text stream when replaced (tests, notebooks)
-    head: list = []                                       # the lines read to decide
+    cap = max_line_bytes()
+    head: list = []                                       # (number, line or None, length) read to decide
     lines: list[str] = []                                 # their non-empty ones, stripped
     size = 0
     while len(lines) < 2 and size <= MAX_FILE_BYTES:
-        raw = stream.readline(MAX_TEXT + 1)
-        if not raw:
+        raw, length = read_line(stream, cap)
+        if raw is not None and not raw:
             break
-        head.append(raw)
-        size += len(raw)
-        if len(raw) > MAX_TEXT:
-            break
+        head.append((len(head) + 1, raw, length))
+        size += length
+        if raw is None:                                    # over the cap: a batch whose line is refused
+            yield from _read_lines(itertools.chain(head, bounded_lines(stream, cap, len(head) + 1)), name,
+                                   stem, cap)
+            return
         line = text_of(raw).strip().lstrip(BOM).strip()
         if line:
+            header = sniff_text(line) if not lines else None
+            if header is not None:                         # a household episode log: one plan
+                yield from _episode_stdin(name, stem, head, stream, size, header)
+                return
             lines.append(line)
             if line[0] not in "[{":
                 break
     if len(lines) == 2 and _first_line_is_json("\n".join(lines)):
-        yield from _read_lines(itertools.chain(head, stream), name, stem)
+        yield from _read_lines(itertools.chain(head, bounded_lines(stream, cap, len(head) + 1)), name, stem, cap)
         return
     rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
-    data = rest[:0].join(head) + rest if head else rest
+    data = rest[:0].join(h[1] for h in head) + rest if head else rest
     if len(data) > MAX_FILE_BYTES:
         yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
                          "bytes", "split the file"))
         return
     yield from _sources(name, stem, decode(data), data if raw_text else None)
+
+
+def _episode_stdin(name: str, stem: str, head: list, stream: Any, size: int, header: dict) -> Iterator[PlanSource]:
+    """A household episode log on stdin: read whole up to ``MAX_FILE_BYTES`` (its lines are bounded by its
+    reader, ``household.read``) and graded as the same file would be."""
+    rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
+    data = rest[:0].join(h[1] for h in head) + rest
+    if len(data) > MAX_FILE_BYTES:
+        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
+                         "bytes", "split the file"))
+        return
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    yield PlanSource(name, stem, EpisodeSource(data=data, scenario=_scenario_of(header)))
 
 
 def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSource]:
@@ -148,7 +178,8 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
                 yield PlanSource(name, stem, EpisodeSource(path=str(path), scenario=_scenario_of(header)))
                 return
             with path.open("rb") as stream:
-                yield from _read_lines(stream, name, stem)
+                cap = max_line_bytes()
+                yield from _read_lines(bounded_lines(stream, cap), name, stem, cap)
             return
         elif path.stat().st_size > MAX_FILE_BYTES:
             yield PlanSource(name, stem, None, PlanError("E013", f"{name} is {path.stat().st_size} bytes "

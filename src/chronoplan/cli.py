@@ -1,7 +1,8 @@
 """The ``chronoplan`` command line.
 
 Input: argv.  Output: an exit status (0 ok, 1 problems found, 2 usage or compile error, 3 internal error,
-130 interrupted by SIGINT, 143 terminated by SIGTERM).
+74 output error: stdout closed early (a broken pipe) or not writable (a full disk), 130 interrupted by SIGINT,
+143 terminated by SIGTERM).
 Each subcommand lives in its own module exposing ``configure(parser)`` and ``run(args) -> int``; modules
 are imported only when their command runs, so ``chronoplan check`` never pays for ortools or planners.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from chronoplan.compiler.diagnostics import clear_interrupt, interrupt_in, note_interrupt
 
 INTERNAL_ERROR_EXIT = 3
+IO_ERROR_EXIT = 74              # sysexits.h EX_IOERR: the output could not be written (never "all valid")
 
 COMMANDS = {
     "check": ("chronoplan.commands.check", "check files and print diagnostics"),
@@ -87,19 +89,84 @@ def main(argv=None) -> int:
     except SystemExit as exc:          # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     previous = _catch_signals()
+    real_stdout = sys.stdout
+    sys.stdout = guarded = GuardedOutput(real_stdout)
     try:
-        return int(module.run(args) or 0)
+        status = int(module.run(args) or 0)
+        guarded.flush()                 # a full disk shows here, not as an ignored error at exit
+        return status
     except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM turned into Terminated: finally blocks have cleaned up
         return interrupted(name, exc)
-    except BrokenPipeError:
-        return 0
+    except OutputError as exc:
+        return output_error(name, exc, real_stdout)
     except Exception as exc:   # noqa: BLE001 - the documented last resort: exit 3 and a short message
         hidden = interrupt_in(exc)      # a signal that fired inside a C callback comes wrapped in a SystemError
+        if hidden is None and isinstance(exc.__context__, OutputError):
+            return output_error(name, exc.__context__, real_stdout)
         return internal_error(name, exc) if hidden is None else interrupted(name, hidden)
     finally:
+        sys.stdout = real_stdout
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         clear_interrupt()
+
+
+class OutputError(Exception):
+    """Writing to stdout failed (``GuardedOutput``): the reader went away (EPIPE) or the device is full or
+    broken; ``main`` exits ``IO_ERROR_EXIT`` with one clear line on stderr, never 0."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.error = error
+
+
+class GuardedOutput:
+    """``sys.stdout`` while a command runs: every write or flush that fails with an OSError raises
+    ``OutputError`` instead, so that a command's own ``except OSError`` (reading its inputs) cannot mistake
+    it and ``main`` can tell an output failure from a bug.  Everything else is the wrapped stream's."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as exc:
+            raise OutputError(exc) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def output_error(command: str, exc: OutputError, stream) -> int:
+    """The message and exit status (``IO_ERROR_EXIT``) of a command whose stdout failed; the unwritten rest of
+    stdout is dropped (fd 1 pointed at /dev/null) so that Python's exit does not report it again."""
+    closed = isinstance(exc.error, BrokenPipeError)
+    what = ("the reader of its output closed the pipe before the end (the output is incomplete)" if closed
+            else f"cannot write its output: {exc}")
+    print(f"chronoplan {command}: error: {what}; exit status {IO_ERROR_EXIT} (I/O error), not a result",
+          file=sys.stderr)
+    _drop_output(stream)
+    return IO_ERROR_EXIT
+
+
+def _drop_output(stream) -> None:
+    """Point the descriptor of the real stdout at /dev/null (its buffered bytes can never be written)."""
+    if stream is not sys.__stdout__ or stream is None:
+        return
+    try:
+        fd = stream.fileno()
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def interrupted(command: str, exc: BaseException) -> int:

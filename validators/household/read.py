@@ -168,8 +168,9 @@ def sniff(path: Path) -> Optional[dict]:
     """The header of a JSON Lines file whose first non-empty line is an episode header, else None."""
     try:
         with path.open("rb") as f:
-            for raw in f:
-                if len(raw) > MAX_LINE:
+            for _ in range(1000):                  # blank lines before the header: a few, not a file of them
+                raw = f.readline(MAX_LINE + 2)      # bounded: a first line of 1 GB is never read whole
+                if not raw or len(raw.rstrip(b"\r\n")) > MAX_LINE:
                     return None
                 if raw.strip():
                     return sniff_text(raw)

@@ -1,0 +1,206 @@
+"""The command line's input and output under hostile conditions (issue 28 items 4, 5, 9, 10, 11, 11b, 16, 17):
+stdout that closes early or cannot be written, lines too long to read, output paths that are not regular
+files, text from plans that a renderer could take for markup, signals while workers start."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECIPES = ROOT / "domains" / "recipes"
+FAULTY = RECIPES / "plans" / "faulty.json"
+VALID = RECIPES / "plans" / "valid.json"
+
+
+def cli(*argv, **kw) -> subprocess.CompletedProcess:
+    kw.setdefault("capture_output", True)
+    return subprocess.run([sys.executable, "-m", "chronoplan.cli", *map(str, argv)], text=True, timeout=300,
+                          **kw)
+
+
+def batch(tmp_path: Path, n: int, plan: Path = FAULTY) -> Path:
+    """A JSON Lines batch of ``n`` copies of ``plan``."""
+    line = json.dumps(json.loads(plan.read_text()))
+    out = tmp_path / "batch.jsonl"
+    out.write_text((line + "\n") * n)
+    return out
+
+
+# item 4: a broken pipe or a full disk is an I/O error (exit 74), never "every plan valid" nor "a bug"
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_broken_pipe_is_an_io_error_not_success(tmp_path, fmt):
+    jl = batch(tmp_path, 300)
+    proc = subprocess.Popen([sys.executable, "-m", "chronoplan.cli", "validate", str(RECIPES), str(jl),
+                             "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()                   # `| head -1`
+    proc.stdout.close()
+    err = proc.stderr.read()
+    status = proc.wait(timeout=300)
+    assert first.strip(), err
+    assert status == 74, (status, err)
+    assert "closed the pipe" in err and "I/O error" in err
+    assert "Traceback" not in err and "bug" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("argv", [["validate", RECIPES, FAULTY, "--format", "json"],
+                                  ["validate", RECIPES, VALID],            # valid plans: still not exit 0
+                                  ["list", RECIPES]])
+def test_full_disk_on_stdout_is_an_io_error(argv):
+    with open("/dev/full", "w") as full:
+        proc = cli(*argv, stdout=full, stderr=subprocess.PIPE, capture_output=False)
+    assert proc.returncode == 74, proc.stderr
+    assert "No space left on device" in proc.stderr and "I/O error" in proc.stderr
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+class _Failing:
+    """A stdout whose writes fail like a closed pipe or a full disk."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+
+    def write(self, text):
+        raise self.error
+
+    def flush(self):
+        raise self.error
+
+
+@pytest.mark.parametrize("error", [BrokenPipeError(32, "Broken pipe"), OSError(28, "No space left on device")])
+@pytest.mark.parametrize("command", ["check", "list", "schema", "validate", "solve", "prompt", "pddl", "import"])
+def test_every_command_exits_74_when_stdout_fails(monkeypatch, capsys, command, error):
+    """A command's output failure (even one its own ``except OSError`` would catch) is exit 74, one line."""
+    from chronoplan import cli
+
+    def run(args):
+        try:
+            print("a result")
+        except OSError:                     # a command's handler for its input files must not swallow it
+            return 0
+        return 0
+    monkeypatch.setattr(cli._load(command), "run", run)
+    argv = {"validate": ["x", "y"], "import": ["recipe2plan", "x", "-o", "y"], "pddl": ["x", "-o", "y"]}.get(
+        command, ["x"])
+    monkeypatch.setattr(sys, "stdout", _Failing(error))
+    assert cli.main([command, *argv]) == cli.IO_ERROR_EXIT
+    err = capsys.readouterr().err
+    assert f"chronoplan {command}: error:" in err and "I/O error" in err and "bug" not in err
+
+
+# item 5: every line is read bounded; a line over the cap is its own E013, the other plans keep their reports
+
+def _long_line_batch(tmp_path: Path, cap: int) -> tuple[Path, str]:
+    good = json.dumps(json.loads(VALID.read_text()))
+    long = json.dumps({"scenario": "x", "pad": "y" * (3 * cap)})      # longer than the cap, a plan otherwise
+    text = f"{good}\n{long}\n{good}\n"
+    path = tmp_path / "long.jsonl"
+    path.write_text(text)
+    return path, text
+
+
+@pytest.mark.parametrize("via", ["file", "stdin"])
+def test_a_line_over_the_cap_is_its_own_error_and_the_next_plan_is_graded(tmp_path, via):
+    cap = 4000
+    path, text = _long_line_batch(tmp_path, cap)
+    env = {**os.environ, "CHRONOPLAN_MAX_LINE_BYTES": str(cap)}
+    if via == "file":
+        proc = cli("validate", RECIPES, path, "--format", "json", env=env)
+        name = str(path)
+    else:
+        proc = cli("validate", RECIPES, "-", "--format", "json", input=text, env=env)
+        name = "-"
+    reps = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["plan"] for r in reps] == [f"{name}:1", f"{name}:2", f"{name}:3"], proc.stderr
+    assert [r["valid"] for r in reps] == [True, False, True]
+    err = reps[1]["errors"][0]
+    assert err["code"] == "E013" and f"at most {cap}" in err["message"] and "line 2" in err["message"]
+    assert proc.returncode == 1 and "internal error" not in proc.stderr
+
+
+def test_an_over_long_first_line_on_stdin_is_a_batch_line(tmp_path):
+    """The first line is the one stdin sniffs: over the cap, it is refused alone and the batch goes on."""
+    cap = 4000
+    _, text = _long_line_batch(tmp_path, cap)
+    text = "\n".join(text.splitlines()[1:] + text.splitlines()[:1]) + "\n"      # long, good, good
+    proc = cli("validate", RECIPES, "-", "--format", "json", input=text,
+               env={**os.environ, "CHRONOPLAN_MAX_LINE_BYTES": str(cap)})
+    reps = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["plan"], r["valid"]) for r in reps] == [("-:1", False), ("-:2", True), ("-:3", True)]
+    assert reps[0]["errors"][0]["code"] == "E013"
+
+
+def test_read_line_never_holds_more_than_the_cap():
+    """The reader asks the stream for at most cap + 2 units, then 1 MiB pieces, whatever the line's length."""
+    import io
+
+    from chronoplan.validators.lines import bounded_lines
+
+    class Counting(io.BytesIO):
+        biggest = 0
+
+        def readline(self, size=-1):
+            assert size > 0, "an unbounded readline"
+            got = super().readline(size)
+            Counting.biggest = max(Counting.biggest, len(got))
+            return got
+
+    data = b"a\n" + b"x" * 5_000_000 + b"\nb\r\n\nc"
+    got = list(bounded_lines(Counting(data), 10))
+    assert got == [(1, b"a\n", 2), (2, None, 5_000_001), (3, b"b\r\n", 3), (4, b"\n", 1), (5, b"c", 1)]
+    assert Counting.biggest <= 1 << 20
+
+
+def test_the_cap_comes_from_the_environment(monkeypatch):
+    from chronoplan.validators import lines
+    monkeypatch.setenv("CHRONOPLAN_MAX_LINE_BYTES", "123")
+    assert lines.max_line_bytes() == 123
+    for bad in ("0", "-5", "x", "1e9", "٣"):
+        monkeypatch.setenv("CHRONOPLAN_MAX_LINE_BYTES", bad)
+        assert lines.max_line_bytes() == lines.DEFAULT_MAX_LINE
+
+
+def test_household_log_sniff_reads_a_bounded_first_line(tmp_path, monkeypatch):
+    from chronoplan.validators.household import read
+    monkeypatch.setattr(read, "MAX_LINE", 100)
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b'{"scenario": "a", "seed": 1, "agents": ["x"], "pad": "' + b"y" * 10_000 + b'"}\n')
+    sizes = []
+    real_open = Path.open
+
+    def opening(self, *a, **kw):
+        f = real_open(self, *a, **kw)
+        real = f.readline
+
+        def readline(size=-1):
+            sizes.append(size)
+            return real(size)
+        f.readline = readline
+        return f
+    monkeypatch.setattr(Path, "open", opening)
+    assert read.sniff(path) is None
+    assert sizes and all(0 < s <= 102 for s in sizes)
+
+
+# item 11: a household episode log on stdin is one episode, as the same file is
+
+def test_household_log_on_stdin_is_graded_like_the_file(tmp_path):
+    import chronoplan
+    from chronoplan.compiler.household.problem import HouseholdProblem
+    from chronoplan.runtime.household.baseline import run_baseline
+    home = ROOT / "domains" / "household"
+    text = run_baseline(HouseholdProblem(chronoplan.load(home), "tea_2"), log=True).log.text()
+    path = tmp_path / "episode.jsonl"
+    path.write_text(text)
+    from_file = cli("validate", home, path, "--format", "json")
+    from_stdin = cli("validate", home, "-", "--format", "json", input=text)
+    assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stdout[:500]
+    a, b = json.loads(from_file.stdout), json.loads(from_stdin.stdout)
+    assert b["plan"] == "-" and dict(a, plan="-") == b
