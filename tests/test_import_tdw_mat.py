@@ -30,7 +30,7 @@ OBJECTS = [   # model name, room, (x, z), category
     ("sofa_xyz", "Livingroom", (0.0, 2.0), "sofa"),
 ]
 SOFA = ("sofa_xyz", "Bedroom", (0.0, 2.0), "sofa")
-WARNINGS = {"bed", "agents", "doors", "places", "horizon", "add_object"}
+WARNINGS = {"rooms", "bed", "agents", "doors", "places", "horizon", "add_object"}
 
 
 def episode(objects=OBJECTS):
@@ -172,7 +172,8 @@ def with_position(i, pos):
     ({"raw_cmds": "[{"}, "2a_0_0.json:1:"),
     ({"raw_meta": "{\"0\": NaN}"}, "NaN is not a JSON number"),
     ({"raw_cmds": json.dumps(episode()).replace("5.0", "NaN", 1)}, "NaN is not a JSON number"),
-    ({"raw_cmds": json.dumps(episode()).replace("5.0", "1e999", 1)}, "is not a coordinate in metres"),
+    ({"raw_cmds": json.dumps(episode()).replace("5.0", "1e999", 1)}, "2a_0_0.json:1:110: invalid JSON: the number "
+                                                                      "1e999 is beyond a float's range"),
     ({"raw_cmds": json.dumps(episode()).replace("5.0", "1" + "0" * 400, 1)}, "is not a coordinate in metres"),
     ({"cmds": with_position(2, {"x": 1e9, "y": 0, "z": 0})}, "b04_orange_00: position.x"),
     ({"cmds": with_position(0, {"x": "1", "z": 0})}, "expected a number, got '1'"),
@@ -258,3 +259,111 @@ def test_a_benchmark_size_episode_has_a_proven_optimum(tmp_path):
     p = run("play", out, "--baseline")
     assert p.returncode == 0, p.stderr
     assert "baseline 160 steps (success), omniscient optimum 37 steps (proven)" in p.stdout, p.stdout
+
+
+# ------------------------------------------------------------------ room_types.json (issue 28 item 2)
+NO_BEDROOM = [(n, "Office" if r == "Bedroom" else r, p, c) for n, r, p, c in OBJECTS]
+ROOM_TYPES = {"1": [["Kitchen", "Bedroom"]],                      # the dataset's layout: scene number -> layouts
+              "2": [["Kitchen", "Livingroom", "Office", "Livingroom", "Bedroom", "Porch"],
+                    ["Office", "Kitchen"]]}
+
+
+def write_room_types(tmp_path, data=ROOM_TYPES, raw=None):
+    path = tmp_path / "room_types.json"
+    path.write_text(raw if raw is not None else json.dumps(data))
+    return path
+
+
+def test_room_types_name_the_bed_room_and_the_rooms_without_objects(tmp_path):
+    """The bed's room is read from room_types.json (scene 2a, layout 0: its Bedroom holds no object), no
+    --bed-room needed; every room of the layout is a room, those without objects joined by doors of the
+    mean length; the scenario checks clean and plays."""
+    ep, md = write(tmp_path, cmds=episode(NO_BEDROOM), meta=metadata(NO_BEDROOM))
+    rt = write_room_types(tmp_path)
+    out = tmp_path / "food.chrono"
+    r = run("import", "tdw-mat", ep, "--metadata", md, "--task", "food", "--room-types", rt, "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "several rooms of type Livingroom" in r.stderr and "rooms without objects (bedroom, porch)" in r.stderr
+    (house,) = chronoplan.load(out).households.values()
+    assert house.rooms == ("kitchen", "livingroom", "office", "bedroom", "porch")
+    assert house.place("bed").room == "bedroom"
+    doors = {frozenset((d.a, d.b)): d.metres for d in house.doors}
+    assert len(doors) == 10                                         # every two of the five rooms
+    located = [m for pair, m in doors.items() if not pair & {"bedroom", "porch"}]
+    mean = round(sum(located) / len(located), 1)
+    assert doors[frozenset(("bedroom", "kitchen"))] == doors[frozenset(("porch", "bedroom"))] == \
+        pytest.approx(mean, abs=0.051)
+    assert "bed" in r.stderr and "(the room of type Bedroom)" in r.stderr
+    p = run("play", out, "--baseline")
+    assert p.returncode == 0 and "(success)" in p.stdout, p.stdout + p.stderr
+
+
+def test_bed_room_overrides_room_types(tmp_path):
+    ep, md = write(tmp_path, cmds=episode(NO_BEDROOM), meta=metadata(NO_BEDROOM))
+    rt = write_room_types(tmp_path)
+    out = tmp_path / "o.chrono"
+    r = run("import", "tdw-mat", ep, "--metadata", md, "--task", "food", "--room-types", rt, "--bed-room", "Porch",
+            "-o", out)
+    assert r.returncode == 0, r.stderr
+    assert "surface bed in porch" in out.read_text()
+    r = run("import", "tdw-mat", ep, "--metadata", md, "--task", "food", "--room-types", rt, "--bed-room",
+            "Garage", "-o", tmp_path / "o2.chrono")
+    assert r.returncode == 2 and "--bed-room: no room 'Garage'" in r.stderr and "Porch" in r.stderr
+
+
+def test_without_room_types_the_missing_bedroom_names_the_option(tmp_path):
+    ep, md = write(tmp_path, cmds=episode(NO_BEDROOM), meta=metadata(NO_BEDROOM))
+    r = run("import", "tdw-mat", ep, "--metadata", md, "--task", "food", "-o", tmp_path / "o.chrono")
+    assert r.returncode == 2 and "--room-types room_types.json" in r.stderr
+
+
+@pytest.mark.parametrize("rooms, meta, message", [
+    ({"1": [["Kitchen"]]}, {}, 'room_types.json: no scene "2" (for 2a; scenes: 1)'),
+    ({"2": [["Kitchen"]]}, {"floorplan_layout": 3}, "scene \"2\" has 1 layouts, the metadata's floorplan_layout is 3"),
+    ({"2": [["Kitchen", "Livingroom", "Office"]]}, {}, "room 'Bedroom' is not a room of the layout"),
+    ({"2": [["Kitchen", "Livingroom", "Bedroom", 7]]}, {}, "expected a non-empty list of room names"),
+    ({"2": [["Kitchen", "Livingroom", "Bedroom"]]}, {"floorplan_scene_name": None, "floorplan_layout": True},
+     "floorplan_layout must be a layout number"),
+    ({"2": [["Kitchen", "Livingroom", "Bedroom"]]}, {"floorplan_scene_name": "x"},
+     "floorplan_scene_name must name a floorplan scene"),
+    ([1, 2], {}, "expected a JSON object {scene number"),
+    ({"2": [["Kitchen"] * 51]}, {}, "51 rooms, more than 50"),
+])
+def test_bad_room_types_are_located_errors(tmp_path, rooms, meta, message):
+    rt = write_room_types(tmp_path, rooms)
+    stderr = bad(tmp_path, "--room-types", rt, meta=metadata(**meta))
+    assert message in stderr, stderr
+
+
+def test_no_bedroom_in_the_layout_is_an_error_naming_bed_room(tmp_path):
+    rt = write_room_types(tmp_path, {"2": [["Kitchen", "Livingroom", "Office"]]})
+    stderr = bad(tmp_path, "--room-types", rt, cmds=episode(NO_BEDROOM), meta=metadata(NO_BEDROOM))
+    assert "the episode's layout has no Bedroom" in stderr and "--bed-room ROOM" in stderr
+
+
+def test_room_types_fall_back_to_the_file_name_for_scene_and_layout(tmp_path):
+    meta = {k: v for k, v in metadata(NO_BEDROOM).items() if k not in ("floorplan_scene_name", "floorplan_layout")}
+    ep, md = write(tmp_path, cmds=episode(NO_BEDROOM), meta=meta)             # 2a_0_0.json: scene 2, layout 0
+    files = convert([ep], metadata=str(md), task="food", room_types=str(write_room_types(tmp_path)))
+    assert "surface bed in bedroom" in next(iter(files.values()))
+
+
+# ------------------------------------------------------------------ doors stay bounded (issue 28 item 8)
+def many_rooms(n):
+    return [("apple", f"Room{i}", (float(i), 0.0), "apple") for i in range(n)] + \
+        [("sofa_xyz", "Bedroom", (0.0, 9.0), "sofa")]
+
+
+def test_more_rooms_than_the_bound_is_an_error_not_a_quadratic_file(tmp_path):
+    """1,000 rooms: the old importer wrote 499,500 doors (12.6 MB); the rooms are bounded (50) so the doors
+    are too, and more is a located error."""
+    objs = many_rooms(1000)
+    stderr = bad(tmp_path, cmds=episode(objs), meta=metadata(objs))
+    assert "more than 50 rooms" in stderr
+
+
+def test_doors_of_the_largest_episode_are_bounded(tmp_path):
+    objs = many_rooms(49)                                                  # 49 + the Bedroom = 50 rooms
+    ep, md = write(tmp_path, cmds=episode(objs), meta=metadata(objs))
+    text = next(iter(convert([ep], metadata=str(md), task="food").values()))
+    assert text.count("\n  door ") == 50 * 49 // 2

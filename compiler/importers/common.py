@@ -1,55 +1,171 @@
-"""Helpers shared by importers: reading JSON safely and writing chronoplan literals and names.
+"""Helpers shared by importers: reading input files safely and writing chronoplan literals, comments and names.
 
-Input: paths, Python values and foreign names.  Output: decoded JSON (or ``ImportFormatError``), quoted
-string literals that the grammar reads back to the same text, numbers as NUMBER literals, and valid,
-unique chronoplan names (``Names``).
+Input: paths, Python values and foreign names.  Output: the bytes, text or decoded JSON of a regular file,
+bounded (``read_bytes``, ``read_source``, ``read_json``, ``read_beside``; ``ImportFormatError`` naming the
+file and the reason otherwise: a FIFO or a device is refused without blocking, nothing is read without
+bound), quoted string literals that the grammar reads back to the same text, numbers as NUMBER literals
+(``number``; ``literal`` also checks the language's digit limit), text for a ``#`` comment line
+(``comment``), and valid, unique chronoplan names (``Names``).
 """
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
 import re
+import stat
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from chronoplan.compiler.decimal_text import exact_decimal
 from chronoplan.compiler.importers import ImportFormatError
+from chronoplan.compiler.numparse import MAX_DIGITS, NumberProblem, parse_decimal
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z][A-Za-z0-9_]*)*")
-MAX_BYTES = 200 * 1024 * 1024
+MAX_BYTES = 64 * 1024 * 1024        # an input file (docs/cli.md, "Import: input limits")
+MAX_BESIDE_BYTES = 64 * 1024        # a file read beside a source (Recipe2Plan's LICENSE)
+MAX_DEPTH = 100                     # nesting of JSON arrays and objects
+_CHUNK = 1024 * 1024
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-def read_source(path: Path, what: str) -> str:
-    """The text of an input file (UTF-8, a BOM dropped); ImportFormatError naming the file and the reason
-    when it is missing, a directory, over MAX_BYTES, unreadable or not UTF-8 (``what``: "a JSON file")."""
+def read_bytes(path: Path, what: str, limit: int = MAX_BYTES, follow: bool = True) -> bytes:
+    """The bytes of a regular file, at most ``limit`` of them; ImportFormatError naming the file and the
+    reason when it is missing, a directory, not a regular file (a FIFO, a device: checked with fstat on a
+    descriptor opened with O_NONBLOCK, so that nothing blocks and nothing endless is read), larger than
+    ``limit`` (also when it grows while being read) or unreadable.  ``follow=False``: a symbolic link as the
+    last component is refused (O_NOFOLLOW)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        if path.is_dir():
-            raise ImportFormatError(f"{path}: is a directory, expected {what}")
-        if path.stat().st_size > MAX_BYTES:
-            raise ImportFormatError(f"{path}: larger than {MAX_BYTES // (1024 * 1024)} MiB")
-        return path.read_text(encoding="utf-8-sig")
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise ImportFormatError(f"{path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except IsADirectoryError:
+        raise ImportFormatError(f"{path}: is a directory, expected {what}") from None
+    except (OSError, ValueError) as exc:          # ValueError: a NUL byte in the name
+        why = "a symbolic link" if not follow and getattr(exc, "errno", None) == errno.ELOOP else \
+            getattr(exc, "strerror", None) or str(exc)
+        raise ImportFormatError(f"{path}: cannot read: {why}") from None
+    try:
+        return _read_regular(fd, path, what, limit)
     except OSError as exc:
         raise ImportFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
-def read_json(path: Path) -> Any:
-    """Decode a JSON file; raise ImportFormatError with the file name and the reason on any failure."""
+def _read_regular(fd: int, path: Path, what: str, limit: int) -> bytes:
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        raise ImportFormatError(f"{path}: is a directory, expected {what}")
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        raise ImportFormatError(f"{path}: is {kind}, expected {what} (only regular files are read)")
+    too_large = f"{path}: larger than {_size(limit)} (the limit for {what})"
+    if st.st_size > limit:
+        raise ImportFormatError(too_large)
+    chunks, total = [], 0
+    while True:
+        chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise ImportFormatError(too_large)
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
+
+
+def read_source(path: Path, what: str, limit: int = MAX_BYTES, follow: bool = True) -> str:
+    """The text of an input file (UTF-8, a BOM dropped), read with ``read_bytes``; ImportFormatError naming
+    the file and the reason when it cannot be read (see ``read_bytes``) or is not UTF-8 (``what``: "a JSON
+    file")."""
+    data = read_bytes(path, what, limit, follow)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def read_beside(source: Path, name: str, what: str, limit: int = MAX_BESIDE_BYTES) -> Optional[str]:
+    """The text of the file ``name`` in the directory of ``source`` (e.g. its LICENSE), or None when there is
+    none; ImportFormatError when it is there but is a link that leads out of that directory, not a regular
+    file, larger than ``limit`` or not UTF-8.  Links inside the directory are followed."""
+    folder = source.parent
+    path = folder / name
+    if not os.path.lexists(path):
+        return None
+    try:
+        target = path.resolve(strict=True)
+        inside = target.parent == folder.resolve(strict=True)
+    except (OSError, RuntimeError, ValueError):
+        raise ImportFormatError(f"{path}: {what} is a broken or looping link") from None
+    if not inside:
+        raise ImportFormatError(f"{path}: {what} is a link that leads out of the source's directory "
+                                f"(not followed)")
+    return read_source(target, what, limit, follow=False)
+
+
+def read_json(path: Path, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode a JSON file (read with ``read_source``); ImportFormatError with the file name and the reason
+    on any failure, NaN/Infinity literals and numbers beyond a float included, and arrays or objects nested
+    deeper than ``max_depth``."""
     text = read_source(path, "a JSON file")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except _Unreadable as exc:                      # located at the literal's first occurrence
+        at = text.find(exc.literal)
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        raise ImportFormatError(f"{path}:{line}:{col}: invalid JSON: {exc}") from None
     except (ValueError, RecursionError) as exc:
-        raise ImportFormatError(f"{path}: invalid JSON: {exc}") from None
+        raise ImportFormatError(f"{path}: invalid JSON: {exc}"[:300]) from None
+    if depth(data, max_depth) > max_depth:
+        raise ImportFormatError(f"{path}: arrays and objects nested more than {max_depth} levels deep")
+    return data
+
+
+def depth(data: Any, stop: int) -> int:
+    """How deeply ``data``'s lists and dicts nest (a scalar: 0), counted without recursion; the count stops
+    once it exceeds ``stop``."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, (list, dict)):
+            deepest = max(deepest, level)
+            if deepest > stop:
+                return deepest
+            stack.extend((v, level + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
+class _Unreadable(ValueError):
+    """A JSON literal that is not a usable number (NaN, Infinity, a float beyond range)."""
+
+    def __init__(self, literal: str, message: str) -> None:
+        super().__init__(message)
+        self.literal = literal
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Unreadable(text, f"the number {_clip(text, 40)} is beyond a float's range")
+    return value
 
 
 def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a JSON number")
+    raise _Unreadable(name, f"{name} is not a JSON number")
 
 
 def quote(text: str) -> str:
@@ -69,6 +185,39 @@ def number(x: Any) -> str:
     if isinstance(x, float) and not math.isfinite(x):
         raise ValueError(f"not a finite number: {x!r}")
     return exact_decimal(Fraction(repr(x)) if isinstance(x, float) else Fraction(x))
+
+
+def language_number(x: Any, where: str) -> str:
+    """``number(x)`` when the language reads it back (at most MAX_DIGITS digits: docs/language.md, Limits);
+    ImportFormatError at ``where`` otherwise (not a number, not finite, too many digits)."""
+    try:
+        text = number(x)
+    except (TypeError, ValueError):
+        raise ImportFormatError(f"{where}: must be a number, got {_clip(repr(x))}") from None
+    problem = number_problem(text.lstrip("-"))
+    if problem is not None:
+        raise ImportFormatError(f"{where}: the number {_clip(text)} {problem}")
+    return text
+
+
+def number_problem(text: str) -> Optional[str]:
+    """Why the NUMBER text ``text`` is not one the language reads (the compiler's C111), or None."""
+    problem = parse_decimal(text, limit=10 ** MAX_DIGITS)
+    if not isinstance(problem, NumberProblem):
+        return None
+    if problem in (NumberProblem.TOO_LONG, NumberProblem.OUT_OF_RANGE):
+        return f"has more than {MAX_DIGITS} digits (chronoplan's limit)"
+    return problem.value
+
+
+def comment(text: str, limit: int = 200) -> str:
+    """``text`` made safe for one ``#`` comment line: every character that is not printable (line and
+    paragraph separators, control characters) becomes ``?``; clipped to ``limit`` characters."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text[:limit])
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class Names:

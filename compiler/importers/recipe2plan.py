@@ -12,17 +12,28 @@ Lags live on procedure steps, so the procedures are written twice, under the sam
 ``<key>``) and ``easy/recipes.chrono`` + ``easy/instances.chrono`` (domain ``recipe2plan_easy``, no time
 constraints, scenarios ``<key>_easy``).  Plans name the original recipes in both.  Names that are not
 valid chronoplan names are sanitized (the procedure title keeps the original).  The Recipe2Plan MIT licence
-notice is copied into both files' header (from the LICENSE file beside the source when there is one).
+notice is copied into both files' header: from the LICENSE file beside the source when there is one that is a
+regular UTF-8 file of at most 64 KiB inside the source's directory (a link is followed only within that
+directory), else the notice bundled here, with a warning ``warn(file, item, message)`` saying why.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers.common import Names, number, quote, read_json
+from chronoplan.compiler.importers.common import (
+    Names,
+    comment,
+    language_number,
+    number_problem,
+    quote,
+    read_beside,
+    read_json,
+)
 
 LICENCE = """MIT License
 
@@ -47,13 +58,16 @@ OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
 SOFTWARE."""
 
 # Recipe2Plan writes "30 sec", "5 min", "1 hour"; the chronoplan unit keeps the written magnitude.
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\.?\s*",
-                       re.IGNORECASE)
+_DURATION = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\.?\s*",
+                       re.IGNORECASE | re.ASCII)
+_STEP_NUMBER = re.compile(r"\s*([0-9]{1,10})\s*")
+MAX_STEP = 10 ** 9
 _UNITS = {"s": "s", "sec": "s", "secs": "s", "second": "s", "seconds": "s", "m": "min", "min": "min",
           "mins": "min", "minute": "min", "minutes": "min", "h": "h", "hr": "h", "hrs": "h", "hour": "h",
           "hours": "h"}
 STANDARD_RESOURCES = (("oven", ("temperature",)), ("microwave", ()), ("stove", ()))
 DOMAIN = "recipe2plan"
+Warn = Callable[[str, str, str], None]
 EASY_SUFFIX = "_easy"
 
 
@@ -87,10 +101,13 @@ def quantity(text: Any, where: str) -> str:
     """'30 sec' -> '30 s', '5 min' -> '5 min', '1 hour' -> '1 h' (ImportFormatError otherwise)."""
     if not isinstance(text, str):
         raise ImportFormatError(f"{where}: expected a duration string like \"5 min\", got {_show(text)}")
-    m = _DURATION.fullmatch(text)
+    m = _DURATION.fullmatch(text) if len(text) <= 200 else None
     if not m:
-        raise ImportFormatError(f"{where}: cannot read the duration {text!r} (expected e.g. \"30 sec\", "
-                                f"\"5 min\" or \"1 hour\")")
+        raise ImportFormatError(f"{where}: cannot read the duration {_show(text)} (expected e.g. \"30 sec\", "
+                                f"\"5 min\" or \"1 hour\", ASCII digits)")
+    problem = number_problem(m.group(1))
+    if problem is not None:
+        raise ImportFormatError(f"{where}: the duration {_show(text)}: its number {problem}")
     return f"{m.group(1)} {_UNITS[m.group(2).lower()]}"
 
 
@@ -110,10 +127,11 @@ def _int(v: Any, where: str) -> int:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise ImportFormatError(f"{where}: expected a step number, got {_show(v)}")
     if isinstance(v, str):
-        if not v.strip().isdigit():
-            raise ImportFormatError(f"{where}: expected a step number, got {_show(v)}")
-        v = int(v.strip())
-    if v < 0 or v > 10 ** 9:
+        m = _STEP_NUMBER.fullmatch(v)             # ASCII digits: str.isdigit() also takes "²", which int() refuses
+        if m is None:
+            raise ImportFormatError(f"{where}: expected a step number (ASCII digits), got {_show(v)}")
+        v = int(m.group(1))
+    if v < 0 or v > MAX_STEP:
         raise ImportFormatError(f"{where}: step number {v} out of range")
     return v
 
@@ -123,13 +141,7 @@ def _props(d: Any, where: str) -> tuple[tuple[str, str], ...]:
         return ()
     if not isinstance(d, dict):
         raise ImportFormatError(f"{where}: expected an object of property values, got {_show(d)}")
-    out = []
-    for k, v in d.items():
-        try:
-            out.append((k, number(v)))
-        except (TypeError, ValueError):
-            raise ImportFormatError(f"{where}: property {k!r} must be a number, got {_show(v)}") from None
-    return tuple(out)
+    return tuple((k, language_number(v, f"{where}: property {_show(k)}")) for k, v in d.items())
 
 
 def _step(s: Any, where: str) -> R2PStep:
@@ -218,24 +230,28 @@ def read_instances(paths) -> tuple[list[R2PRecipe], list[tuple[str, ...]]]:
 
 
 # ------------------------------------------------------------------------------------ writing
-def _licence(paths) -> str:
+def licence(paths, warn: Optional[Warn] = None) -> str:
+    """The licence notice: the first LICENSE file beside a source that ``read_beside`` accepts and that is
+    not empty, else the bundled ``LICENCE``; a LICENSE that is refused (a link out of the source's
+    directory, not a regular file, too large, not UTF-8) is reported through ``warn`` and skipped."""
     for p in paths:
-        lic = Path(p).parent / "LICENSE"
         try:
-            text = lic.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
+            text = read_beside(Path(p), "LICENSE", "the licence file")
+        except ImportFormatError as exc:
+            if warn is not None:
+                warn(str(Path(p).parent / "LICENSE"), "LICENSE", f"{exc}; the bundled Recipe2Plan notice is used")
             continue
-        if text:
-            return text
+        if text is not None and text.strip():
+            return text.strip()
     return LICENCE
 
 
-def _header(paths, what: str) -> str:
+def _header(paths, what: str, notice: str) -> str:
     src = ", ".join(Path(p).name for p in paths)
     lines = [f"Generated by `chronoplan import recipe2plan` from {src}: {what}.",
              "Derived from the Recipe2Plan data set (WilliamZR/Recipe2Plan), under this licence:", ""]
-    lines += _licence(paths).splitlines()
-    return "\n".join(("# " + ln).rstrip() for ln in lines)
+    lines += notice.splitlines()
+    return "\n".join(("# " + comment(ln, 400)).rstrip() for ln in lines)
 
 
 def _step_line(s: R2PStep, lags: bool, res_names: dict, prop_names: dict) -> str:
@@ -260,9 +276,9 @@ def _step_line(s: R2PStep, lags: bool, res_names: dict, prop_names: dict) -> str
 
 
 def _recipes_text(paths, recipes, lags: bool, domain: str, res_names: dict, props: dict, prop_names: dict,
-                  proc: dict) -> str:
+                  proc: dict, notice: str) -> str:
     what = "with" if lags else "without"
-    out = [_header(paths, f"resources and one procedure per recipe, {what} its time constraints"), "",
+    out = [_header(paths, f"resources and one procedure per recipe, {what} its time constraints", notice), "",
            f"domain {domain}", ""]
     for obj, ks in props.items():
         block = " { " + " ".join(f"{prop_names[(obj, k)]} = 0" for k in ks) + " }" if ks else ""
@@ -275,11 +291,13 @@ def _recipes_text(paths, recipes, lags: bool, domain: str, res_names: dict, prop
     return "\n".join(out) + "\n"
 
 
-def _instances_text(paths, instances, lags: bool, domain: str, proc: dict, suffix: str) -> str:
+def _instances_text(paths, instances, lags: bool, domain: str, proc: dict, suffix: str, taken: set,
+                    notice: str) -> str:
     what = "with" if lags else "without"
-    lines = [_header(paths, f"one scenario per instance, {what} time constraints, in seconds"), "",
+    lines = [_header(paths, f"one scenario per instance, {what} time constraints, in seconds", notice), "",
              f"domain {domain}", 'import "recipes.chrono"', ""]
     scen = Names()
+    scen.taken |= taken                       # a scenario may not be named like a procedure or a resource
     for inst in instances:
         key = scen.claim("_".join(proc[n] for n in inst) + suffix, "instance")
         lines.append(f"scenario {key} {{ unit s  agents agent1  occupancy exclusive  "
@@ -287,7 +305,7 @@ def _instances_text(paths, instances, lags: bool, domain: str, proc: dict, suffi
     return "\n".join(lines) + "\n"
 
 
-def convert(sources) -> dict:
+def convert(sources, warn: Optional[Warn] = None) -> dict:
     """cooking.json path(s) -> {relative path: text} for OUT/{recipes,instances}.chrono (domain
     ``recipe2plan``, scenarios ``<key>``, with time constraints) and OUT/easy/{recipes,instances}.chrono
     (domain ``recipe2plan_easy``, the same procedure names without time constraints, scenarios
@@ -302,13 +320,17 @@ def convert(sources) -> dict:
                 lst = props.setdefault(u.obj, [])
                 lst += [k for k, _ in u.needs + u.sets if k not in lst]
     res_names = {obj: names.claim(obj, "object") for obj in props}
-    prop_names = {(obj, k): Names.sanitize(k, "property") for obj, ks in props.items() for k in ks}
+    prop_names = {}
+    for obj, ks in props.items():
+        own = Names()                         # one namespace per resource: "a b" and "a_b" stay two properties
+        prop_names.update({(obj, k): own.claim(k, "property") for k in ks})
     proc = {r.name: names.claim(r.name, "recipe") for r in recipes}
+    notice = licence(paths, warn)
     return {
-        "recipes.chrono": _recipes_text(paths, recipes, True, DOMAIN, res_names, props, prop_names, proc),
-        "instances.chrono": _instances_text(paths, instances, True, DOMAIN, proc, ""),
+        "recipes.chrono": _recipes_text(paths, recipes, True, DOMAIN, res_names, props, prop_names, proc, notice),
+        "instances.chrono": _instances_text(paths, instances, True, DOMAIN, proc, "", names.taken, notice),
         "easy/recipes.chrono": _recipes_text(paths, recipes, False, DOMAIN + EASY_SUFFIX, res_names, props,
-                                             prop_names, proc),
+                                             prop_names, proc, notice),
         "easy/instances.chrono": _instances_text(paths, instances, False, DOMAIN + EASY_SUFFIX, proc,
-                                                 EASY_SUFFIX),
+                                                 EASY_SUFFIX, names.taken, notice),
     }

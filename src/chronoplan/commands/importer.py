@@ -6,7 +6,10 @@ file, depending on the format).  Output: the files written, one line each on std
 object ``{"ok", "format", "files", "error"}``, also on failure).
 Exit status: 0 written, 2 usage error or unreadable/ill-shaped input (a one-line message, no traceback), or
 an output path that would overwrite a source, is too long, or is a file where a directory is meant (checked
-before converting).  Each file is written atomically (``commands.output.write_atomic``).
+before converting).  Inputs are read by ``compiler.importers.common`` (regular files only, bounded).  The
+converted files are compiled before anything is written (``compiles``): text that does not compile is an
+error (exit 2, the first diagnostic), never a file written.  Each file is written atomically
+(``commands.output.write_atomic``).
 """
 from __future__ import annotations
 
@@ -39,8 +42,9 @@ FORMATS = {
                             "PlanningArena tool_list.json [--tasks data.json] [--profiles DIR] -> "
                             "OUT/tools.chrono, OUT/tasks.chrono"),
     "tdw-mat": Format("tdw-mat", "chronoplan.compiler.importers.tdw_mat", "file",
-                      "TDW-MAT EPISODE.json --metadata EPISODE_metadata.json --task food|stuff [--bed-room ROOM] -> "
-                      "OUT.chrono: one household scenario (docs/benchmarks/pce.md)"),
+                      "TDW-MAT EPISODE.json --metadata EPISODE_metadata.json --task food|stuff "
+                      "[--room-types room_types.json] [--bed-room ROOM] -> OUT.chrono: one household scenario "
+                      "(docs/benchmarks/pce.md)"),
 }
 
 
@@ -62,7 +66,10 @@ def configure(p) -> None:
     p.add_argument("--profiles", metavar="DIR", help="planningarena: the user profiles (user_N.json) for the tasks")
     p.add_argument("--metadata", metavar="FILE", help="tdw-mat: the episode's <scene>_<layout>_metadata.json")
     p.add_argument("--task", choices=("food", "stuff"), help="tdw-mat: the task to import")
-    p.add_argument("--bed-room", metavar="ROOM", help="tdw-mat: the bed's room (default: a room named Bedroom)")
+    p.add_argument("--room-types", metavar="FILE", help="tdw-mat: the dataset's room_types.json (every room of "
+                   "each floorplan layout; the bed is in its Bedroom)")
+    p.add_argument("--bed-room", metavar="ROOM", help="tdw-mat: the bed's room (default: the room of type Bedroom "
+                   "in --room-types, else a room named Bedroom)")
     p.add_argument("--format", choices=("text", "json"), default="text", dest="report",
                    help="json: one summary object on stdout {ok, format, files, error, warnings}")
 
@@ -99,6 +106,33 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
     return written
 
 
+def compiles(files: dict, out: Path, kind: str) -> None:
+    """Compile ``{name: text}`` as it will be written (in a private temporary directory, so that the files'
+    imports resolve); ImportFormatError with the first error, shown under the output's name, when it does not
+    compile.  The importers check what they read; this is the guarantee that nothing they write is broken."""
+    import tempfile
+
+    from chronoplan.compiler.driver import compile_paths
+    with tempfile.TemporaryDirectory(prefix="chronoplan-import-") as tmp:
+        root = Path(tmp)
+        names = {}
+        for name, text in files.items():
+            path = root / (name if kind == "dir" else "out.chrono")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            names[str(path.resolve())] = out / name if kind == "dir" else out
+        _project, diags, _sources = compile_paths(root)
+    errors = [d for d in diags if d.is_error]
+    if errors:
+        d = errors[0]
+        where = ""
+        if d.span is not None:
+            where = f"{names.get(str(Path(d.span.file).resolve()), d.span.file)}:{d.span.line}:{d.span.column}: "
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise ImportFormatError(f"the converted text does not compile, nothing was written: {where}"
+                                f"error[{d.code}]: {d.message}{more}")
+
+
 def run(args) -> int:
     warnings: list = []
     status, written, error = _convert(args, warnings)
@@ -133,19 +167,20 @@ def _convert(args, warnings: list) -> tuple[int, list[Path], Optional[str]]:
                 if fmt.name != "planningarena":
                     return 2, [], f"--{opt} is only used by the planningarena format"
                 options[opt] = getattr(args, opt)
-        for opt in ("metadata", "task", "bed_room"):
+        for opt in ("metadata", "task", "room_types", "bed_room"):
             if getattr(args, opt, None) is not None:
                 if fmt.name != "tdw-mat":
                     return 2, [], f"--{opt.replace('_', '-')} is only used by the tdw-mat format"
                 options[opt] = getattr(args, opt)
-        if fmt.name in ("planningarena", "tdw-mat"):
+        if fmt.name in ("planningarena", "tdw-mat", "recipe2plan"):
             options["warn"] = lambda f, item, msg: warnings.append(f"{f}: {item}: {msg}")
         sources = [Path(s) for s in args.sources]
-        inputs = sources + [Path(options[k]) for k in ("tasks", "metadata") if k in options]
+        inputs = sources + [Path(options[k]) for k in ("tasks", "metadata", "room_types") if k in options]
         why = output_problem(args.output, inputs, directory=fmt.output == "dir", create_parents=True)
         if why is not None:                      # before converting: a clear error, nothing overwritten
             return 2, [], f"-o: {why}"
         files = load_format(fmt.name).convert(sources, **options)
+        compiles(files, Path(args.output), fmt.output)
         return 0, write_output(files, Path(args.output), fmt.output, inputs), None
     except ImportFormatError as exc:
         return 2, [], str(exc)
