@@ -28,6 +28,7 @@ from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote, read_json
 from chronoplan.validators.tools.read import read_tool_plan
 from chronoplan.validators.tools.refs import StepRef, refs_in
+from chronoplan.validators.tools.values import format_ok
 
 DOMAIN = "planningarena"
 TYPES = {"str": "str", "string": "str", "text": "str", "int": "int", "integer": "int", "number": "number",
@@ -244,7 +245,7 @@ def _literal(v: Any, p: ImportedParam) -> Optional[str]:
     if t == "time":
         return v if isinstance(v, str) and _CLOCK.fullmatch(v) else None
     if t == "datetime":
-        return quote(v) if isinstance(v, str) else None
+        return quote(v) if isinstance(v, str) and format_ok("datetime", v) else None
     if t == "email":
         return quote(v) if isinstance(v, str) and _EMAIL.match(v) else None
     return None
@@ -326,7 +327,11 @@ def _load_profile(profiles: Path, user: Any, task_item: str, tfile: str, warn: W
 
 
 def _gold_plan(gt: Any, task_item: str, tfile: str, warn: Warn) -> tuple[Any, Optional[str]]:
-    """GroundTruth -> (the plan object or None, the header's Query or None)."""
+    """GroundTruth -> (the plan elements for the tool-plan reader or None, the header's Query or None).
+
+    The released tasks hold a list: a header ``{"MessageNumber", "Query"}``, then ONE ELEMENT PER STEP, each
+    ``{"GlobalThought", "OrderSteps": {"TotalSteps": n, "StepDetail": {one step}}}``; a single plan element
+    whose StepDetail lists every step is read too.  Every plan element is kept (the reader merges them)."""
     if isinstance(gt, str):
         try:
             gt = json.loads(gt)
@@ -334,12 +339,17 @@ def _gold_plan(gt: Any, task_item: str, tfile: str, warn: Warn) -> tuple[Any, Op
             warn(tfile, task_item, f"GroundTruth is not JSON ({str(exc)[:80]}); no reference plan")
             return None, None
     items = gt if isinstance(gt, list) else [gt]
-    header = next((x for x in items if isinstance(x, dict) and "OrderSteps" not in x), None)
+    header = next((x for x in items if isinstance(x, dict) and not _is_plan_element(x)), None)
     query = header.get("Query") if isinstance(header, dict) and isinstance(header.get("Query"), str) else None
-    plan = next((x for x in items if isinstance(x, dict) and "OrderSteps" in x), None)
-    if plan is None:
+    plan = [x for x in items if isinstance(x, dict) and _is_plan_element(x)]
+    if not plan:
         warn(tfile, task_item, "GroundTruth holds no plan with OrderSteps; no reference plan")
+        return None, query
     return plan, query
+
+
+def _is_plan_element(x: dict) -> bool:
+    return "OrderSteps" in x or "StepDetail" in x
 
 
 def _renamed_actions(obj: Any, tools: dict, depth: int = 0) -> Any:
@@ -389,8 +399,9 @@ def _step_args(st: Any, tool: ImportedTool, sid: int, ids: dict, item: str, tfil
         lit = None if v is None or isinstance(v, StepRef) else _literal(v, p)
         if lit is None:
             fill = " written '_' (any value)" if p.required else " left out"
+            why = " (a date where a datetime is declared)" if p.type == "datetime" and _is_date(v) else ""
             warn(tfile, item, f"value {v!r} of {key!r} does not fit its type {p.type}"
-                              f"{' ' + repr(p.values) if p.values else ''};{fill}")
+                              f"{' ' + repr(p.values) if p.values else ''}{why};{fill}")
             if p.required:
                 args[p.name] = "_"
             continue
