@@ -108,7 +108,7 @@ def test_random_episodes_are_byte_identical(project, name):
     for seed in range(40):
         rnd = random.Random(seed)
 
-        def model(messages):
+        def model(messages, rnd=rnd):
             return rnd.choice(pool)
 
         try:
