@@ -69,6 +69,7 @@ def dump(x) -> str:
 def test_scenario_names():
     assert scenario_name(["cooking1"], False) == "cooking1"
     assert scenario_name(["cooking10", "cooking1"], True) == "cooking10_1_constrained"
+    assert scenario_name(["household1"], True) == "household1_constrained"
     assert scenario_name(["lab9", "lab10", "lab1"], False) == "lab9_10_1"
 
 
@@ -197,9 +198,20 @@ def test_the_paper_rules_run_the_same_loop(project):
         assert dump(msgs[1:]) == dump(ref_msgs[1:]) and dump(recs[1:]) == dump(ref_recs[1:])
 
 
-def test_load_names_the_missing_scenario(project):
+def test_load_under_the_constraint(project):
+    """The constraint keeps one pot, fryer and oven: a combination without one of them twice plays its plain
+    scenario; one that would merge containers (cooking2 alone has two fryers) and has no constrained scenario
+    is a ValueError, as is a combination the domain lacks."""
     env = TimeArena(project, compat="timearena")
-    with pytest.raises(ValueError, match="no scenario 'cooking1_constrained'|with the resource constraint"):
-        env.load(Args(["cooking1", "cooking3"], True))
+    env.load(Args(["household1", "household2"], True))
+    assert env.problem.scenario == "household1_2"
+    env.load(Args(["cooking1"], True))
+    assert env.problem.scenario == "cooking1"
+    env.load(Args(["cooking1", "cooking2"], True))
+    assert env.problem.scenario == "cooking1_2_constrained"
+    with pytest.raises(ValueError, match="no scenario 'cooking2_constrained'.*resource constraint"):
+        env.load(Args(["cooking2"], True))
+    with pytest.raises(ValueError, match="no scenario 'cooking1_3'"):
+        env.load(Args(["cooking1", "cooking3"], False))
     with pytest.raises(RuntimeError, match="load"):
-        TimeArena(project, compat="timearena").step("wait")
+        TimeArena(project).step("wait")
