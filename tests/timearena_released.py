@@ -271,6 +271,8 @@ class ReleasedArena:
             self._tick()
             occupy = True
             if self.todo[first_obj][first_attr] == 0:
+                if not own:                                # "V X P X" again: the original adds to None and fails
+                    raise TypeError("the released step extends no sentence (an object as both objects, twice)")
                 obs = "".join(f"{o} is {self.verbs[a[0]].after}.\n" for o, a in own) + self._report()
                 occupy = False
         else:

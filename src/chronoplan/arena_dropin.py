@@ -37,7 +37,7 @@ import chronoplan
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import ProcedureProblem, procedure_problem
 from chronoplan.runtime import metrics as M
-from chronoplan.runtime.procedure.arena_rules import ArenaRules, Role
+from chronoplan.runtime.procedure.arena_rules import CONTAINERS, ArenaRules, Role
 from chronoplan.runtime.procedure.env import Env
 from chronoplan.runtime.procedure.feedback import CONTINUED, Stepping
 from chronoplan.runtime.procedure.instruction import instruction
@@ -59,7 +59,14 @@ def scenario_name(tasks: list[str], constraint: bool) -> str:
     prefix = first.rstrip("0123456789")
     rest = [t[len(prefix):] if t.startswith(prefix) and t[len(prefix):].isdigit() else t for t in tasks[1:]]
     name = "_".join([first, *rest])
-    return name + "_constrained" if constraint and len(tasks) > 1 else name
+    return name + "_constrained" if constraint else name
+
+
+def _constraint_changes_nothing(problem: ProcedureProblem) -> bool:
+    """The resource constraint keeps one pot, fryer and oven: it changes nothing when the original names each of
+    them once (no ``pot_1``, ``fryer_2``, ...)."""
+    names = ArenaRules.for_problem(problem).names
+    return not any(n.rpartition("_")[0] in CONTAINERS and n.rpartition("_")[2].isdigit() for n in names)
 
 
 class TimeArena:
@@ -78,11 +85,16 @@ class TimeArena:
         if isinstance(tasks, str):
             tasks = tasks.split(",")
         tasks = [t.strip() for t in tasks]
-        name = scenario_name(tasks, bool(getattr(args, "constraint", False)))
+        constraint = bool(getattr(args, "constraint", False))
+        name = scenario_name(tasks, constraint)
+        plain = scenario_name(tasks, False)
+        if constraint and name not in self.project.scenarios and plain in self.project.scenarios and \
+                _constraint_changes_nothing(procedure_problem(self.project, self.project.scenarios[plain])):
+            name = plain                     # no pot, fryer or oven twice: the constraint changes nothing
         if name not in self.project.scenarios:
             raise ValueError(f"TimeArena.load: no scenario {name!r} for tasks {','.join(tasks)}"
-                             + (" with the resource constraint (only the pairs have one)"
-                                if getattr(args, "constraint", False) else ""))
+                             + (" under the resource constraint (the domain constrains the cooking pairs; here it "
+                                "would merge containers)" if constraint else ""))
         self.args = args
         self.taskName = tasks
         self.problem = procedure_problem(self.project, self.project.scenarios[name])
