@@ -507,3 +507,12 @@ def test_tasks_with_one_task_id_are_named_in_linear_probes(tmp_path, monkeypatch
     assert "scenario task_7 {" in text and f"scenario task_7_{n} {{" in text
     assert text.count("scenario task_7") == n
     assert _CountingSet.probes <= 3 * n + 100        # about n^2/2 = 1.1 million before
+
+
+def test_header_query_is_used_without_its_wrapping_quotes(arena):
+    (arena / "nq.json").write_text(json.dumps([{"Operational Scenario": "API", "Task ID": 6,
+                                                "GroundTruth": gold(FLIGHT_STEPS)}]))
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "nq.json", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert "no \"Query-en\"; the GroundTruth header's Query is used" in r.stderr
+    assert '  query "header query"\n' in (arena / "o" / "tasks.chrono").read_text()

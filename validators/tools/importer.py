@@ -4,9 +4,11 @@ Input: ``tool_list.json`` (an object of groups: ``app_tools`` maps scenario name
 other group maps tool names to a signature in one of two shapes: ``{"requiredParams": {p: {"type": T}},
 "optionalParams": {...}}`` or ``{p: {"type": T, "required": bool}}``; an enum parameter may list its values
 under "enum", "values" or "options"), optionally the tasks (``--tasks data.json``: a list of records with
-"Task ID", "Operational Scenario", "Query-en", "User_ID", "GroundTruth" = a JSON string holding
-``[{header}, {"GlobalThought", "OrderSteps": {"TotalSteps", "StepDetail"}}]``) and a directory of user
-profiles (``--profiles DIR``: ``user_N.json`` objects, picked by a task's "User_ID" ``UserN``).
+"Task ID", "Operational Scenario", "Query-en", "User_ID", "GroundTruth" = a JSON string holding, as
+released, ``[{header}, {"GlobalThought", "OrderSteps": {"TotalSteps": N, "StepDetail": {step 1}}}, ...]``:
+one element per step, every one read; one element listing every step is read too) and a directory of user
+profiles (``--profiles DIR``: ``user_N.json`` objects, picked by a task's "User_ID" ``UserN``; nested at
+most ``MAX_PROFILE_DEPTH`` levels).
 Output: ``{"tools.chrono": ..., "tasks.chrono": ...}`` (domain ``planningarena``): one app per API group,
 one scenario per API task (offering every imported app) with its query, profile and the gold plan as the
 reference.  What the source lacks or chronoplan cannot say is never dropped silently: each such item is
