@@ -94,6 +94,10 @@ def test_detection():
 def test_other_formats_are_refused_clearly(problem):
     rep = validate_plan(problem, {"plan": {"agent1": [{"action": "Finish"}]}})
     assert codes(rep) == [("E012", "schema", None)] and "paracook" in rep.errors[0].message
+    released = [{"MessageNumber": "3", "Query": "q"},
+                {"GlobalThought": "", "OrderSteps": {"TotalSteps": 1, "StepDetail": {"StepNumber": 1}}}]
+    rep = validate_plan(problem, released)
+    assert codes(rep) == [("E012", "schema", None)] and "planningarena" in rep.errors[0].message
 
 
 @pytest.mark.parametrize("plan,expected", [
