@@ -516,3 +516,21 @@ def test_header_query_is_used_without_its_wrapping_quotes(arena):
     assert r.returncode == 0, r.stderr
     assert "no \"Query-en\"; the GroundTruth header's Query is used" in r.stderr
     assert '  query "header query"\n' in (arena / "o" / "tasks.chrono").read_text()
+
+
+def test_numbers_beyond_the_languages_digits_are_not_written(arena):
+    """Found by tests/test_fuzz_planningarena_import.py: a profile float 1.0000000000000002e+40 and a
+    41-digit argument were written as 41-digit NUMBER literals, which `check` refuses (C111)."""
+    (arena / "users" / "user_1.json").write_text('{"name": "Li", "big": 1.0000000000000002e+40, "ok": 1e39}')
+    (arena / "n.json").write_text(json.dumps([_one_step_task(
+        User_ID="User1", GroundTruth=gold(["queryFlights({'departureDate': '2025-03-21', 'origin': 'A', "
+                                           "'destination': 'B', 'passengers': " + "9" * 41 + "})"]))]))
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "n.json",
+            "--profiles", arena / "users", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert "'big': profile value is null or cannot be written" in r.stderr
+    assert f"value {'9' * 41} of 'passengers' does not fit its type int (more than 40 digits); left out" in r.stderr
+    text = (arena / "o" / "tasks.chrono").read_text()
+    assert "ok = 1" + "0" * 39 in text and "big" not in text and "passengers" not in text
+    c = run("check", arena / "o")
+    assert c.returncode == 0, c.stdout + c.stderr

@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote, read_json
+from chronoplan.compiler.numparse import MAX_DIGITS, NumberProblem, parse_decimal
 from chronoplan.validators.tools.read import read_tool_plan
 from chronoplan.validators.tools.refs import StepRef, refs_in
 from chronoplan.validators.tools.values import format_ok
@@ -238,7 +239,7 @@ def _literal(v: Any, p: ImportedParam) -> Optional[str]:
     if t == "str":
         return quote(v) if isinstance(v, str) else None
     if t == "int":
-        return number(v) if isinstance(v, int) and not isinstance(v, bool) else None
+        return _num(v) if isinstance(v, int) and not isinstance(v, bool) else None
     if t == "number":
         return _num(v)
     if t == "bool":
@@ -255,12 +256,15 @@ def _literal(v: Any, p: ImportedParam) -> Optional[str]:
 
 
 def _num(v: Any) -> Optional[str]:
-    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+    """A NUMBER literal for an int, float or Fraction; None when there is none the compiler accepts (NaN, an
+    infinity, more than the language's MAX_DIGITS digits: C111)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
         return None
     try:
-        return number(v)
+        text = number(v)
     except ValueError:
         return None
+    return None if isinstance(parse_decimal(text.lstrip("-"), limit=10 ** MAX_DIGITS), NumberProblem) else text
 
 
 def _any_literal(v: Any) -> Optional[str]:
@@ -282,10 +286,7 @@ def _profile_value(v: Any, depth: int = 0) -> Optional[str]:
     if isinstance(v, str) and _is_date(v):
         return v
     if isinstance(v, float):
-        try:
-            return number(v)
-        except ValueError:
-            return None
+        return _num(v)
     if isinstance(v, list):
         if depth >= MAX_PROFILE_DEPTH:
             return None
@@ -420,7 +421,9 @@ def _step_args(st: Any, tool: ImportedTool, sid: int, ids: dict, item: str, tfil
         lit = None if v is None or isinstance(v, StepRef) else _literal(v, p)
         if lit is None:
             fill = " written '_' (any value)" if p.required else " left out"
-            why = " (a date where a datetime is declared)" if p.type == "datetime" and _is_date(v) else ""
+            why = " (a date where a datetime is declared)" if p.type == "datetime" and _is_date(v) else \
+                f" (more than {MAX_DIGITS} digits)" if isinstance(v, (int, Fraction)) and not isinstance(v, bool) \
+                and _num(v) is None else ""
             warn(tfile, item, f"value {v!r} of {key!r} does not fit its type {p.type}"
                               f"{' ' + repr(p.values) if p.values else ''}{why};{fill}")
             if p.required:
