@@ -258,7 +258,8 @@ def test_hostile_names_and_values_still_check_clean(tmp_path):
 
 
 def test_one_element_shape_is_still_read(arena):
-    tasks = [{"Operational Scenario": "API", "Task ID": 4, "Query-en": "q", "GroundTruth": gold_one_element(FLIGHT_STEPS)}]
+    tasks = [{"Operational Scenario": "API", "Task ID": 4, "Query-en": "q",
+              "GroundTruth": gold_one_element(FLIGHT_STEPS)}]
     (arena / "one.json").write_text(json.dumps(tasks))
     r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "one.json", "-o", arena / "o1")
     assert r.returncode == 0, r.stderr
@@ -404,3 +405,132 @@ def test_released_sample_gold_plans_graded_against_their_imported_scenarios(tmp_
             valid.append(tid)
     assert valid == [128]
     assert codes == RELEASED_FINDINGS
+
+
+# ----------------------------------------------------------------------------- hostile inputs (issue 28 item 7)
+def _one_step_task(**fields):
+    rec = {"Operational Scenario": "API", "Task ID": 1, "Query-en": "q",
+           "GroundTruth": gold(["bookFlight({'flightNumber': 'AF1', 'contactNumber': '555-0100'})"])}
+    rec.update(fields)
+    return rec
+
+
+def test_deeply_nested_profile_is_a_located_error(arena):
+    deep = '{"k": ' * 984 + '{"v": 1}' + "}" * 984   # 985 levels: json reads it, the flattening recursed out
+    (arena / "users" / "user_1.json").write_text(deep)
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "data.json",
+            "--profiles", arena / "users", "-o", arena / "o")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert f"{arena / 'users' / 'user_1.json'}: profile key 'k_k_k" in r.stderr
+    assert "nested deeper than 20 levels" in r.stderr and not (arena / "o").exists()
+
+
+def test_deeply_nested_profile_list_is_left_out_with_a_warning(arena):
+    (arena / "users" / "user_1.json").write_text('{"name": "Li", "l": ' + "[" * 900 + "1" + "]" * 900 + "}")
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "data.json",
+            "--profiles", arena / "users", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert "'l': profile value is null or cannot be written" in r.stderr
+    assert 'name = "Li"' in (arena / "o" / "tasks.chrono").read_text()
+    assert run("check", arena / "o").returncode == 0
+
+
+@pytest.mark.parametrize("fields, warning", [
+    ({"User_ID": "User" + "7" * 5000}, "names no single user (User followed by at most 9 digits)"),
+    ({"User_ID": "User\u0663"}, "names no single user"),                 # an Arabic-Indic digit is not a user
+    ({"User_ID": {"id": 1}}, "User_ID (a dict) names no single user"),
+    ({"Task ID": {"a": {"b": 1}}}, '"Task ID" is a dict, not a string or an integer; named task_0'),
+    ({"Task ID": [1]}, '"Task ID" is a list, not a string or an integer; named task_0'),
+    ({"GroundTruth": json.dumps([{"MessageNumber": "1"}, {"OrderSteps": {"TotalSteps": 1, "StepDetail": {
+        "StepNumber": "\u00b2", "Action": "bookFlight({'flightNumber': 'AF1', 'contactNumber': '1'})"}}}])},
+     "StepNumber '\u00b2' is not a step number"),
+    ({"GroundTruth": json.dumps([{"MessageNumber": "1"}, {"OrderSteps": {"TotalSteps": "\u00b2", "StepDetail": {
+        "StepNumber": 1, "Action": "bookFlight({'flightNumber': 'AF1', 'contactNumber': '1'})"}}}])},
+     "TotalSteps '\u00b2' is not a number of steps"),
+    ({"GroundTruth": json.dumps([{"MessageNumber": "1"}, {"OrderSteps": {"TotalSteps": 1, "StepDetail": {
+        "\u00b2": {"Action": "bookFlight({'flightNumber': 'AF1', 'contactNumber': '1'})"}}}}])},
+     "\"StepDetail\" key '\u00b2' is not a step number"),
+])
+def test_hostile_task_fields_are_located_warnings_and_output_compiles(arena, fields, warning):
+    (arena / "h.json").write_text(json.dumps([_one_step_task(**fields)]))
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "h.json",
+            "--profiles", arena / "users", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert warning in r.stderr and f"{arena / 'h.json'}: task " in r.stderr
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+    c = run("check", arena / "o")
+    assert c.returncode == 0, c.stdout + c.stderr
+
+
+# ----------------------------------------------------------------------------- linear naming (issue 28 item 8)
+class _CountingSet(set):
+    probes = 0
+
+    def __contains__(self, item):
+        _CountingSet.probes += 1
+        return set.__contains__(self, item)
+
+
+def test_names_claim_probes_linearly():
+    from chronoplan.compiler.importers.common import Names
+    names = Names()
+    names.taken = _CountingSet()
+    _CountingSet.probes = 0
+    got = [names.claim("task_1") for _ in range(3000)]
+    assert got[:3] == ["task_1", "task_1_2", "task_1_3"] and got[-1] == "task_1_3000"
+    assert len(set(got)) == 3000
+    assert _CountingSet.probes <= 2 * 3000          # N^2/2 = 4.5 million before
+    names.taken.add("b_2")
+    names.taken.add("b_3")
+    assert [names.claim("b"), names.claim("b"), names.claim("b")] == ["b", "b_4", "b_5"]
+    name = names.claim("c")
+    names.taken.discard(name)                       # a claimed name given back is handed out again
+    assert names.claim("c") == "c"
+
+
+def test_tasks_with_one_task_id_are_named_in_linear_probes(tmp_path, monkeypatch):
+    from chronoplan.compiler.importers import common
+    from chronoplan.validators.tools.importer import convert
+    init = common.Names.__init__
+
+    def counting_init(self):
+        init(self)
+        self.taken = _CountingSet()
+    monkeypatch.setattr(common.Names, "__init__", counting_init)
+    n = 1500
+    (tmp_path / "tool_list.json").write_text(json.dumps(CATALOGUE))
+    rec = {"Operational Scenario": "API", "Task ID": 7, "Query-en": "q"}
+    (tmp_path / "d.json").write_text(json.dumps([rec] * n))
+    _CountingSet.probes = 0
+    text = convert([tmp_path / "tool_list.json"], tasks=str(tmp_path / "d.json"))["tasks.chrono"]
+    assert "scenario task_7 {" in text and f"scenario task_7_{n} {{" in text
+    assert text.count("scenario task_7") == n
+    assert _CountingSet.probes <= 3 * n + 100        # about n^2/2 = 1.1 million before
+
+
+def test_header_query_is_used_without_its_wrapping_quotes(arena):
+    (arena / "nq.json").write_text(json.dumps([{"Operational Scenario": "API", "Task ID": 6,
+                                                "GroundTruth": gold(FLIGHT_STEPS)}]))
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "nq.json", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert "no \"Query-en\"; the GroundTruth header's Query is used" in r.stderr
+    assert '  query "header query"\n' in (arena / "o" / "tasks.chrono").read_text()
+
+
+def test_numbers_beyond_the_languages_digits_are_not_written(arena):
+    """Found by tests/test_fuzz_planningarena_import.py: a profile float 1.0000000000000002e+40 and a
+    41-digit argument were written as 41-digit NUMBER literals, which `check` refuses (C111)."""
+    (arena / "users" / "user_1.json").write_text('{"name": "Li", "big": 1.0000000000000002e+40, "ok": 1e39}')
+    (arena / "n.json").write_text(json.dumps([_one_step_task(
+        User_ID="User1", GroundTruth=gold(["queryFlights({'departureDate': '2025-03-21', 'origin': 'A', "
+                                           "'destination': 'B', 'passengers': " + "9" * 41 + "})"]))]))
+    r = run("import", "planningarena", arena / "tool_list.json", "--tasks", arena / "n.json",
+            "--profiles", arena / "users", "-o", arena / "o")
+    assert r.returncode == 0, r.stderr
+    assert "'big': profile value is null or cannot be written" in r.stderr
+    assert f"value {'9' * 41} of 'passengers' does not fit its type int (more than 40 digits); left out" in r.stderr
+    text = (arena / "o" / "tasks.chrono").read_text()
+    assert "ok = 1" + "0" * 39 in text and "big" not in text and "passengers" not in text
+    c = run("check", arena / "o")
+    assert c.returncode == 0, c.stdout + c.stderr

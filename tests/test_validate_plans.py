@@ -84,12 +84,20 @@ def test_detection():
     assert detect({"agent1": [{"action": "Finish"}]}) == "paracook"
     assert detect({"steps": [{"id": 1, "tool": "q", "args": {}}]}) == "tools"
     assert detect({"GlobalThought": "", "OrderSteps": {}}) == "planningarena"
+    released = [{"MessageNumber": "3", "Query": "q"},          # issue 28 item 1: one element per step
+                {"GlobalThought": "", "OrderSteps": {"TotalSteps": 2, "StepDetail": {"StepNumber": 1}}},
+                {"GlobalThought": "", "OrderSteps": {"TotalSteps": 2, "StepDetail": {"StepNumber": 2}}}]
+    assert detect(released) == "planningarena" and detect(released[1:]) == "planningarena"
     assert detect(42) is None and detect("hello") is None and detect({"x": 1}) is None
 
 
 def test_other_formats_are_refused_clearly(problem):
     rep = validate_plan(problem, {"plan": {"agent1": [{"action": "Finish"}]}})
     assert codes(rep) == [("E012", "schema", None)] and "paracook" in rep.errors[0].message
+    released = [{"MessageNumber": "3", "Query": "q"},
+                {"GlobalThought": "", "OrderSteps": {"TotalSteps": 1, "StepDetail": {"StepNumber": 1}}}]
+    rep = validate_plan(problem, released)
+    assert codes(rep) == [("E012", "schema", None)] and "planningarena" in rep.errors[0].message
 
 
 @pytest.mark.parametrize("plan,expected", [

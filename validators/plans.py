@@ -103,6 +103,7 @@ def _type_name(x: Any) -> str:
 
 
 _STEP_OPEN = re.compile(r"step\s*\(", re.I)
+_ARENA_KEYS = ("OrderSteps", "GlobalThought", "StepDetail")
 
 
 def detect(value: Any) -> Optional[str]:
@@ -129,6 +130,8 @@ def detect(value: Any) -> Optional[str]:
         if value and all(isinstance(v, dict) for v in value):
             if any("tool" in v for v in value):
                 return "tools"
+            if any(k in v for v in value for k in _ARENA_KEYS):
+                return "planningarena"      # PlanningArena's layout: a header, then one element per step
             return "schedule"
         return "schedule" if not value else None
     return None

@@ -225,6 +225,7 @@ class Names:
 
     def __init__(self) -> None:
         self.taken: set = set()
+        self._next: dict = {}          # base name -> the suffix number to try next (claims stay linear)
 
     @staticmethod
     def sanitize(name: str, fallback: str = "x") -> str:
@@ -238,11 +239,18 @@ class Names:
         return s if NAME_RE.fullmatch(s) else fallback
 
     def claim(self, name: str, fallback: str = "x") -> str:
-        """A sanitized form of ``name`` not returned before (suffixed ``_2``, ``_3``... on collisions)."""
+        """A sanitized form of ``name`` not returned before (suffixed ``_2``, ``_3``... on collisions).
+
+        Each base name remembers the suffix it reached, so N claims of one name probe O(N) names in all (not
+        N^2/2); the result is the same as trying ``_2``, ``_3``... from the start, as long as names leave
+        ``taken`` only right after they were claimed (the one use of ``taken.discard``)."""
         base = self.sanitize(name, fallback)
-        out, n = base, 1
+        out, n = base, self._next.get(base, 1)
+        if n > 1:
+            out = f"{base}_{n}"
         while out in self.taken:
             n += 1
             out = f"{base}_{n}"
+        self._next[base] = n
         self.taken.add(out)
         return out

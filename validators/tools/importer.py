@@ -4,9 +4,11 @@ Input: ``tool_list.json`` (an object of groups: ``app_tools`` maps scenario name
 other group maps tool names to a signature in one of two shapes: ``{"requiredParams": {p: {"type": T}},
 "optionalParams": {...}}`` or ``{p: {"type": T, "required": bool}}``; an enum parameter may list its values
 under "enum", "values" or "options"), optionally the tasks (``--tasks data.json``: a list of records with
-"Task ID", "Operational Scenario", "Query-en", "User_ID", "GroundTruth" = a JSON string holding
-``[{header}, {"GlobalThought", "OrderSteps": {"TotalSteps", "StepDetail"}}]``) and a directory of user
-profiles (``--profiles DIR``: ``user_N.json`` objects, picked by a task's "User_ID" ``UserN``).
+"Task ID", "Operational Scenario", "Query-en", "User_ID", "GroundTruth" = a JSON string holding, as
+released, ``[{header}, {"GlobalThought", "OrderSteps": {"TotalSteps": N, "StepDetail": {step 1}}}, ...]``:
+one element per step, every one read; one element listing every step is read too) and a directory of user
+profiles (``--profiles DIR``: ``user_N.json`` objects, picked by a task's "User_ID" ``UserN``; nested at
+most ``MAX_PROFILE_DEPTH`` levels).
 Output: ``{"tools.chrono": ..., "tasks.chrono": ...}`` (domain ``planningarena``): one app per API group,
 one scenario per API task (offering every imported app) with its query, profile and the gold plan as the
 reference.  What the source lacks or chronoplan cannot say is never dropped silently: each such item is
@@ -26,6 +28,7 @@ from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
 from chronoplan.compiler.importers.common import Names, number, quote, read_json
+from chronoplan.compiler.numparse import MAX_DIGITS, NumberProblem, parse_decimal
 from chronoplan.validators.tools.read import read_tool_plan
 from chronoplan.validators.tools.refs import StepRef, refs_in
 from chronoplan.validators.tools.values import format_ok
@@ -37,6 +40,7 @@ TYPES = {"str": "str", "string": "str", "text": "str", "int": "int", "integer": 
          "object": "any", "dict": "any", "any": "any"}
 ENUM_KEYS = ("enum", "values", "options")
 SHAPE_A = ("requiredParams", "optionalParams")
+MAX_PROFILE_DEPTH = 20          # nested objects/lists in a user profile
 _CLOCK = re.compile(r"([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?")
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -235,7 +239,7 @@ def _literal(v: Any, p: ImportedParam) -> Optional[str]:
     if t == "str":
         return quote(v) if isinstance(v, str) else None
     if t == "int":
-        return number(v) if isinstance(v, int) and not isinstance(v, bool) else None
+        return _num(v) if isinstance(v, int) and not isinstance(v, bool) else None
     if t == "number":
         return _num(v)
     if t == "bool":
@@ -252,12 +256,15 @@ def _literal(v: Any, p: ImportedParam) -> Optional[str]:
 
 
 def _num(v: Any) -> Optional[str]:
-    if isinstance(v, bool) or not isinstance(v, (int, Fraction)):
+    """A NUMBER literal for an int, float or Fraction; None when there is none the compiler accepts (NaN, an
+    infinity, more than the language's MAX_DIGITS digits: C111)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, Fraction)):
         return None
     try:
-        return number(v)
+        text = number(v)
     except ValueError:
         return None
+    return None if isinstance(parse_decimal(text.lstrip("-"), limit=10 ** MAX_DIGITS), NumberProblem) else text
 
 
 def _any_literal(v: Any) -> Optional[str]:
@@ -273,31 +280,37 @@ def _any_literal(v: Any) -> Optional[str]:
     return None
 
 
-def _profile_value(v: Any) -> Optional[str]:
+def _profile_value(v: Any, depth: int = 0) -> Optional[str]:
+    """A profile value as a chronoplan literal; None when it cannot be written (lists nested deeper than
+    MAX_PROFILE_DEPTH included)."""
     if isinstance(v, str) and _is_date(v):
         return v
     if isinstance(v, float):
-        try:
-            return number(v)
-        except ValueError:
-            return None
+        return _num(v)
     if isinstance(v, list):
-        items = [_profile_value(x) for x in v]
+        if depth >= MAX_PROFILE_DEPTH:
+            return None
+        items = [_profile_value(x, depth + 1) for x in v]
         return None if any(x is None for x in items) else "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
     return _any_literal(v)
 
 
 # ----------------------------------------------------------------------------- tasks
 def _profile_items(data: Any, fname: str, warn: Warn) -> list:
+    """A profile object -> ``name = literal`` lines; nested objects are flattened (``home.city`` ->
+    ``home_city``); ImportFormatError, naming the key, for objects nested deeper than MAX_PROFILE_DEPTH."""
     if not isinstance(data, dict):
         raise ImportFormatError(f"{fname}: a user profile must be a JSON object, got {type(data).__name__}")
     names, items = Names(), []
 
-    def walk(obj: dict, prefix: str) -> None:
+    def walk(obj: dict, prefix: str, depth: int) -> None:
         for k, v in obj.items():
             key = f"{prefix}{str(k).strip()}"
             if isinstance(v, dict):
-                walk(v, key + "_")
+                if depth + 1 >= MAX_PROFILE_DEPTH:
+                    raise ImportFormatError(f"{fname}: profile key {_clip(key)!r}: objects nested deeper than "
+                                            f"{MAX_PROFILE_DEPTH} levels (a profile is flattened into names)")
+                walk(v, key + "_", depth + 1)
                 continue
             name = names.claim(key, "item")
             if name != str(k) and not prefix:
@@ -307,17 +320,24 @@ def _profile_items(data: Any, fname: str, warn: Warn) -> list:
             lit = None if v is None else _profile_value(v)
             if lit is None:
                 names.taken.discard(name)
-                warn(fname, repr(key), "profile value is null or cannot be written (a list of objects?); left out")
+                warn(fname, repr(key), "profile value is null or cannot be written (a list of objects, or "
+                                       f"lists nested deeper than {MAX_PROFILE_DEPTH} levels?); left out")
                 continue
             items.append(f"{name} = {lit}")
-    walk(data, "")
+    walk(data, "", 0)
     return items
 
 
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[:n] + "..."
+
+
 def _load_profile(profiles: Path, user: Any, task_item: str, tfile: str, warn: Warn) -> Optional[list]:
-    m = re.fullmatch(r"\s*user[ _-]?(\d+)\s*", user, re.I) if isinstance(user, str) else None
+    m = re.fullmatch(r"\s*user[ _-]?([0-9]{1,9})\s*", user, re.I) if isinstance(user, str) else None
     if m is None:
-        warn(tfile, task_item, f"User_ID {user!r} names no single user; no profile")
+        shown = _clip(repr(user)) if isinstance(user, str) else f"(a {type(user).__name__})"
+        warn(tfile, task_item, f"User_ID {shown} names no single user (User followed by at most 9 digits); "
+                               "no profile")
         return None
     path = profiles / f"user_{int(m.group(1))}.json"
     if not path.exists():
@@ -341,6 +361,8 @@ def _gold_plan(gt: Any, task_item: str, tfile: str, warn: Warn) -> tuple[Any, Op
     items = gt if isinstance(gt, list) else [gt]
     header = next((x for x in items if isinstance(x, dict) and not _is_plan_element(x)), None)
     query = header.get("Query") if isinstance(header, dict) and isinstance(header.get("Query"), str) else None
+    if query is not None and len(query) > 1 and query[0] == query[-1] == '"':
+        query = query[1:-1]             # the released headers wrap the query in quotes
     plan = [x for x in items if isinstance(x, dict) and _is_plan_element(x)]
     if not plan:
         warn(tfile, task_item, "GroundTruth holds no plan with OrderSteps; no reference plan")
@@ -399,7 +421,9 @@ def _step_args(st: Any, tool: ImportedTool, sid: int, ids: dict, item: str, tfil
         lit = None if v is None or isinstance(v, StepRef) else _literal(v, p)
         if lit is None:
             fill = " written '_' (any value)" if p.required else " left out"
-            why = " (a date where a datetime is declared)" if p.type == "datetime" and _is_date(v) else ""
+            why = " (a date where a datetime is declared)" if p.type == "datetime" and _is_date(v) else \
+                f" (more than {MAX_DIGITS} digits)" if isinstance(v, (int, Fraction)) and not isinstance(v, bool) \
+                and _num(v) is None else ""
             warn(tfile, item, f"value {v!r} of {key!r} does not fit its type {p.type}"
                               f"{' ' + repr(p.values) if p.values else ''}{why};{fill}")
             if p.required:
@@ -445,6 +469,20 @@ def _comment(text: str) -> str:
     return "# " + re.sub(r"[\x00-\x1f\x7f\x85\u2028\u2029]", " ", text)[:300]
 
 
+def _task_id(rec: dict, i: int, tfile: str, warn: Warn) -> tuple[Any, str]:
+    """A task's "Task ID" (a string or an integer; else its index ``i``, with a warning) and its item name."""
+    tid = rec.get("Task ID")
+    if tid is not None and (isinstance(tid, bool) or not isinstance(tid, (str, int))):
+        warn(tfile, f"task [{i}]", f"\"Task ID\" is a {type(tid).__name__}, not a string or an integer; "
+                                   f"named task_{i}")
+        tid = i
+    task_item = f"task {_clip(repr(tid))}" if tid is not None else f"task [{i}]"
+    if tid is None:
+        warn(tfile, task_item, f"no \"Task ID\"; named task_{i}")
+        tid = i
+    return tid, task_item
+
+
 def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optional[Path], warn: Warn) -> str:
     if not isinstance(data, list):
         raise ImportFormatError(f"{tfile}: expected a JSON list of task records, got {type(data).__name__}")
@@ -454,11 +492,7 @@ def read_tasks(data: Any, tools: dict, apps: dict, tfile: str, profiles: Optiona
     for i, rec in enumerate(data):
         if not isinstance(rec, dict):
             raise ImportFormatError(f"{tfile}: [{i}]: a task must be an object, got {type(rec).__name__}")
-        tid = rec.get("Task ID")
-        task_item = f"task {tid!r}" if tid is not None else f"task [{i}]"
-        if tid is None:
-            warn(tfile, task_item, f"no \"Task ID\"; named task_{i}")
-            tid = i
+        tid, task_item = _task_id(rec, i, tfile, warn)
         if rec.get("Operational Scenario") == "APP":
             warn(tfile, task_item, "an APP task (phone operations such as Tap/Text/Swipe); not imported: its apps "
                                      "declare no screens or elements")
