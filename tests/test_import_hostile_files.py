@@ -22,7 +22,8 @@ import pytest
 from chronoplan.cli import main
 from chronoplan.commands import importer
 from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers.common import MAX_BYTES, read_beside, read_json, read_source
+from chronoplan.compiler.importers import common
+from chronoplan.compiler.importers.common import MAX_BYTES, read_json, read_source
 
 LIMIT_AS = 2 * 1024 ** 3
 COOKING = [[{"recipe": "Toast", "steps": [{"step": 1, "text": "Slice.", "time": "2 min"},
@@ -180,7 +181,7 @@ def test_a_licence_inside_the_directory_is_used(cooking, tmp_path):
     out = tmp_path / "out"
     assert main(["import", "recipe2plan", str(cooking), "-o", str(out)]) == 0
     assert "# Our licence\n# line two" in (out / "recipes.chrono").read_text()
-    assert read_beside(cooking, "NOTHING", "x") is None
+    assert common.read_beside(cooking, "NOTHING", "x") is None
 
 
 # ------------------------------------------------------------------ values the language cannot hold (item 7)
