@@ -409,3 +409,50 @@ def test_missing_files_and_wrong_arguments(tmp_path, capsys):
     (tmp_path / "bin.pddl").write_bytes(b"(define \xff)")
     assert main(["import", "pddl", str(d), str(tmp_path / "bin.pddl"), "-o", out]) == 2
     assert "not UTF-8" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ issue 28 items 7 and 8
+DURATION_DOMAIN = """(define (domain d) (:requirements :durative-actions)
+ (:predicates (todo) (done))
+ (:durative-action a :parameters () :duration (= ?duration {d})
+   :condition (at start (todo)) :effect (and (at start (not (todo))) (at end (done)))))
+"""
+DURATION_PROBLEM = "(define (problem p) (:domain d) (:init (todo)) (:goal (done)))"
+
+
+@pytest.mark.parametrize("duration", ["1e400", "1" + "0" * 99])
+def test_a_duration_beyond_the_language_is_a_located_error(duration, tmp_path, capsys):
+    """The old importer wrote a 401-digit (or 100-digit) duration that `check` then refused (C111)."""
+    d, p = write(tmp_path, DURATION_DOMAIN.format(d=duration), DURATION_PROBLEM)
+    out = tmp_path / "o.chrono"
+    assert main(["import", "pddl", str(d), str(p), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{d}:3:2: action a: duration: the number 1000" in err and "more than 40 digits" in err, err
+    assert not out.exists()
+
+
+class CountingPattern:
+    """A compiled pattern whose finditer adds up the characters its matches span."""
+
+    def __init__(self, pattern):
+        self.pattern, self.scanned = pattern, 0
+
+    def finditer(self, text):
+        for m in self.pattern.finditer(text):
+            self.scanned += m.end() - m.start()
+            yield m
+
+
+def test_requirement_lists_are_scanned_once(monkeypatch):
+    """A domain of 4,000 unclosed ``(:requirements`` lists (92 KB): the old lazy regular expression rescanned
+    the rest of the text from every list (30 s); now no character is in two lists' scans, so the work is
+    linear, and the requirement is still found where it is declared."""
+    import chronoplan.compiler.importers.pddl as pddl
+    counting = CountingPattern(pddl._REQUIREMENTS)
+    monkeypatch.setattr(pddl, "_REQUIREMENTS", counting)
+    text = "(define (domain d) " + "(:requirements :strips " * 4000 + "(:requirements :derived-predicates)"
+    source = pddl.Source(Path("d.pddl"), text)
+    assert source.declared(":derived-predicates") == text.rindex(":derived-predicates")
+    assert counting.scanned <= len(text)
+    assert pddl._unreadable(source).startswith("d.pddl:1:92035: unsupported PDDL requirement :derived-predicates")
+    assert source.declared(":typing") is None and source.declared(":strips") == text.index(":strips", 20)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers.common import Names, number, quote, read_source
+from chronoplan.compiler.importers.common import Names, language_number, number, quote, read_source
 
 MAX_GROUND = 100_000          # parameter bindings enumerated per action schema
 MAX_STEPS = 2_000             # ground actions kept (steps of the procedure)
@@ -68,6 +68,10 @@ CONSTRUCT = {":conditional-effects": r"\(\s*when\b", ":conditional-effects (fora
              ":preferences": r"\(\s*preference\b", "a :metric": r"\(\s*:metric\b"}
 
 
+_REQUIREMENTS = re.compile(r"\(\s*:requirements(?![\w-])([^()]*)", re.IGNORECASE)
+_TOKEN = re.compile(r"[^\s()]+")
+
+
 @dataclass(frozen=True)
 class Source:
     path: Path
@@ -77,6 +81,18 @@ class Source:
         """``path:line:col`` of the first match of ``pattern`` (case-insensitive), else ``path``."""
         m = re.search(pattern, self.text, re.IGNORECASE) if pattern else None
         return f"{self.path}" if m is None else self.at(m.start())
+
+    def declared(self, requirement: str) -> Optional[int]:
+        """The index of ``requirement`` (e.g. ":derived-predicates") where a ``(:requirements ...)`` list
+        declares it, or None.  Linear in the text: a list ends at the next parenthesis, so no character is
+        scanned by two lists (a lazy regular expression up to ")" rescanned the rest of the text from every
+        unclosed list: 30 s for a 92 KB domain)."""
+        want = requirement.lower()
+        for m in _REQUIREMENTS.finditer(self.text):
+            for t in _TOKEN.finditer(m.group(1)):
+                if t.group(0).lower() == want:
+                    return m.start(1) + t.start()
+        return None
 
     def at(self, index: int) -> str:
         """``path:line:col`` of character ``index``."""
@@ -152,8 +168,8 @@ UNREADABLE = {":derived-predicates": r"\(\s*:derived\b", ":preferences": r"\(\s*
 
 def _unreadable(part: Source) -> Optional[str]:
     for req, construct in UNREADABLE.items():
-        m = re.search(r"\(\s*:requirements[^)]*?(" + re.escape(req) + r")(?![\w-])", part.text, re.IGNORECASE)
-        where = part.at(m.start(1)) if m else part.where(construct) if construct and \
+        at = part.declared(req)
+        where = part.at(at) if at is not None else part.where(construct) if construct and \
             re.search(construct, part.text, re.IGNORECASE) else None
         if where:
             return f"{where}: unsupported PDDL requirement {req} (unified-planning's PDDL reader does not read it)"
@@ -177,10 +193,9 @@ def _features(up, domain: Source, problem: Source) -> None:
         if req.startswith(":numeric-fluents") and re.search(r"\btotal-cost\b", domain.text, re.IGNORECASE):
             req = ":action-costs"                # numeric only through (increase (total-cost) ...)
         name = req.split(" ")[0]
-        declared = re.search(r"\(\s*:requirements[^)]*?(" + re.escape(name) + r")(?![\w-])", domain.text,
-                             re.IGNORECASE) if name.startswith(":") else None
-        if declared:                             # the requirement as declared
-            where = domain.at(declared.start(1))
+        declared = domain.declared(name) if name.startswith(":") else None
+        if declared is not None:                 # the requirement as declared
+            where = domain.at(declared)
         else:                                    # where the construct is used (the problem for TILs)
             construct = CONSTRUCT.get(req) or CONSTRUCT.get(name)
             in_problem = construct is not None and re.search(construct, problem.text, re.I) and \
@@ -412,7 +427,8 @@ def _steps(actions: list, init: set, durative: bool, domain: Source) -> tuple:
     with the reason when an action is not a procedure step."""
     roles = _Roles(actions, init, durative)
     roles.index()
-    return [_step(roles, i, _where_action(domain, g.schema)) for i, g in enumerate(actions)], roles.done_of
+    where = {name: _where_action(domain, name) for name in dict.fromkeys(g.schema for g in actions)}
+    return [_step(roles, i, where[g.schema]) for i, g in enumerate(actions)], roles.done_of
 
 
 def _step(roles: _Roles, i: int, where: str) -> tuple:
@@ -498,7 +514,7 @@ def import_pddl(domain_path: Path, problem_path: Path) -> Imported:
                 stack.append(j)
     for i, g in enumerate(actions):
         if i not in needed:
-            where = _where_action(domain, g.schema)
+            where = _where_action(domain, g.schema)     # raises: searched once
             raise ImportFormatError(f"{where}: {g.text()} is optional (the goal does not need what it adds): "
                                     f"chronoplan's procedures run every step")
     if not actions:
@@ -539,10 +555,21 @@ def _write(up, domain: Source, problem: Source, actions: list, steps: list, dura
             opts += " after " + ", ".join(str(j) for j in prereqs)
         if locks:
             opts += " uses " + ", ".join(res[f] for f in locks)
-        lines.append(f"  step {i} {quote(g.text())} {number(g.duration)}{opts}")
+        lines.append(f"  step {i} {quote(g.text())} {_duration(g, domain)}{opts}")
         index[(g.schema.lower(),) + tuple(a.lower() for a in g.args)] = i
     lines += ["}", "", f"scenario {scen} {{", "  unit tick", f"  agents {agent}", f"  procedures {proc}", "}", ""]
     return Imported(scen, "\n".join(lines), index, durative)
+
+
+def _duration(g: Ground, domain: Source) -> str:
+    """The NUMBER literal of a ground action's duration; ImportFormatError at its action when the language
+    cannot write it (no finite decimal form, more digits than its limit)."""
+    where = f"{_where_action(domain, g.schema)}: action {g.schema}: duration"
+    try:
+        number(g.duration)
+    except ValueError:
+        raise ImportFormatError(f"{where} {g.duration} has no finite decimal form") from None
+    return language_number(g.duration, where)
 
 
 def _domain_name(domain: Source) -> str:

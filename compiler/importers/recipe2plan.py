@@ -318,7 +318,7 @@ def convert(sources, warn: Optional[Warn] = None) -> dict:
         for s in r.steps:
             for u in s.uses:
                 lst = props.setdefault(u.obj, [])
-                lst += [k for k, _ in u.needs + u.sets if k not in lst]
+                lst += [k for k in dict.fromkeys(k for k, _ in u.needs + u.sets) if k not in lst]
     res_names = {obj: names.claim(obj, "object") for obj in props}
     prop_names = {}
     for obj, ks in props.items():

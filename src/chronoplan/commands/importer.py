@@ -127,10 +127,15 @@ def compiles(files: dict, out: Path, kind: str) -> None:
         d = errors[0]
         where = ""
         if d.span is not None:
-            where = f"{names.get(str(Path(d.span.file).resolve()), d.span.file)}:{d.span.line}:{d.span.column}: "
+            where = f"{names.get(str(Path(d.span.file).resolve()), d.span.file)}:{d.span.line}:{d.span.col}: "
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         raise ImportFormatError(f"the converted text does not compile, nothing was written: {where}"
                                 f"error[{d.code}]: {d.message}{more}")
+
+
+def one_line(message: str) -> str:
+    """``message`` on one line: characters that are not printable (a newline in a file name) become ``?``."""
+    return "".join(ch if ch.isprintable() else "?" for ch in message)
 
 
 def run(args) -> int:
@@ -138,6 +143,8 @@ def run(args) -> int:
     status, written, error = _convert(args, warnings)
     if error is not None:
         warnings.clear()                         # nothing was written: only the error matters
+        error = one_line(error)
+    warnings = [one_line(w) for w in warnings]
     for w in warnings:
         print(f"chronoplan import: warning: {w}", file=sys.stderr)
     if error is not None:
