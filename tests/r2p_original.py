@@ -13,7 +13,6 @@ message text.
 """
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -246,8 +245,10 @@ class Result:
 
 
 def evaluate(recipes: list, plan_text: str, ignore_time_constraints: bool = False) -> Result:
-    """The original's evaluate_execution and evaluate_progress on one reply."""
-    world = World(copy.deepcopy(recipes), ignore_time_constraints)
+    """The original's evaluate_execution and evaluate_progress on one reply.  ``recipes`` is read, never
+    written (each ``Recipe`` keeps its own per-step state), so, as the released result_summarizer does, no
+    copy of the instance is made per plan."""
+    world = World(recipes, ignore_time_constraints)
 
     def prog() -> float:
         return max(world.progress) if world.progress else 0.0

@@ -242,8 +242,9 @@ def reference_makespan(key, constrained):
 @needs_data
 @pytest.mark.parametrize("key", r2pdata.keys() if (r2pdata.DATA / "cooking.json").exists() else [])
 def test_recipe2plan_optimal(r2p_project, key):
-    """Each plan proven optimal, valid for chronoplan and under the paper's rules as tests/r2p_paper.py states
-    them (an oracle sharing no code with chronoplan), and no longer than the reference plan."""
+    """Each plan proven optimal, the same with one and two search workers, valid for chronoplan and under
+    the paper's rules as tests/r2p_paper.py states them (an oracle sharing no code with chronoplan), and no
+    longer than the reference plan."""
     instance = dict(zip(r2pdata.keys(), r2pdata.cooking()))[key]
     spans = {}
     for constrained in (True, False):
@@ -251,6 +252,10 @@ def test_recipe2plan_optimal(r2p_project, key):
         problem = procedure_problem(r2p_project, r2p_project.scenario(name))
         res = solve_cpsat(problem, timeout=10, workers=2)
         assert res.status == "optimal" and res.exact and res.seconds < 10, (name, res)
+        # a reference is reproducible (issue 28 item 21): one worker gives the very same plan as two
+        again = solve_cpsat(problem, timeout=10, workers=1)
+        assert res.stats["reproducible"] and again.stats["reproducible"], (name, res.message, again.message)
+        assert again.schedule == res.schedule, name
         assert res.bound == res.makespan >= trivial_bound(problem)
         ref = reference_makespan(key, constrained)
         assert ref is not None or (key, constrained) == ("Pizza_Chocolate-Egg", True)
@@ -262,3 +267,25 @@ def test_recipe2plan_optimal(r2p_project, key):
         assert r2p_paper.check(instance, chunks, constrained) == set(), (name, chunks)
         spans[constrained] = res.makespan
     assert spans[True] >= spans[False]          # time constraints can only lengthen the optimum
+
+
+REPRODUCED = ("Cauliflower-Pizza_Chicken-Rice", "Choco_Smore-Bars_easy", "Chicken-Rice_Banana-Fry_easy")
+
+
+@needs_data
+def test_solve_cli_gives_the_same_plan_in_separate_processes(tmp_path):
+    """Issue 28 item 21: ``chronoplan solve --planner cpsat -o`` run twice, each in its own process, writes
+    byte-identical plans (the multi-worker search used to return another optimal plan from run to run)."""
+    import subprocess
+    out = tmp_path / "r2p"
+    assert main(["import", "recipe2plan", str(r2pdata.DATA / "cooking.json"), "-o", str(out)]) == 0
+    for name in REPRODUCED:
+        plans = []
+        for run in range(2):
+            plan = tmp_path / f"{name}.{run}.json"
+            proc = subprocess.run([sys.executable, "-m", "chronoplan.cli", "solve", str(out), "--scenario", name,
+                                   "--planner", "cpsat", "--workers", "2", "--timeout", "30", "-o", str(plan)],
+                                  capture_output=True, text=True, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            plans.append(plan.read_bytes())
+        assert plans[0] == plans[1], name

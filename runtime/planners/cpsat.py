@@ -36,6 +36,9 @@ multiples of that unit.
   satisfied by the schedule's order (autonomous chunks first).  The original's quirks that the paper's
   rules forbid (0-length chunks and repeats, two uses of the very same object interval) are not used, so
   optimality is over plans valid under both rule sets.
+Reproducibility: the optimum proven, a deterministic second phase (``_canonical``: one search worker, a
+fixed seed, no hints from the multi-worker first phase) picks one of the optimal schedules, so the same input
+gives the same plan in every run, whatever the worker count (``Result.stats["reproducible"]``).
 """
 from __future__ import annotations
 
@@ -193,14 +196,15 @@ class _ModelBuilder:
         self.notes: list = []
         self.vars: dict = {}
         self.gaps: list = []                 # one literal per pair of consecutive pieces: a gap between them
-        self.tidy_seconds = 1.0
         self.compat = compat
 
-    def hint_vars(self) -> list:
-        out = [self.makespan]
+    def tidy_vars(self) -> list:
+        """The variables a solution hint fixes: the makespan, every start, piece start and end, agent literal
+        and gap literal."""
+        out = [self.makespan] + list(self.gaps)
         for v in self.vars.values():
             out += [v.start, v.end] + [p[0] for p in v.pieces[1:]]
-            for lits in v.agent_lits.values():
+            for lits in [*v.agent_lits.values(), v.start_lits]:
                 out += lits
         return out
 
@@ -495,30 +499,54 @@ def _cp_model():
     return cp_model
 
 
-def _tidy(cp_model, b: _ModelBuilder, solver, budget: float, workers: int, seed: int):
-    """Second phase: keep the optimal makespan and minimise the number of interruptions (gaps between the
-    pieces of a step), so reference plans do not split steps for no reason.  Keeps the first solution
-    (returns None) when the budget is too small or the phase finds nothing better."""
-    if budget < 0.05:
-        return None
-    best = solver.Value(b.makespan)
-    first = {v: solver.Value(v) for v in b.hint_vars()}
-    m = b.m
-    m.Add(b.makespan <= best)
-    m.ClearObjective()
-    m.Minimize(sum(b.gaps))
-    for var, value in first.items():
-        m.AddHint(var, value)
-    solver.parameters.max_time_in_seconds = min(budget, max(0.05, b.tidy_seconds))
-    solver.parameters.num_workers = max(1, int(workers))
+CANONICAL_DETERMINISTIC_TIME = 0.2     # the tidy search's limit in CP-SAT's deterministic time units
+
+
+def _single(cp_model, seed: int, budget: float, deterministic: Optional[float] = None):
+    """A CP-SAT solver with ONE search worker and the fixed ``seed``: deterministic for a given model (and
+    hints) unless the wall-clock ``budget`` stops it."""
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
-    code = _solve(solver, m)
-    if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return cp_model.OPTIMAL
-    for var, value in first.items():       # restore the first solution for reading
-        m.Add(var == value)
-    solver.parameters.max_time_in_seconds = max(0.05, budget)
-    return cp_model.OPTIMAL if _solve(solver, m) in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    solver.parameters.max_time_in_seconds = budget
+    if deterministic is not None:
+        solver.parameters.max_deterministic_time = deterministic
+    return solver
+
+
+def _canonical(cp_model, b: _ModelBuilder, first, budget: float, seed: int, tidy: bool):
+    """Second phase, the deterministic tie-break: a proven optimum has many optimal schedules, and which one a
+    multi-worker search returns differs from run to run.  With the makespan fixed at its optimum and no
+    solution hints from the first phase, (a) a single-worker search (``_single``) finds an optimal schedule,
+    then (b) with ``tidy`` a single-worker search hinted by it, stopped by a limit in *deterministic* time,
+    minimises the number of interruptions (gaps between the pieces of a step), so reference plans do not
+    split steps for no reason.  A single-worker CP-SAT search stopped by its own end or a deterministic
+    limit depends on its model only, so the same input gives the same plan in every run.
+    Returns ``(solver, reproducible)``: the solver to read the plan from (``first`` when (a) found no
+    schedule within ``budget`` seconds) and whether no search was stopped by the wall-clock ``budget``."""
+    t0 = time.perf_counter()
+    if budget < 0.05:
+        return first, False
+    m = b.m
+    m.Add(b.makespan == first.Value(b.makespan))
+    m.ClearHints()
+    m.ClearObjective()
+    solver = _single(cp_model, seed, budget)
+    if _solve(solver, m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return first, False
+    if not (tidy and b.gaps):
+        return solver, True
+    left = budget - (time.perf_counter() - t0)
+    if left < 0.05:
+        return solver, True
+    for var in b.tidy_vars():
+        m.AddHint(var, solver.Value(var))
+    m.Minimize(sum(b.gaps))
+    tidy_solver = _single(cp_model, seed, left, CANONICAL_DETERMINISTIC_TIME)
+    code = _solve(tidy_solver, m)
+    if code not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return solver, tidy_solver.WallTime() < 0.95 * left
+    return tidy_solver, code == cp_model.OPTIMAL or tidy_solver.WallTime() < 0.95 * left
 
 
 def _solve(solver, model):
@@ -574,12 +602,16 @@ def _too_fine(problem: ProcedureProblem, unit: Fraction) -> Optional[str]:
 
 
 def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int = 2, *,
-                max_pieces: int = 32, seed: int = 0, tidy: bool = True, tidy_seconds: float = 1.0,
+                max_pieces: int = 32, seed: int = 0, tidy: bool = True, canonical: bool = True,
                 compat=None) -> Result:
     """Minimise the makespan of ``problem``; raise SolverUnavailable when OR-tools is missing.
 
-    With ``tidy`` a second phase (at most ``tidy_seconds``, within ``timeout``) keeps the optimum and
-    minimises how often interruptible steps are split.  ``compat`` ("recipe2plan" or
+    The first phase searches with ``workers`` threads and the fixed ``seed``.  Once the optimum is proven,
+    with ``canonical`` the deterministic second phase (``_canonical``, within ``timeout``) picks one optimal
+    schedule by single-worker searches without hints from the first phase, then with ``tidy`` minimises how
+    often interruptible steps are split; ``stats["reproducible"]`` is True when no search of that phase was
+    stopped by the wall clock, and then the same problem gives the same plan in every run whatever
+    ``workers`` is (a reference plan is reproducible).  ``compat`` ("recipe2plan" or
     ``validators.compat.Compat.RECIPE2PLAN``) adds that original evaluator's rules (module docstring);
     ValueError for a mode the model does not have."""
     mode = compat_name(compat)
@@ -590,7 +622,6 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
     if why is not None:
         return Result("error", None, None, (), time.perf_counter() - t0, message=why)
     b = _ModelBuilder(cp_model, problem, unit, max(1, max_pieces), mode)
-    b.tidy_seconds = tidy_seconds
     try:
         b.build()
     except (ValueError, OverflowError, RuntimeError) as exc:   # OR-tools refuses numbers beyond int64
@@ -604,15 +635,21 @@ def solve_cpsat(problem: ProcedureProblem, timeout: float = 10.0, workers: int =
     solver.parameters.num_workers = max(1, int(workers))
     solver.parameters.random_seed = seed
     code = _solve(solver, b.m)
-    if tidy and code == cp_model.OPTIMAL and b.gaps:
-        code = _tidy(cp_model, b, solver, timeout - (time.perf_counter() - t0), workers, seed) or code
+    stats = {"grid_unit": unit, "branches": solver.NumBranches(), "conflicts": solver.NumConflicts(),
+             "reproducible": False}
+    if canonical and code == cp_model.OPTIMAL:
+        solver, stats["reproducible"] = _canonical(cp_model, b, solver, timeout - (time.perf_counter() - t0),
+                                                   seed, tidy)
+        if not stats["reproducible"]:
+            b.notes.append("the tie-break between optimal plans stopped at its limit: "
+                           "another run may return another optimal plan")
     seconds = time.perf_counter() - t0
     msg = "; ".join(b.notes)
-    stats = {"grid_unit": unit, "branches": solver.NumBranches(), "conflicts": solver.NumConflicts()}
     lb = trivial_bound(problem)
     if code in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         makespan = solver.Value(b.makespan) * unit
-        bound = max(lb, math.ceil(solver.BestObjectiveBound() - 1e-6) * unit) if b.exact else lb
+        bound = lb if not b.exact or code == cp_model.OPTIMAL else \
+            max(lb, math.ceil(solver.BestObjectiveBound() - 1e-6) * unit)
         status = "optimal" if code == cp_model.OPTIMAL and b.exact else "feasible"
         if code == cp_model.OPTIMAL and b.exact:
             bound = makespan
