@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,128 @@ def test_household_log_on_stdin_is_graded_like_the_file(tmp_path):
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stdout[:500]
     a, b = json.loads(from_file.stdout), json.loads(from_stdin.stdout)
     assert b["plan"] == "-" and dict(a, plan="-") == b
+
+
+# item 11b: one atomic output writer for every -o; targets that are not regular files are refused
+
+def _tool_plan(tool_name: str) -> dict:
+    import chronoplan
+    from chronoplan.validators.tools.export import reference_plan
+    ref = reference_plan(chronoplan.load(ROOT / "domains" / "tools").scenario("calendar_review_many_to_many"))
+    ref["steps"][1]["tool"] = tool_name
+    return ref
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+@pytest.mark.parametrize("command", ["render", "solve"])
+def test_output_that_is_not_a_regular_file_is_refused(tmp_path, kind, command):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    target = tmp_path / ("out.html" if command == "render" else "plan.json")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "symlink":
+        target.symlink_to(secret)
+    elif command == "solve":
+        target = Path("/dev/null")          # as root, the old code replaced it with a regular file
+    else:
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))          # a /dev/null named out.html
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+    before = os.lstat(target)
+    if command == "render":
+        proc = cli("render", RECIPES, FAULTY, "-o", target)
+    else:
+        tiny = tmp_path / "tiny.chrono"
+        tiny.write_text('procedure P {\n  step 0 "Stir." 1 min\n}\nscenario one { unit min  agents cook  '
+                        'procedures P }\n')
+        proc = cli("solve", tiny, "--planner", "cpsat", "-o", target)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "regular file" in proc.stderr and "Traceback" not in proc.stderr
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
+    assert secret.read_text() == "keep me\n"
+
+
+def test_write_output_refuses_and_leaves_nothing(tmp_path):
+    from chronoplan.commands.output import OutputRefused, write_atomic, write_output
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(OutputRefused):
+        write_atomic(tmp_path / "pipe", "x")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OutputRefused):
+        write_atomic(tmp_path / "link", "x")
+    assert not (tmp_path / "elsewhere").exists()
+    target = tmp_path / "new" / "deeper" / "out.txt"             # missing folders are created
+    assert write_output(target, lambda f: f.write(b"abc")) == 3 and target.read_bytes() == b"abc"
+    old = tmp_path / "old.txt"
+    old.write_text("old")
+
+    def half(f):
+        f.write(b"half of it")
+        raise RuntimeError("the drawing failed")
+    with pytest.raises(RuntimeError):
+        write_output(old, half)
+    assert old.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "new", "old.txt", "pipe"]
+
+
+# item 17: render -o and solve -o create the output's folder
+
+@pytest.mark.parametrize("suffix", [".html", ".svg"])
+def test_render_creates_the_output_folder(tmp_path, suffix):
+    out = tmp_path / "a" / "b" / f"chart{suffix}"
+    proc = cli("render", RECIPES, FAULTY, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.is_file() and out.stat().st_size > 1000
+
+
+def test_solve_creates_the_output_folder(tmp_path):
+    pytest.importorskip("ortools")
+    tiny = tmp_path / "tiny.chrono"
+    tiny.write_text('procedure P {\n  step 0 "Stir." 1 min\n}\nscenario one { unit min  agents cook  procedures P }\n')
+    out = tmp_path / "x" / "y" / "plan.json"
+    proc = cli("solve", tiny, "--planner", "cpsat", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())
+
+
+# item 9: text from plans is never markup; a failed render leaves no partial file
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".html"])
+def test_a_tool_name_that_looks_like_mathtext_is_drawn_as_written(tmp_path, suffix):
+    name = r"$\undefinedmacro$<b>&"
+    plan = tmp_path / "hallucinated.json"
+    plan.write_text(json.dumps(_tool_plan(name)))
+    out = tmp_path / f"chart{suffix}"
+    proc = cli("render", ROOT / "domains" / "tools", plan, "-o", out, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["ok"] and not summary["valid"] and out.stat().st_size == summary["bytes"]
+    if suffix == ".svg":                      # svg.fonttype none: the text is in the file, as written
+        from xml.sax.saxutils import escape
+        assert escape(r"$\undefinedmacro$<b>&") in out.read_text()
+    if suffix == ".html":
+        assert "$\\undefinedmacro$&lt;b&gt;&amp;" in out.read_text() and "<b>&" not in out.read_text()
+
+
+def test_a_failed_drawing_leaves_no_partial_file(tmp_path, monkeypatch, capsys):
+    """matplotlib failing half-way through writing (as mathtext did) leaves no half-written output, nor a
+    temporary file."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from chronoplan.cli import main
+
+    def failing(self, target, **kw):
+        if isinstance(target, (str, os.PathLike)):
+            with open(target, "wb") as f:
+                f.write(b"<svg half")
+        else:
+            target.write(b"<svg half")
+        raise ValueError("Unknown symbol: \\undefinedmacro")
+    monkeypatch.setattr(Figure, "savefig", failing)
+    out = tmp_path / "chart.svg"
+    assert main(["render", str(RECIPES), str(FAULTY), "-o", str(out)]) == 3
+    assert list(tmp_path.iterdir()) == []
