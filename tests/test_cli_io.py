@@ -330,3 +330,41 @@ def test_a_failed_drawing_leaves_no_partial_file(tmp_path, monkeypatch, capsys):
     out = tmp_path / "chart.svg"
     assert main(["render", str(RECIPES), str(FAULTY), "-o", str(out)]) == 3
     assert list(tmp_path.iterdir()) == []
+
+
+# item 11b: play lines are read bounded; reward_function checks optima when it is built
+
+def test_play_lines_are_read_bounded(monkeypatch):
+    import io
+
+    from chronoplan.commands.common import MAX_COMMAND, command_lines
+
+    class Counting(io.StringIO):
+        sizes: list = []
+
+        def readline(self, size=-1):
+            Counting.sizes.append(size)
+            return super().readline(size)
+    stdin = Counting("look\n" + "x" * (3 * MAX_COMMAND) + "\nwait\n")
+    err = io.StringIO()
+    got = list(command_lines(stdin, io.StringIO(), lambda: False, err=err))
+    assert got == ["look", "wait"]
+    assert "line 2 is" in err.getvalue() and "skipped" in err.getvalue()
+    assert all(0 < s <= max(MAX_COMMAND + 2, 1 << 20) for s in Counting.sizes)
+
+
+@pytest.mark.parametrize("optima", [{"Roast-Chicken_Garlic-Potatoes": "abc"}, {"x": 0}, {"x": -3},
+                                    {"x": float("nan")}, {"x": float("inf")}, {"x": True}, {1: 10}, [("x", 1)]])
+def test_reward_function_checks_optima_when_built(optima):
+    from chronoplan.validators.reward import reward_function
+    with pytest.raises(ValueError, match="optima"):
+        reward_function(str(RECIPES), shaping="makespan", optima=optima)
+
+
+def test_reward_function_accepts_good_optima():
+    from fractions import Fraction
+
+    from chronoplan.validators.reward import reward_function
+    fn = reward_function(str(RECIPES), shaping="makespan",
+                         optima={"Roast-Chicken_Garlic-Potatoes": Fraction(5000), "other": 2.5})
+    assert fn([VALID.read_text()], scenario=["Roast-Chicken_Garlic-Potatoes"])[0] > 0
