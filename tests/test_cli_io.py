@@ -368,3 +368,35 @@ def test_reward_function_accepts_good_optima():
     fn = reward_function(str(RECIPES), shaping="makespan",
                          optima={"Roast-Chicken_Garlic-Potatoes": Fraction(5000), "other": 2.5})
     assert fn([VALID.read_text()], scenario=["Roast-Chicken_Garlic-Potatoes"])[0] > 0
+
+
+# item 16: --summary-json FILE: the batch's counts beside stdout's JSON Lines (which stay one report per line)
+
+def test_summary_json_counts_the_batch(tmp_path, capsys):
+    from chronoplan.cli import main
+    summary = tmp_path / "out" / "summary.json"                   # its folder is created
+    missing = tmp_path / "missing.json"
+    status = main(["validate", str(RECIPES), str(VALID), str(FAULTY), str(FAULTY), str(missing), "--format", "json",
+                   "--summary-json", str(summary)])
+    reports = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1 and len(reports) == 4 and all("plan" in r for r in reports)   # no summary record on stdout
+    got = json.loads(summary.read_text())
+    cats: dict = {}
+    codes: dict = {}
+    for r in reports:
+        for e in r["errors"]:
+            cats[e["category"]] = cats.get(e["category"], 0) + 1
+            codes[e["code"]] = codes.get(e["code"], 0) + 1
+    assert got == {"plans": 4, "valid": 1, "invalid": 3, "errors": sum(cats.values()), "categories": cats,
+                   "codes": codes, "exit_status": 1}
+    assert got["categories"]["agent-busy"] >= 2 and "E002" in got["codes"]
+
+
+def test_summary_json_path_is_checked_before_grading(tmp_path, capsys):
+    from chronoplan.cli import main
+    os.mkfifo(tmp_path / "pipe.json")
+    assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(tmp_path / "pipe.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--summary-json" in err
+    assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(VALID)]) == 2
+    assert "input of this command" in capsys.readouterr().err
