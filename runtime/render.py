@@ -5,6 +5,7 @@ optionally a simulation state (``ascii_map``, ``map_png``), or a ``kitchen.engin
 Output: ``draw`` writes a PNG or SVG file of a fixed width (``WIDTH_PX`` at ``DPI``) whose height follows
 the number of lanes, and returns its (width, height) in pixels: title on top, the Gantt axes, then the legend
 and the notes below the axes (they never cover a bar), then for kitchens the map with each agent's walk.
+Text from plans is drawn as written, never as markup (``PLAIN_TEXT``: no mathtext, no LaTeX).
 ``ascii_map`` is text (walls '#', floor '.', one letter per station kind, agents as digits 1-9 in scenario
 order, a legend of stations and what lies on them).  matplotlib is optional and imported only to draw
 (``RenderUnavailable`` when it is missing).  The command is ``chronoplan render`` (chronoplan.commands.render).
@@ -75,6 +76,10 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
 
 
 # ------------------------------------------------------------------------------------------ matplotlib
+# text from plans (tool names, actions, agents) is never markup: no mathtext ("$...$"), no LaTeX
+PLAIN_TEXT = {"text.parse_math": False, "text.usetex": False}
+
+
 def matplotlib_available() -> bool:
     try:
         import matplotlib  # noqa: F401
@@ -129,7 +134,7 @@ def draw(chart: Chart, path, fmt: Optional[str] = None) -> tuple[int, int]:
     chart = clipped(chart)
     g = layout(chart)
     width, height = WIDTH_PX, g["height"]
-    with matplotlib.rc_context({"svg.fonttype": "none", "font.size": FONT, "hatch.linewidth": 0.8}):
+    with matplotlib.rc_context({**PLAIN_TEXT, "svg.fonttype": "none", "font.size": FONT, "hatch.linewidth": 0.8}):
         fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
         try:
             fig.text(0.5, 1 - 22 / height, chart.title, ha="center", va="center", fontsize=12, weight="bold",
@@ -337,15 +342,17 @@ def draw_map(view: MapView, path, fmt: Optional[str] = None) -> tuple[int, int]:
     """Write a map alone as PNG or SVG; returns (width, height) in pixels."""
     plt = _pyplot()
     fmt = (fmt or str(path).rsplit(".", 1)[-1]).lower()
+    import matplotlib
     mw, mh = _map_px(view)
     width, height = mw + 260, mh + 60
-    fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
-    try:
-        ax = fig.add_axes(_rect(30, 36, mw, mh, width, height))
-        _map(ax, view, plt, legend_x=(mw + 50) / width)
-        fig.savefig(path, format=fmt, dpi=DPI)
-    finally:
-        plt.close(fig)
+    with matplotlib.rc_context(PLAIN_TEXT):
+        fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
+        try:
+            ax = fig.add_axes(_rect(30, 36, mw, mh, width, height))
+            _map(ax, view, plt, legend_x=(mw + 50) / width)
+            fig.savefig(path, format=fmt, dpi=DPI)
+        finally:
+            plt.close(fig)
     return width, height
 
 

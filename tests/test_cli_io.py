@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,198 @@ def test_household_log_on_stdin_is_graded_like_the_file(tmp_path):
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stdout[:500]
     a, b = json.loads(from_file.stdout), json.loads(from_stdin.stdout)
     assert b["plan"] == "-" and dict(a, plan="-") == b
+
+
+# item 11b: one atomic output writer for every -o; targets that are not regular files are refused
+
+def _tool_plan(tool_name: str) -> dict:
+    import chronoplan
+    from chronoplan.validators.tools.export import reference_plan
+    ref = reference_plan(chronoplan.load(ROOT / "domains" / "tools").scenario("calendar_review_many_to_many"))
+    ref["steps"][1]["tool"] = tool_name
+    return ref
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "device"])
+@pytest.mark.parametrize("command", ["render", "solve"])
+def test_output_that_is_not_a_regular_file_is_refused(tmp_path, kind, command):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    target = tmp_path / ("out.html" if command == "render" else "plan.json")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "symlink":
+        target.symlink_to(secret)
+    elif command == "solve":
+        target = Path("/dev/null")          # as root, the old code replaced it with a regular file
+    else:
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))          # a /dev/null named out.html
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+    before = os.lstat(target)
+    if command == "render":
+        proc = cli("render", RECIPES, FAULTY, "-o", target)
+    else:
+        tiny = tmp_path / "tiny.chrono"
+        tiny.write_text('procedure P {\n  step 0 "Stir." 1 min\n}\nscenario one { unit min  agents cook  '
+                        'procedures P }\n')
+        proc = cli("solve", tiny, "--planner", "cpsat", "-o", target)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert "regular file" in proc.stderr and "Traceback" not in proc.stderr
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev)
+    assert secret.read_text() == "keep me\n"
+
+
+def test_write_output_refuses_and_leaves_nothing(tmp_path):
+    from chronoplan.commands.output import OutputRefused, write_atomic, write_output
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(OutputRefused):
+        write_atomic(tmp_path / "pipe", "x")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OutputRefused):
+        write_atomic(tmp_path / "link", "x")
+    assert not (tmp_path / "elsewhere").exists()
+    target = tmp_path / "new" / "deeper" / "out.txt"             # missing folders are created
+    assert write_output(target, lambda f: f.write(b"abc")) == 3 and target.read_bytes() == b"abc"
+    old = tmp_path / "old.txt"
+    old.write_text("old")
+
+    def half(f):
+        f.write(b"half of it")
+        raise RuntimeError("the drawing failed")
+    with pytest.raises(RuntimeError):
+        write_output(old, half)
+    assert old.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link", "new", "old.txt", "pipe"]
+
+
+# item 17: render -o and solve -o create the output's folder
+
+@pytest.mark.parametrize("suffix", [".html", ".svg"])
+def test_render_creates_the_output_folder(tmp_path, suffix):
+    out = tmp_path / "a" / "b" / f"chart{suffix}"
+    proc = cli("render", RECIPES, FAULTY, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert out.is_file() and out.stat().st_size > 1000
+
+
+def test_solve_creates_the_output_folder(tmp_path):
+    pytest.importorskip("ortools")
+    tiny = tmp_path / "tiny.chrono"
+    tiny.write_text('procedure P {\n  step 0 "Stir." 1 min\n}\nscenario one { unit min  agents cook  procedures P }\n')
+    out = tmp_path / "x" / "y" / "plan.json"
+    proc = cli("solve", tiny, "--planner", "cpsat", "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(out.read_text())
+
+
+# item 9: text from plans is never markup; a failed render leaves no partial file
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".html"])
+def test_a_tool_name_that_looks_like_mathtext_is_drawn_as_written(tmp_path, suffix):
+    name = r"$\undefinedmacro$<b>&"
+    plan = tmp_path / "hallucinated.json"
+    plan.write_text(json.dumps(_tool_plan(name)))
+    out = tmp_path / f"chart{suffix}"
+    proc = cli("render", ROOT / "domains" / "tools", plan, "-o", out, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert summary["ok"] and not summary["valid"] and out.stat().st_size == summary["bytes"]
+    if suffix == ".svg":                      # svg.fonttype none: the text is in the file, as written
+        from xml.sax.saxutils import escape
+        assert escape(r"$\undefinedmacro$<b>&") in out.read_text()
+    if suffix == ".html":
+        assert "$\\undefinedmacro$&lt;b&gt;&amp;" in out.read_text() and "<b>&" not in out.read_text()
+
+
+def test_a_failed_drawing_leaves_no_partial_file(tmp_path, monkeypatch, capsys):
+    """matplotlib failing half-way through writing (as mathtext did) leaves no half-written output, nor a
+    temporary file."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from chronoplan.cli import main
+
+    def failing(self, target, **kw):
+        if isinstance(target, (str, os.PathLike)):
+            with open(target, "wb") as f:
+                f.write(b"<svg half")
+        else:
+            target.write(b"<svg half")
+        raise ValueError("Unknown symbol: \\undefinedmacro")
+    monkeypatch.setattr(Figure, "savefig", failing)
+    out = tmp_path / "chart.svg"
+    assert main(["render", str(RECIPES), str(FAULTY), "-o", str(out)]) == 3
+    assert list(tmp_path.iterdir()) == []
+
+
+# item 11b: play lines are read bounded; reward_function checks optima when it is built
+
+def test_play_lines_are_read_bounded(monkeypatch):
+    import io
+
+    from chronoplan.commands.common import MAX_COMMAND, command_lines
+
+    class Counting(io.StringIO):
+        sizes: list = []
+
+        def readline(self, size=-1):
+            Counting.sizes.append(size)
+            return super().readline(size)
+    stdin = Counting("look\n" + "x" * (3 * MAX_COMMAND) + "\nwait\n")
+    err = io.StringIO()
+    got = list(command_lines(stdin, io.StringIO(), lambda: False, err=err))
+    assert got == ["look", "wait"]
+    assert "line 2 is" in err.getvalue() and "skipped" in err.getvalue()
+    assert all(0 < s <= max(MAX_COMMAND + 2, 1 << 20) for s in Counting.sizes)
+
+
+@pytest.mark.parametrize("optima", [{"Roast-Chicken_Garlic-Potatoes": "abc"}, {"x": 0}, {"x": -3},
+                                    {"x": float("nan")}, {"x": float("inf")}, {"x": True}, {1: 10}, [("x", 1)]])
+def test_reward_function_checks_optima_when_built(optima):
+    from chronoplan.validators.reward import reward_function
+    with pytest.raises(ValueError, match="optima"):
+        reward_function(str(RECIPES), shaping="makespan", optima=optima)
+
+
+def test_reward_function_accepts_good_optima():
+    from fractions import Fraction
+
+    from chronoplan.validators.reward import reward_function
+    fn = reward_function(str(RECIPES), shaping="makespan",
+                         optima={"Roast-Chicken_Garlic-Potatoes": Fraction(5000), "other": 2.5})
+    assert fn([VALID.read_text()], scenario=["Roast-Chicken_Garlic-Potatoes"])[0] > 0
+
+
+# item 16: --summary-json FILE: the batch's counts beside stdout's JSON Lines (which stay one report per line)
+
+def test_summary_json_counts_the_batch(tmp_path, capsys):
+    from chronoplan.cli import main
+    summary = tmp_path / "out" / "summary.json"                   # its folder is created
+    missing = tmp_path / "missing.json"
+    status = main(["validate", str(RECIPES), str(VALID), str(FAULTY), str(FAULTY), str(missing), "--format", "json",
+                   "--summary-json", str(summary)])
+    reports = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1 and len(reports) == 4 and all("plan" in r for r in reports)   # no summary record on stdout
+    got = json.loads(summary.read_text())
+    cats: dict = {}
+    codes: dict = {}
+    for r in reports:
+        for e in r["errors"]:
+            cats[e["category"]] = cats.get(e["category"], 0) + 1
+            codes[e["code"]] = codes.get(e["code"], 0) + 1
+    assert got == {"plans": 4, "valid": 1, "invalid": 3, "errors": sum(cats.values()), "categories": cats,
+                   "codes": codes, "exit_status": 1}
+    assert got["categories"]["agent-busy"] >= 2 and "E002" in got["codes"]
+
+
+def test_summary_json_path_is_checked_before_grading(tmp_path, capsys):
+    from chronoplan.cli import main
+    os.mkfifo(tmp_path / "pipe.json")
+    assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(tmp_path / "pipe.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--summary-json" in err
+    assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(VALID)]) == 2
+    assert "input of this command" in capsys.readouterr().err

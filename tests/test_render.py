@@ -252,7 +252,8 @@ def test_failure_modes(tmp_path, capsys, plans):
     assert status == 2 and "no scenario named 'nope'" in err
     status, _, err = render(capsys, RECIPES, VALID, "-o", tmp_path / "x.jpg")
     assert status == 2 and ".png, .svg or .html" in err
-    status, _, err = render(capsys, RECIPES, VALID, "-o", tmp_path / "no" / "dir" / "x.html")
+    (tmp_path / "afile").write_text("")          # a missing folder is created (issue 28 item 17); not under a file
+    status, _, err = render(capsys, RECIPES, VALID, "-o", tmp_path / "afile" / "dir" / "x.html")
     assert status == 2 and "cannot write" in err
     lines = tmp_path / "two.jsonl"
     lines.write_text(VALID.read_text().replace("\n", "") + "\n" + VALID.read_text().replace("\n", "") + "\n")

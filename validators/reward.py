@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import warnings
+import math
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Optional, Union
@@ -101,16 +102,16 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
     ``source`` is a checked project or the path(s) of ``.chrono`` files; ``scenario`` fixes one scenario for
     every completion, else ``kwargs[scenario_column]`` names one per completion (a list, as TRL passes dataset
     columns), else (the column is missing: one ``UserWarning``) the only scenario or the ``"scenario"`` the
-    completion names.  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping or domain; the
-    returned function never raises on completions."""
+    completion names.  Raises ``ValueError``/``CompileError`` here, at build time, for a wrong shaping, domain or
+    ``optima`` (``checked_optima``); the returned function never raises on completions."""
 
     project = source if isinstance(source, ir.Project) else load(*([source] if isinstance(source, str) else source))
     shape = shaping if isinstance(shaping, Shaping) else Shaping(shaping)
     if scenario is not None and scenario not in project.scenarios:
         raise ValueError(f"no scenario named {scenario!r}")
     grader = Grader(project)
-    best = dict(optima or {})
-    warned = []
+    best = checked_optima(optima)
+    warned: list = []
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list:
         names = kwargs.get(scenario_column)
@@ -152,6 +153,25 @@ def _named_scenario(project: ir.Project, text: Optional[str]) -> Optional[str]:
     value = inner.value if inner is not None and isinstance(inner.value, dict) else got.value
     found = match_scenario(project, None, value, "")
     return found if found is not None else match_scenario(project, None, got.value, "")
+
+
+def checked_optima(optima: Optional[Mapping[str, Any]]) -> dict:
+    """``reward_function``'s ``optima`` checked when the function is built: a mapping of scenario names to
+    positive finite makespans (int, float, Fraction; not bool); raises ValueError naming the first bad entry,
+    so that a wrong value fails once, here, and never at each call."""
+    if optima is None:
+        return {}
+    if not isinstance(optima, Mapping):
+        raise ValueError(f"optima must map scenario names to optimal makespans, not a {type(optima).__name__}")
+    out = {}
+    for name, value in optima.items():
+        if not isinstance(name, str):
+            raise ValueError(f"optima: the key {name!r} is not a scenario name (a str)")
+        ok = isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
+        if not ok or not math.isfinite(value) or value <= 0:
+            raise ValueError(f"optima[{name!r}] = {value!r}: an optimal makespan is a positive finite number")
+        out[name] = value
+    return out
 
 
 def _nth(values: Any, i: int) -> Any:

@@ -33,14 +33,27 @@ def pick_scenario(project, name, prog: str):
         return None
 
 
-def command_lines(lines, out, done: Callable[[], bool]) -> Iterator[str]:
+MAX_COMMAND = 65_536            # characters in one line of ``play`` (a command is a few dozen)
+
+
+def command_lines(lines, out, done: Callable[[], bool], err=None) -> Iterator[str]:
     """The player's lines for ``chronoplan play``: a "> " prompt when both ends are a terminal, blank lines and
-    ``#`` comments skipped, stripped; stops at the end of input, at "quit"/"exit", or once ``done()``."""
+    ``#`` comments skipped, stripped; stops at the end of input, at "quit"/"exit", or once ``done()``.  Each
+    line is read bounded (``validators.lines.read_line``): one longer than ``MAX_COMMAND`` (or the
+    ``CHRONOPLAN_MAX_LINE_BYTES`` cap) is skipped unread into memory, with a message on ``err`` (stderr)."""
+    from chronoplan.validators.lines import max_line_bytes, read_line
+    cap = min(MAX_COMMAND, max_line_bytes())
     tty = hasattr(lines, "isatty") and lines.isatty() and hasattr(out, "isatty") and out.isatty()
+    no = 0
     while not done():
         if tty:
             print("> ", end="", file=out, flush=True)
-        line = lines.readline()
+        line, length = read_line(lines, cap)
+        no += 1
+        if line is None:
+            print(f"chronoplan play: line {no} is {length} characters long; at most {cap}: skipped",
+                  file=err or sys.stderr)
+            continue
         if not line:
             return
         line = line.strip()

@@ -1,28 +1,33 @@
-"""Output files of the commands (``solve -o``, ``pddl -o``, ``import -o``): checked first, written atomically.
+"""Output files of the commands (``solve -o``, ``render -o``, ``pddl -o``, ``import -o``, ``play --log``): checked
+first, written atomically.
 
 Input: the output path(s) a command will write and its input paths.  Output: ``output_problem`` -- why a
 path cannot be an output (an input file or a ``.chrono`` file under an input directory, which would be
-overwritten; a directory where a file is meant; a missing parent directory; a name longer than the system
-allows; a NUL character), or None -- checked before any work so that a run never ends by destroying its
-input or failing to save an hour of planning; ``write_atomic`` writes a temporary file in the target's
-directory and renames it over the target (``os.replace``), so an interrupted or failed run leaves either
-the old file or the complete new one, never half of it, and no stray temporary file.  ``failure`` is the
+overwritten; a directory where a file is meant; an existing device, FIFO, socket or symbolic link, which
+would be replaced or written through; a missing parent directory; a name longer than the system allows; a
+NUL character), or None -- checked before any work so that a run never ends by destroying its
+input or failing to save an hour of planning; ``write_output`` (text: ``write_atomic``) writes a temporary
+file in the target's directory (created when missing) and renames it over the target (``os.replace``), so
+an interrupted or failed run leaves either the old file or the complete new one, never half of it, and no
+stray temporary file; it refuses a target that is not a regular file.  ``failure`` is the
 JSON summary (``--format json``) of a command that wrote nothing: exit status 2, ``{"ok": false, ...,
 "error"}``, the message on stderr (``pddl``, ``render``).
 """
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional, TypeVar
 
 from chronoplan.compiler.sources import exists
 
 NAME_MAX = 255                  # bytes per path component (Linux, macOS); os.pathconf refines it
 PATH_MAX = 4096
+T = TypeVar("T")
 
 
 def _limit(path: Path, name: str, default: int) -> int:
@@ -85,8 +90,13 @@ def output_problem(path, inputs: Iterable, *, directory: bool = False, create_pa
         else:
             if p.is_dir():
                 return f"{shown} is a directory; give the name of the file to write"
+            why = target_problem(p)
+            if why is not None:
+                return why
             if not create_parents and not parent.is_dir():
                 return f"cannot write {shown}: the directory {parent} does not exist"
+            if create_parents and not probe.is_dir():     # the folders to create would go under a file
+                return f"cannot write {shown}: {probe} is not a directory"
         for inp in inputs:
             if _same(p, Path(inp)):
                 return (f"refusing to write {shown}: it is an input of this command and would be "
@@ -96,15 +106,46 @@ def output_problem(path, inputs: Iterable, *, directory: bool = False, create_pa
     return None
 
 
-def write_atomic(path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same directory and
-    ``os.replace``; the file gets the usual permissions (0666 minus the umask, or the old file's mode).
-    Raises OSError; the temporary file is removed on any failure or interrupt."""
+class OutputRefused(OSError):
+    """The output path names something that is not a regular file (a device, FIFO, socket, symbolic link or
+    directory): replacing it or writing through it is refused."""
+
+
+def target_problem(path) -> Optional[str]:
+    """Why the existing ``path`` must not be replaced by an output file (None when it is absent or a regular
+    file): ``solve -o /dev/null`` as root would replace the device, a link would be written through, a FIFO
+    would block the command."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    if stat.S_ISREG(st.st_mode):
+        return None
+    kind = ("a symbolic link" if stat.S_ISLNK(st.st_mode) else "a directory" if stat.S_ISDIR(st.st_mode)
+            else "a named pipe (FIFO)" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+            else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a regular file")
+    return (f"{path} is {kind}: an output is written only as a regular file (written to a temporary file "
+            "and renamed), so it would not be replaced or written through; give a file name")
+
+
+def write_output(path, write: Callable[[BinaryIO], T]) -> T:
+    """The one output writer of every command (``-o``, ``--log``): ``write(f)`` fills a temporary binary file
+    in the target's directory (created with its parents when missing), which is flushed, synced and renamed
+    over ``path`` (``os.replace``): an interrupted or failed run (an exception in ``write``, a full disk)
+    leaves the old file or none, never half of one, and no stray temporary file.  The new file gets the usual
+    permissions (0666 minus the umask, or the old file's mode).  An existing ``path`` that is not a regular
+    file is refused (``OutputRefused``, ``target_problem``).  Returns what ``write`` returns; raises OSError."""
     path = Path(path)
+    why = target_problem(path)
+    if why is not None:
+        raise OutputRefused(why)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name[:40]}.", suffix=".part")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            result = write(f)
             f.flush()
             os.fsync(f.fileno())
         try:
@@ -114,6 +155,9 @@ def write_atomic(path, text: str) -> Path:
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
+        why = target_problem(path)               # replaced by something else while we wrote
+        if why is not None:
+            raise OutputRefused(why)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -121,7 +165,13 @@ def write_atomic(path, text: str) -> Path:
         except OSError:
             pass
         raise
-    return path
+    return result
+
+
+def write_atomic(path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` with ``write_output``."""
+    write_output(path, lambda f: f.write(text.encode("utf-8")))
+    return Path(path)
 
 
 def failure(prog: str, message: Optional[str], *, error: Optional[str] = None, **fields) -> tuple[int, dict]:

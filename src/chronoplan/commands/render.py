@@ -8,7 +8,10 @@ the verdict and the makespan.  PNG and SVG are drawn with matplotlib (optional: 
 how to install it); HTML is one self-contained page (inline SVG, no script, no network) and needs nothing.
 Exit status: 0 the picture was written, whether or not the plan is valid; 2 usage error (a missing or
 unreadable file, a compile error, an unknown or unmatched scenario, several plans in PLAN, an output
-suffix other than .png/.svg/.html, matplotlib missing for PNG/SVG, an output that cannot be written).
+suffix other than .png/.svg/.html, matplotlib missing for PNG/SVG, an output that cannot be written or is
+not a regular file: a device, FIFO or symbolic link is refused, never replaced or written through).  The
+output's folder is created when missing; the picture is written to a temporary file and renamed, so a
+failed drawing leaves no partial file.
 ``--format json``: one object on stdout instead of the "wrote ..." line, ``{"ok", "file", "bytes", "width",
 "height", "scenario", "plan", "valid", "codes", "error"}`` (``codes``: the plan's error codes in report order;
 ``width``/``height`` null for HTML), also on failure (``ok`` false, ``error`` the reason, ``file`` null;
@@ -64,6 +67,11 @@ def _render(args) -> tuple[int, dict, str]:
     from chronoplan.runtime.render import INSTALL_HINT, matplotlib_available
     if suffix != ".html" and not matplotlib_available():
         return _error(f"{INSTALL_HINT}; or write {out.with_suffix('.html').name}, which needs nothing")
+    from chronoplan.commands.output import input_files, output_problem
+    why = output_problem(out, input_files([args.file] + ([] if args.plan == "-" else [args.plan])),
+                         create_parents=True)
+    if why is not None:
+        return _error(why)
     plan_path = Path(args.plan)
     if args.plan != "-" and not plan_path.is_file():
         why = ("is a directory: render takes one plan file" if plan_path.is_dir() else
@@ -132,10 +140,12 @@ def _read(name: str):
 
 
 def _write(chart, out: Path, suffix: str):
-    """Write the picture; (width, height) in pixels for PNG and SVG, None for HTML."""
+    """Write the picture atomically (``commands.output.write_output``: a failed drawing leaves no partial
+    file); (width, height) in pixels for PNG and SVG, None for HTML."""
+    from chronoplan.commands.output import write_atomic, write_output
     if suffix == ".html":
         from chronoplan.runtime.render_html import html_page
-        out.write_text(html_page(chart), encoding="utf-8")
+        write_atomic(out, html_page(chart))
         return None
     from chronoplan.runtime.render import draw
-    return draw(chart, out, suffix[1:])
+    return write_output(out, lambda f: draw(chart, f, suffix[1:]))

@@ -161,7 +161,7 @@ def run(args) -> int:  # noqa: C901
         return _error(f"--workers must be between 1 and {MAX_WORKERS}")
     if args.output is not None:
         from chronoplan.commands.output import input_files, output_problem
-        why = output_problem(args.output, input_files([args.file]))
+        why = output_problem(args.output, input_files([args.file]), create_parents=True)
         if why is not None:
             return _error(f"-o: {why}")
     project = load_project([args.file])

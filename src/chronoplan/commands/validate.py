@@ -1,10 +1,12 @@
 """``chronoplan validate FILE PLAN... [--scenario S] [--plan-format F] [--format text|json] [--first] [--jobs N]
-[--compat NAME] [--seed N]``.
+[--compat NAME] [--seed N] [--summary-json FILE]``.
 
 Input: a .chrono file or directory, plan files/directories/JSON Lines (``-`` = stdin; a file whose first line is
 a household episode header is one episode log, graded by ``validators.household``).  Output: per plan
 a report (text, or one JSON object per line with ``--format json``), a summary table in text mode and a
-progress bar on stderr when it is a terminal.  Exit status: 0 every plan valid, 1 some plan invalid,
+progress bar on stderr when it is a terminal; with ``--summary-json FILE`` the batch's counts in FILE
+(``Tally``: one JSON object, written atomically at the end; stdout's JSON Lines stay one report per line, as
+DESIGN.md's contract says).  Exit status: 0 every plan valid, 1 some plan invalid,
 2 usage or compile error (including a plan that matches no scenario, an unknown or refused ``--compat``
 mode, or one that no scenario of the project, or the ``--scenario`` given, belongs to, and a
 ``--plan-format`` that the family of the ``--scenario`` given, or of every scenario of the project, does
@@ -28,6 +30,9 @@ def configure(p) -> None:
     p.add_argument("--reference", nargs="+", metavar="PLAN", default=(),
                    help="reference plans (matched to scenarios like plans) for relative efficiency")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--summary-json", metavar="FILE", default=None,
+                   help="also write the batch's counts to FILE as one JSON object {plans, valid, invalid, "
+                        "errors, categories, codes, exit_status} (stdout keeps one report per line)")
     p.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
                    help="grade on N worker processes (0: one per core); reports stay in input order")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
@@ -144,6 +149,12 @@ def run(args) -> int:  # noqa: C901
     if why is not None:
         print(f"chronoplan validate: error: {why}", file=sys.stderr)
         return 2
+    if args.summary_json is not None:
+        from chronoplan.commands.output import input_files, output_problem
+        why = output_problem(args.summary_json, input_files([args.file, *args.plans]), create_parents=True)
+        if why is not None:
+            print(f"chronoplan validate: error: --summary-json: {why}", file=sys.stderr)
+            return 2
     from chronoplan.validators.compat import Compat
     refs, problems = _references(project, args.reference, args.scenario, args.compat is Compat.RECIPE2PLAN)
     for msg in problems:
@@ -169,8 +180,10 @@ def run(args) -> int:  # noqa: C901
             return 2
     else:
         reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs, **options)
+    tally = Tally()
     for rep in reports:
         n += 1
+        tally.add(rep)
         if bar is not None:
             bar.clear()
         print(rep.to_json_line() if args.format == "json" else rep.to_text(), flush=bar is not None)
@@ -189,14 +202,53 @@ def run(args) -> int:  # noqa: C901
         print(_table(rows))
     if not n:
         print("chronoplan validate: error: no plan files found", file=sys.stderr)
-        return 2
-    if internal:
+        status = 2
+    elif internal:
         print(f"chronoplan validate: internal error while grading {internal} plan{'s' * (internal != 1)} (code "
               f"{INTERNAL_ERROR} in {'their reports' if internal > 1 else 'its report'}); every other plan was "
               "graded. This is a bug in chronoplan: please report it with the plan and the command.",
               file=sys.stderr)
-        return 3
-    return status
+        status = 3
+    return tally.write(args.summary_json, status)
+
+
+class Tally:
+    """The counts of a batch for ``--summary-json``: plans, valid, invalid, errors, errors per category and per
+    code (a plan's every error counts; an unreadable or unmatched plan is invalid with its read error)."""
+
+    def __init__(self) -> None:
+        self.plans = self.valid = self.errors = 0
+        self.categories: dict = {}
+        self.codes: dict = {}
+
+    def add(self, rep) -> None:
+        self.plans += 1
+        self.valid += bool(rep.valid)
+        for e in rep.errors:
+            self.errors += 1
+            self.categories[e.category.value] = self.categories.get(e.category.value, 0) + 1
+            self.codes[e.code] = self.codes.get(e.code, 0) + 1
+
+    def to_json(self, status: int) -> dict:
+        return {"plans": self.plans, "valid": self.valid, "invalid": self.plans - self.valid, "errors": self.errors,
+                "categories": dict(sorted(self.categories.items())), "codes": dict(sorted(self.codes.items())),
+                "exit_status": status}
+
+    def write(self, path: Optional[str], status: int) -> int:
+        """Write the summary to ``path`` (when given; atomically) and return the exit status: ``status``, or 2
+        when the file cannot be written."""
+        if path is None:
+            return status
+        import json
+
+        from chronoplan.commands.output import write_atomic
+        try:
+            write_atomic(path, json.dumps(self.to_json(status)) + "\n")
+        except OSError as exc:
+            print(f"chronoplan validate: error: cannot write --summary-json {path}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return max(status, 2)
+        return status
 
 
 def _seed_problem(project, seed: Optional[int], scenario: Optional[str]) -> Optional[str]:
