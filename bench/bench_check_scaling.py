@@ -9,7 +9,8 @@ object) of the CPU seconds of ``compile_paths`` (what ``chronoplan check`` runs)
 - ``map-200x200``: a 200 x 200 kitchen map with 10,000 stations (a table on every other cell of every other
   row) and a scenario with one agent on it (the reachability of every station is checked);
 - ``scenarios-SxPxN``: S scenarios each naming P procedures of N steps (``--scenarios``, default 200 x 50 x
-  1,000 as in the issue).
+  1,000 as in the issue): each procedure is evaluated once however many scenarios name it, so this is
+  mostly the time to read the 50,000 steps.
 
 Usage: python bench/bench_check_scaling.py [--rounds N] [--only NAME] [--json]
 """

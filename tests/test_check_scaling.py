@@ -71,3 +71,65 @@ def test_walkable_knows_stations_walls_and_the_border():
     assert [m.walkable(x, y) for y in range(-1, 3) for x in range(-1, 4)] == [
         False] * 5 + [False, False, True, False, False] + [False, True, True, True, False] + [False] * 5
     assert m.station_cells == {(0, 0)}
+
+
+def scenarios_source(scenarios: int, procedures: int = 3, steps: int = 20, overrides: bool = False) -> str:
+    text = ["const SLOW = 2 min"]
+    for p in range(procedures):
+        text.append(f"procedure P{p} {{")
+        text += [f'  step {i} "Do thing {i}." SLOW{f" after {i - 1}" if i else ""}' for i in range(steps)]
+        text.append("}")
+    names = ", ".join(f"P{p}" for p in range(procedures))
+    text += [f"scenario s{k} {{ unit min procedures {names}{f'  const SLOW = {k + 1} min' if overrides else ''} }}"
+             for k in range(scenarios)]
+    return "\n".join(text) + "\n"
+
+
+def test_scenarios_naming_the_same_procedures_evaluate_them_once(monkeypatch):
+    """issue 28 item 11b: every scenario instantiated all its procedures again (200 scenarios x 50 procedures
+    x 1,000 steps: check still running at 300 s); each procedure is now evaluated once per unit and constant
+    overrides, so 10x the scenarios evaluate the same number of durations."""
+    from chronoplan.compiler import instantiate
+    counted = {"n": 0}
+    real = instantiate.evaluate
+
+    def evaluate(*args, **kwargs):
+        counted["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(instantiate, "evaluate", evaluate)
+    counts = []
+    for n in (1, 10):
+        counted["n"] = 0
+        _project, diags, _ = compile_text(scenarios_source(n))
+        assert not [d for d in diags if d.is_error]
+        counts.append(counted["n"])
+    assert counts[0] >= 60 and counts[1] == counts[0], counts
+    counted["n"] = 0
+    compile_text(scenarios_source(10, overrides=True))       # other overrides: evaluated again, per scenario
+    assert counted["n"] == 10 * counts[0]
+
+
+def test_scenario_evaluation_is_bounded_with_a_located_error(monkeypatch):
+    """Past the documented limit of evaluated steps, one C111 on the scenario that crosses it, once."""
+    from chronoplan.compiler.check import scenarios
+    monkeypatch.setattr(scenarios, "MAX_INSTANTIATED_STEPS", 150)
+    _project, diags, _ = compile_text(scenarios_source(10, overrides=True))
+    errors = [d for d in diags if d.is_error]
+    assert [(d.code, d.span.line) for d in errors] == [("C111", 70)], errors   # s2's P1: 7 x 20 = 160 > 150
+    assert "scenario 's2' brings the procedure steps this check evaluates to 160, over the limit of 150" in \
+        errors[0].message
+    _project, diags, _ = compile_text(scenarios_source(10))                 # the same overrides: 60 steps
+    assert not [d for d in diags if d.is_error]
+
+
+def test_a_scenario_evaluation_error_is_still_reported_for_each_scenario():
+    text = ('procedure P { step 0 "x" 2 min }\nprocedure Q { step 0 "y" 3 min }\n'
+            "scenario a { unit tick procedures P }\nscenario b { unit tick procedures Q, P }\n"
+            "scenario c { unit min procedures P, Q }\nscenario d { unit tick procedures R limit 5 min }\n"
+            'procedure R { step 0 "z" 4 }\n')
+    _project, diags, _ = compile_text(text)
+    errors = [d for d in diags if d.is_error]
+    assert [(d.code, d.span.line) for d in errors] == [("C106", 3), ("C106", 4), ("C106", 6)]
+    assert errors[1].message == ("scenario 'b' cannot be evaluated: a time with a unit is used in a scenario "
+                                 "measured in unitless ticks")
