@@ -559,10 +559,15 @@ class GridMap:
     walls: frozenset[tuple[int, int]]
     stations: tuple[Station, ...]
     span: Optional[Span] = field(default=None, compare=False, hash=False)
+    station_cells: frozenset[tuple[int, int]] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        # the stations' cells, indexed once: walkable() is a set lookup, not a scan of every station
+        object.__setattr__(self, "station_cells", frozenset((s.x, s.y) for s in self.stations))
 
     def walkable(self, x: int, y: int) -> bool:
         return (0 <= x < self.width and 0 <= y < self.height and (x, y) not in self.walls
-                and all((s.x, s.y) != (x, y) for s in self.stations))
+                and (x, y) not in self.station_cells)
 
 
 @dataclass(frozen=True)

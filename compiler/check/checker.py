@@ -43,6 +43,7 @@ class Ctx:
     used_names: set = field(default_factory=set)     # resources, maps, recipes... referenced
     types_used: set = field(default_factory=set)     # types referenced by parameters and maps
     ir: dict = field(default_factory=dict)           # kind -> {name: ir node}
+    instantiated: dict = field(default_factory=dict)  # memo of the scenario evaluations (scenarios._instantiate)
 
     def error(self, code, msg, span, *notes):
         self.diags.append(Diagnostic(code, Severity.ERROR, msg, span, tuple(notes)))

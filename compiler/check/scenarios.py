@@ -10,6 +10,9 @@ elsewhere, and start rooms without a household, are C609.
 """
 from __future__ import annotations
 
+import dataclasses
+from typing import Optional
+
 from chronoplan.compiler import instantiate as inst
 from chronoplan.compiler import ir
 from chronoplan.compiler.check import household
@@ -128,7 +131,7 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
     unit = ir.UNIT_ALIASES[f["unit"].name] if f["unit"] is not None else None
     if unit is None:
         timed = any(c.dim is ir.Dim.TIME for c in ctx.constants.values()) or any(
-            _has_units(ctx.out("procedures")[p]) for p in procedures)
+            _has_units(ctx, p) for p in procedures)
         unit = ir.TimeUnit.S if timed else ir.TimeUnit.TICK
     overrides = []
     for item in f["const"]:
@@ -198,19 +201,67 @@ def _scenario_map(ident, broken, hidden, known) -> tuple:
     return (names[0] if names else None), None
 
 
-def _has_units(p: ir.Procedure) -> bool:
-    return any(ir.SECOND in s.duration.free_symbols for s in p.steps)
+def _has_units(ctx, name: str) -> bool:
+    """Does a duration of procedure ``name`` carry a time unit?  (Once per procedure, not per scenario.)"""
+    key = ("has units", name)
+    if key not in ctx.instantiated:
+        ctx.instantiated[key] = any(ir.SECOND in s.duration.free_symbols for s in ctx.out("procedures")[name].steps)
+    return ctx.instantiated[key]
 
 
 def _instantiate(ctx, s, d):
-    project = ir.Project((), dict(ctx.constants), {}, {}, {}, {}, ctx.out("resources"), {}, {}, {},
-                         ctx.out("procedures"), {}, {}, {}, {s.name: s})
+    """Prove the numbers of procedure scenario ``s`` evaluate (C106/C109 on ``d``'s name if not).  Each
+    procedure is evaluated once per unit and constant overrides, however many scenarios name it; at most
+    ``MAX_INSTANTIATED_STEPS`` steps are evaluated in one check (C111 once, then the rest are skipped)."""
+    cache = ctx.instantiated
+    for name in s.procedures:
+        key = (name, s.time_unit, s.overrides)
+        if key not in cache:
+            if cache.get(_BUDGET, 0) < 0:
+                return                                  # over the limit: reported once already
+            total = cache.get(_BUDGET, 0) + len(ctx.out("procedures")[name].steps)
+            if total > MAX_INSTANTIATED_STEPS:
+                cache[_BUDGET] = -1
+                ctx.error("C111", f"scenario '{s.name}' brings the procedure steps this check evaluates to {total:,}, "
+                                  f"over the limit of {MAX_INSTANTIATED_STEPS:,} (each procedure counts once per "
+                                  "unit and constant overrides); the scenarios from here on are not evaluated",
+                          d.name.span, "split the scenarios over several files, or give fewer of them their own "
+                                       "unit or constant overrides")
+                return
+            cache[_BUDGET] = total
+            cache[key] = _evaluation_error(ctx, dataclasses.replace(s, procedures=(name,), shared=(), limit=None))
+        if cache[key] is not None:
+            _evaluation_failed(ctx, s, d, cache[key])
+            return
+    if s.limit is not None:
+        try:
+            inst.evaluate(s.limit, inst.constant_values(_project(ctx, s), s), s.time_unit)
+        except (inst.InstantiationError, KeyError, ZeroDivisionError) as exc:
+            _evaluation_failed(ctx, s, d, str(exc))
+
+
+MAX_INSTANTIATED_STEPS = 200_000
+_BUDGET = "steps evaluated"                             # the cache's counter of evaluated steps (-1: over)
+
+
+def _project(ctx, s) -> ir.Project:
+    return ir.Project((), dict(ctx.constants), {}, {}, {}, {}, ctx.out("resources"), {}, {}, {},
+                      ctx.out("procedures"), {}, {}, {}, {s.name: s})
+
+
+def _evaluation_error(ctx, s) -> Optional[str]:
+    """Why scenario ``s`` cannot be instantiated, or None when it can."""
     try:
-        inst.procedure_problem(project, s)
+        inst.procedure_problem(_project(ctx, s), s)
     except (inst.InstantiationError, KeyError, ZeroDivisionError) as exc:
-        code = "C106" if "tick" in str(exc) else "C109"
-        ctx.error(code, f"scenario '{s.name}' cannot be evaluated: {exc}", d.name.span,
-                  "give the scenario a unit (unit min) or write the durations without units")
+        return str(exc)
+    return None
+
+
+def _evaluation_failed(ctx, s, d, why: str) -> None:
+    code = "C106" if "tick" in why else "C109"
+    ctx.error(code, f"scenario '{s.name}' cannot be evaluated: {why}", d.name.span,
+              "give the scenario a unit (unit min) or write the durations without units")
 
 
 def _agents(ctx, d, items, map_name, broken_map=None, hidden=None):
