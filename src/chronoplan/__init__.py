@@ -2,12 +2,29 @@
 
 Input: paths of ``*.chrono`` files or directories.  Output: ``load(path) -> Project`` (the checked IR);
 raises ``CompileError`` holding all diagnostics when the text has errors.
+
+Importing the package is cheap: ``Project`` (whose module imports sympy) is loaded on first use, so that
+``chronoplan --version`` and the commands that do not compile never pay for sympy (tests/test_startup.py).
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from chronoplan.compiler.diagnostics import CompileError, Diagnostic, Severity, Span
-from chronoplan.compiler.ir import Project
+
+if TYPE_CHECKING:
+    from chronoplan.compiler.ir import Project
 
 __all__ = ["load", "compile_paths", "CompileError", "Diagnostic", "Severity", "Span", "Project"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """``chronoplan.Project``, imported when first asked for (PEP 562)."""
+    if name == "Project":
+        from chronoplan.compiler.ir import Project
+        return Project
+    raise AttributeError(f"module 'chronoplan' has no attribute {name!r}")
 
 
 def compile_paths(*paths):
