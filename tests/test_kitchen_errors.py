@@ -50,6 +50,7 @@ def test_move_to_unreachable_floor(tmp_path):
 def test_interact_from_a_distance():
     e = only(grade(S1, {"agent1": [IN("table2")]}), "E251", "precondition")
     assert "not next to table2" in e.message and "(7, 1)" in e.message.replace("[7, 1]", "(7, 1)")
+    assert e.message.startswith("Interact table2: agent1 at") and e.message.count("not next to") == 1  # said once
     assert "MoveTo" in e.hint
 
 

@@ -139,12 +139,14 @@ def explain_failure(world, st, surface: ir.Surface, args, env: dict, cands: list
 
 def _failure_message(what: str, best: str, reasons: list, context: list) -> str:
     """The cause first: the operator that got furthest and the condition it failed (with the agent's hands and the
-    station's contents, unless that condition says them), then the operators that got exactly as far (their
-    conditions), then the other candidates by name only."""
+    station's contents, unless that condition says them; the operators that got as far on the same condition
+    named with it), then the operators that got as far on other conditions, then the other candidates by name."""
     top = next(r for r in reasons if r[1] == best)
     context = [x for x in context if x not in top[2]]
-    message = f"{what}: {best}: {top[2]}" + (f" ({'; '.join(context)})" if context else "")
-    tied = [f"{name}: {text}" for rank, name, text in reasons if rank == top[0] and name != best]
+    same = [name for rank, name, text in reasons if rank == top[0] and text == top[2]]
+    message = f"{what}: {best}: {top[2]}" if len(same) == 1 else f"{what}: {top[2]} (for {', '.join(same)})"
+    message += f" ({'; '.join(context)})" if context else ""
+    tied = [f"{name}: {text}" for rank, name, text in reasons if rank == top[0] and text != top[2]]
     rest = [name for rank, name, _ in reasons if rank != top[0]]
     if tied:
         message += "; as far: " + "; ".join(tied)
