@@ -110,7 +110,7 @@ def reward_function(source: Union[ir.Project, str, Sequence[str]], *, shaping: U
         raise ValueError(f"no scenario named {scenario!r}")
     grader = Grader(project)
     best = dict(optima or {})
-    warned = []
+    warned: list = []
 
     def reward(completions: Sequence[Any], **kwargs: Any) -> list:
         names = kwargs.get(scenario_column)

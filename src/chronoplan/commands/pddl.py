@@ -100,7 +100,8 @@ def fold_bundled(diagnostics, inputs: list) -> tuple[list, Optional[str]]:
     root = bundled_root()
     if root is None or any(_inside(p, root) for p in inputs):
         return list(diagnostics), None
-    shown, hidden = [], []
+    shown: list = []
+    hidden: list = []
     for d in diagnostics:
         where = getattr(getattr(d, "span", None), "file", None)
         (hidden if where and _inside(Path(where), root) else shown).append(d)
