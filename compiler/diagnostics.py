@@ -7,6 +7,7 @@ the C/W codes; ``Severity`` is re-exported) and in docs/language.md.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -131,6 +132,28 @@ def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}es" if word.endswith(("s", "x", "ch", "sh")) else f"{n} {word}s"
+
+
+LISTED_CHARS = 200        # characters of names listed in a "known ..." note (notes are clipped at MAX_MESSAGE)
+
+
+def name_hint(name: str, choices: Iterable[str], what: str) -> str:
+    """A note for an unknown ``name``: the closest of ``choices`` ("did you mean 'x'?", difflib) and the known
+    names (sorted; as many as fit in ``LISTED_CHARS``, then their count), e.g. "did you mean 'burger_cheese'?
+    known recipes: ..."."""
+    names = sorted(set(choices))
+    if not names:
+        return f"no {what} are declared"
+    close = difflib.get_close_matches(name[:100], names, n=1, cutoff=0.6)
+    shown: list = []
+    used = 0
+    for n in names:
+        if used + len(n) + 2 > LISTED_CHARS:
+            break
+        shown.append(n)
+        used += len(n) + 2
+    rest = f", ... ({len(names)} in all)" if len(shown) < len(names) else ""
+    return (f"did you mean '{close[0]}'? " if close else "") + f"known {what}: {', '.join(shown)}{rest}"
 
 
 def hidden_note(root: Diagnostic, hidden: int, about: str, until: str) -> Diagnostic:

@@ -106,6 +106,7 @@ class ChartStation:
     y: int
     letter: str
     name: str
+    detail: str = ""          # what it holds or gives (a dispenser's ingredient), written under the letter
 
 
 @dataclass(frozen=True)
@@ -258,6 +259,39 @@ def next_starts(chart: Chart) -> dict:
         ids.sort(key=lambda i: (chart.bars[i].start, chart.bars[i].end))
         for i, j in zip(ids, ids[1:]):
             out[i] = chart.bars[j].start
+    return out
+
+
+MARK_LEVELS = 3                # violation labels of one row stacked on at most this many levels
+
+
+def mark_levels(chart: Chart, px_per_unit: float, char_px: float) -> dict:
+    """For each violation mark, the level (0, 1, ...) its label is drawn on within its row: the lowest whose
+    labels so far end before this one starts, so that marks at close times do not write over each other; when
+    every level is taken, the one that frees first."""
+    out: dict = {}
+    ends: dict = {}
+    for i, m in sorted(enumerate(chart.marks), key=lambda im: im[1].time):
+        if not m.violation:
+            continue
+        row = ends.setdefault(m.row, [-math.inf] * MARK_LEVELS)
+        x = m.time * px_per_unit
+        level = next((k for k, end in enumerate(row) if end <= x), min(range(MARK_LEVELS), key=row.__getitem__))
+        out[i] = level
+        row[level] = x + (len(m.label) + 2) * char_px
+    return out
+
+
+def map_mark_labels(view: MapView) -> list:
+    """(x, y, code, colour index) of every violation label on a kitchen map: at the cell's right, the labels of one
+    cell (any agent's) stacked downwards instead of written over each other."""
+    out = []
+    seen: dict = {}
+    for k, p in enumerate(view.paths):
+        for (x, y), code in p.marks:
+            n = seen.get((x, y), 0)
+            seen[(x, y)] = n + 1
+            out.append((x + 0.85, y + 0.2 + 0.32 * n, code, k))
     return out
 
 

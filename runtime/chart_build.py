@@ -287,7 +287,7 @@ def _surface_colour(surface: str, surfaces: list) -> str:
 def kitchen_map(world, cells: Optional[dict] = None, errors: Sequence = ()) -> MapView:
     """The map with each agent's walk (floor paths between the cells it stood on) and its violations."""
     m = world.map
-    stations = tuple(ChartStation(s.x, s.y, station_letter(world, s.kind), s.name) for s in m.stations)
+    stations = tuple(ChartStation(s.x, s.y, station_letter(world, s.kind), s.name, s.arg or "") for s in m.stations)
     cells = cells or {a: [(0, tuple(world.start_pos[a]))] for a in world.agents}
     paths = []
     for i, a in enumerate(world.agents):

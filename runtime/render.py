@@ -27,6 +27,8 @@ from chronoplan.runtime.chart import (
     Path,
     clipped,
     code_positions,
+    map_mark_labels,
+    mark_levels,
     next_starts,
     tick_marks,
 )
@@ -213,8 +215,9 @@ def _gantt(ax, chart: Chart, plt, axes_px: float) -> None:
         a, b = chart.bars[src], chart.bars[dst]
         ax.annotate("", xy=(b.start, offsets[b.row] + b.lane + 0.65), xytext=(a.end, offsets[a.row] + a.lane + 0.65),
                     arrowprops=dict(arrowstyle="->", color="#777777", linewidth=0.8, shrinkA=0, shrinkB=1))
-    for m in chart.marks:
-        _mark(ax, m, offsets, chart, lanes)
+    levels = mark_levels(chart, px_per_unit, (FONT - 1) * 0.68 * DPI / 72)
+    for i, m in enumerate(chart.marks):
+        _mark(ax, m, offsets, chart, lanes, levels.get(i, 0))
     for v in chart.vlines:
         ax.axvline(v.time, color=v.colour, linestyle="--", linewidth=1.2)
         ax.text(v.time, 0, v.label, color=v.colour, ha="center", va="bottom", fontsize=FONT)
@@ -264,16 +267,16 @@ def _bar_label(ax, b: Bar, y: float, px_per_unit: float, next_start: Optional[fl
         ax.text(b.end + 3 / px_per_unit, mid, b.label, ha="left", va="center", fontsize=FONT, color=INK)
 
 
-def _mark(ax, m, offsets: list, chart: Chart, lanes: int) -> None:
+def _mark(ax, m, offsets: list, chart: Chart, lanes: int, level: int = 0) -> None:
     if m.row is None:
         y0, y1 = 0, lanes
     else:
         y0 = offsets[m.row]
         y1 = y0 + chart.rows[m.row].lanes
-    if m.violation:
+    if m.violation:                      # labels of close marks on stacked levels (``mark_levels``)
         ax.plot([m.time, m.time], [y0 + 0.05, y1 - 0.05], color=VIOLATION, linewidth=1.6)
-        ax.text(m.time, y0 + 0.3, " " + m.label, color=VIOLATION, fontsize=FONT - 1, weight="bold", ha="left",
-                va="center")
+        ax.text(m.time, y0 + 0.3 + 0.28 * level * min(1.0, (y1 - y0)), " " + m.label, color=VIOLATION,
+                fontsize=FONT - 1, weight="bold", ha="left", va="center")
     else:
         ax.plot([m.time], [y0 + 0.2], marker="v", color=INK, markersize=6)
         lo, hi = ax.get_xlim()
@@ -305,7 +308,11 @@ def _map(ax, view: MapView, plt, legend_x: float) -> None:
         ax.add_patch(plt.Rectangle((x, y), 1, 1, color="#333333"))
     for s in view.stations:
         ax.add_patch(plt.Rectangle((s.x, s.y), 1, 1, facecolor="#d9c7a7", edgecolor="#7f6a45"))
-        ax.text(s.x + 0.5, s.y + 0.5, s.letter, ha="center", va="center", fontsize=FONT, weight="bold")
+        if s.detail:                     # a dispenser: its letter and what it gives
+            ax.text(s.x + 0.5, s.y + 0.36, s.letter, ha="center", va="center", fontsize=FONT, weight="bold")
+            ax.text(s.x + 0.5, s.y + 0.76, s.detail[:7], ha="center", va="center", fontsize=FONT - 3)
+        else:
+            ax.text(s.x + 0.5, s.y + 0.5, s.letter, ha="center", va="center", fontsize=FONT, weight="bold")
     n = max(1, len(view.paths))
     handles = []
     for k, p in enumerate(view.paths):
@@ -318,9 +325,10 @@ def _map(ax, view: MapView, plt, legend_x: float) -> None:
         ax.text(xs[0], ys[0], str(k + 1), ha="center", va="center", color="white", fontsize=FONT, weight="bold")
         if len(p.cells) > 1:
             ax.plot(xs[-1:], ys[-1:], marker="s", color=p.colour, markersize=8, markeredgecolor="white")
-        for (x, y), code in p.marks:
+        for (x, y), _code in p.marks:
             ax.plot([x + 0.5], [y + 0.5], marker="x", color=VIOLATION, markersize=10, markeredgewidth=2.5)
-            ax.text(x + 0.85, y + 0.2, code, color=VIOLATION, fontsize=FONT - 1, weight="bold")
+    for x, y, code, _k in map_mark_labels(view):
+        ax.text(x, y, code, color=VIOLATION, fontsize=FONT - 1, weight="bold")
     ax.set_xlim(0, view.width)
     ax.set_ylim(view.height, 0)
     ax.set_aspect("equal")

@@ -192,7 +192,10 @@ def map_svg(view: MapView) -> str:
     for s in view.stations:
         out.append(f'<g><title>{escape(s.name)} ({s.x},{s.y})</title><rect x="{s.x * cell}" y="{s.y * cell}" '
                    f'width="{cell}" height="{cell}" fill="#d9c7a7" stroke="#7f6a45"/><text x="{(s.x + .5) * cell}" '
-                   f'y="{(s.y + .5) * cell + 4}" text-anchor="middle" font-weight="bold">{escape(s.letter)}</text></g>')
+                   f'y="{(s.y + .5) * cell + (0 if s.detail else 4)}" text-anchor="middle" font-weight="bold">'
+                   f'{escape(s.letter)}</text>' + (f'<text x="{(s.x + .5) * cell}" y="{(s.y + .85) * cell}" '
+                   f'text-anchor="middle" font-size="8">{escape(s.detail[:7])}</text>' if s.detail else "") + '</g>')
+    stacked: dict = {}                   # violation labels of one cell, stacked downwards (as in the PNG)
     n = max(1, len(view.paths))
     for k, p in enumerate(view.paths):
         off = (k - (n - 1) / 2) * min(4, 16 / n)
@@ -209,9 +212,10 @@ def map_svg(view: MapView) -> str:
         out.append("</g>")
         for (x, y), code in p.marks:
             cx, cy = (x + .5) * cell, (y + .5) * cell
+            level = stacked[(x, y)] = stacked.get((x, y), -1) + 1
             out.append(f'<g><title>{escape(p.agent)}: {escape(code)}</title><path d="M{cx - 6},{cy - 6} l12,12 '
                        f'M{cx + 6},{cy - 6} l-12,12" stroke="{VIOLATION}" stroke-width="3"/><text class="code" '
-                       f'x="{cx + 8}" y="{cy - 6}">{escape(code)}</text></g>')
+                       f'x="{cx + 8}" y="{cy - 6 + 11 * level}">{escape(code)}</text></g>')
     out.append("</svg>")
     return "".join(out)
 

@@ -93,8 +93,12 @@ def test_coarse_pieces_are_reported_as_a_restriction(tmp_path):
     assert not res.exact and res.status == "feasible" and "pieces" in res.message
     # pieces of 11 min cannot fit before the check at [10, 12): the preheat (and the check) start one
     # minute later, knead [0, 11) + [13, 24), bake [11, 31), serve [31, 34).  The reported bound is then
-    # only the trivial one (continuous work 2 + 22 + 3 = 27), which ignores the oven temperature.
-    assert res.makespan == 34 and res.bound == trivial_bound(problem_of(tmp_path, TINY)) == 27
+    # only the static one, which ignores the oven temperature: the oven's load (preheat 10 + bake 20 = 30), above
+    # the continuous work (2 + 22 + 3 = 27) -- the same number as the report's lower_bound (issue 28 item 20:
+    # solve said 27, validate 30).
+    problem = problem_of(tmp_path, TINY)
+    assert res.makespan == 34 and res.bound == trivial_bound(problem) == 30
+    assert validate_plan(problem, res.plan_json(problem.scenario)).metrics["lower_bound"] == res.bound
 
 
 def test_property_values_order_the_oven(tmp_path):
@@ -193,8 +197,13 @@ def test_solve_cli(tmp_path, capsys):
     assert main(["solve", str(src), "--format", "json", "-o", str(plan)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == {"planner": "cpsat", "status": "optimal", "makespan": 33, "bound": 33, "valid": True,
-                   "seconds": out["seconds"]}
+                   "seconds": out["seconds"], "lower_bound": 30}
     assert 0 <= out["seconds"] < 10
+    # the static bound is the one ``validate`` reports (issue 28 item 20), named beside the proven one
+    assert main(["validate", str(src), str(plan), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"]["lower_bound"] == out["lower_bound"]
+    assert main(["solve", str(src)]) == 0
+    assert "(lower bound 33; static bound 30, the report's lower_bound)" in capsys.readouterr().out
     saved = json.loads(plan.read_text())
     assert saved["scenario"] == "tiny" and sum(e["duration"] for e in saved["schedule"]) == 57
     assert main(["validate", str(src), str(plan)]) == 0

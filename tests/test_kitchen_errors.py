@@ -50,6 +50,7 @@ def test_move_to_unreachable_floor(tmp_path):
 def test_interact_from_a_distance():
     e = only(grade(S1, {"agent1": [IN("table2")]}), "E251", "precondition")
     assert "not next to table2" in e.message and "(7, 1)" in e.message.replace("[7, 1]", "(7, 1)")
+    assert e.message.startswith("Interact table2: agent1 at") and e.message.count("not next to") == 1  # said once
     assert "MoveTo" in e.hint
 
 
@@ -67,6 +68,10 @@ def test_ingredient_not_accepted_by_cookware():
     plan = {"agent1": [M(5, 6), IN("dispenser5"), M(4, 2), IN("stove1")]}
     e = only(grade(S1, plan), "E257", "precondition")
     assert "accepts(pan1, meat1)" in e.message
+    # issue 28 item 18: the cause leads (it was the fourth of eight "operator: condition" clauses, 440 characters)
+    assert e.message.startswith("Interact stove1: add_to_cookware: accepts(pan1, meat1) is false (agent1 holds meat1")
+    assert e.message.count(" is false") == 1 and "no operator applies (also tried: put_on_stove, pick_up" in e.message
+    assert len(e.message) < 260
 
 
 def test_unknown_names():

@@ -61,3 +61,17 @@ def test_the_issue_14_deviations_are_listed():
     # plate_from_cookware behaves as ParaCook's code does: listed as not a difference
     assert diffs["plate-from-cookware"]["**`--compat paracook`**"].startswith("not a difference")
     assert "E256" in diffs["after-finish"]["**chronoplan**"] and "E254" in diffs["holding-codes"]["**chronoplan**"]
+
+
+def test_recipe_list_matches_the_bundled_recipes():
+    """Issue 28 item 18: the page listed no recipe names; its table is every recipe of physics.chrono."""
+    import chronoplan
+    project = chronoplan.load(DOC.parents[2] / "domains" / "paracook" / "physics.chrono")
+    rows = re.findall(r"^\| `([a-z_]+)` \| ([a-z]+) \| `([a-z]+)\[(.*)\]` \|$", DOC.read_text(), re.M)
+    listed = {name: (cat, box, items) for name, cat, box, items in rows}
+
+    def item(i) -> str:
+        return i.name + (f"@{i.state}" if i.state else "") + (f" x{i.count}" if i.count != 1 else "")
+    assert listed == {name: (r.category, r.container, ", ".join(item(i) for i in r.items))
+                      for name, r in project.recipes.items()}
+    assert len(listed) == 20

@@ -82,7 +82,7 @@ def test_temporal_planner_plans_are_valid(planner, path, scen, tmp_path, capsys,
         pytest.skip(missing(planner))
     before = set(descendants(os.getpid(), table()))
     status, report, out = _solve_cli(tmp_path, capsys, path, scen, planner)
-    assert set(report) == {"planner", "status", "makespan", "bound", "valid", "seconds"}
+    assert set(report) == {"planner", "status", "makespan", "bound", "valid", "seconds", "lower_bound"}
     assert report["planner"] == planner and report["status"] == "feasible", report
     assert report["valid"] is True and status == 0 and report["seconds"] < 60
     plan = json.loads(out.read_text())

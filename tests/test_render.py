@@ -389,3 +389,26 @@ def test_long_plans_are_clipped_not_huge(tmp_path, capsys, tools):
     assert render(capsys, TOOLS, plan, "-o", png)[0] == 0
     h = png_stats(png)[1]
     assert MAX_LANES * LANE_PX < h < (MAX_LANES + 20) * LANE_PX
+
+
+def test_dispensers_say_what_they_give_and_violation_labels_do_not_overlap(tmp_path, capsys, plans):
+    """Issue 28 item 18: every dispenser was drawn as a bare "D", and violation labels at one cell (the map) or
+    at close times (the Gantt chart) were written over each other."""
+    from chronoplan.runtime.chart import MapView, Mark, Path, map_mark_labels, mark_levels
+    pic = picture(generated(), KITCHEN, (plans / "kitchen.json").read_bytes())
+    dispensers = [s for s in pic.chart.kitchen.stations if s.letter == "D"]
+    assert dispensers and all(s.detail for s in dispensers)
+    assert {s.detail for s in dispensers} >= {"bread", "meat"}
+    view = MapView(4, 4, (), (), (Path("a1", "#000", ((0, 0), (1, 1)), (((1, 1), "E250"), ((1, 1), "E251"))),
+                                  Path("a2", "#111", ((1, 1),), (((1, 1), "E252"),))))
+    spots = [(x, y) for x, y, _, _ in map_mark_labels(view)]
+    assert len(set(spots)) == 3 and len({x for x, _ in spots}) == 1          # stacked under each other
+    chart = pic.chart
+    close = tuple(Mark(0, 10.0 + k / 1000, f"E25{k}", "", True) for k in range(4)) + (Mark(0, 500.0, "E1", "", True),)
+    from dataclasses import replace
+    levels = mark_levels(replace(chart, marks=close), px_per_unit=1.0, char_px=7.0)
+    assert [levels[k] for k in range(3)] == [0, 1, 2] and levels[4] == 0
+    pytest.importorskip("matplotlib")
+    svg = tmp_path / "k.svg"
+    assert render(capsys, GENERATED, plans / "kitchen.json", "-o", svg)[0] == 0
+    assert "bread" in svg_text(svg).split() and "meat" in svg_text(svg).split()

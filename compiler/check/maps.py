@@ -12,7 +12,8 @@ import dataclasses
 from collections import deque
 
 from chronoplan.compiler import ir
-from chronoplan.compiler.diagnostics import Span
+from chronoplan.compiler.builtins import TYPES
+from chronoplan.compiler.diagnostics import Span, name_hint
 
 WALL, FLOOR = "#", "."
 MAX_SYMBOL_ERRORS = 100      # C302 diagnostics per map; one more counts the rest
@@ -63,6 +64,24 @@ def check_maps(ctx) -> None:
             ctx.out("maps")[name] = m
 
 
+def _station_kinds(ctx) -> list:
+    """The names a legend entry may use as its kind, for a hint: the station types and resources (every type when
+    no ``station`` type is declared)."""
+    kinds = [t for t in ctx.types if ctx.is_subtype(t, "station") and t != "station"] if "station" in ctx.types \
+        else list(ctx.types)
+    return kinds + [r for r in ctx.out("resources") if r not in kinds]
+
+
+def _arguments(ctx, kind: str, known) -> list:
+    """The names a legend entry's argument (``dispenser(bread)``) plausibly takes, for a hint: the types without
+    subtypes that are not stations, and the declared objects; every known name for an unknown kind."""
+    if kind not in known:
+        return list(known)
+    parents = {p for p in ctx.types.values() if p is not None}
+    leaves = [t for t in ctx.types if t not in parents and t not in TYPES and not ctx.is_subtype(t, "station")]
+    return leaves + list(ctx.out("objects"))
+
+
 def _unknown_symbol(ctx, d, raw_i, off, t, x, bad) -> None:
     """C302 for the run of equal unknown symbols starting at column ``x`` (the first MAX_SYMBOL_ERRORS)."""
     if len(bad) >= MAX_SYMBOL_ERRORS:
@@ -106,13 +125,16 @@ def _map(ctx, d, known):  # noqa: C901
             continue
         if e.kind.name not in known:
             ctx.error("C101", f"undefined station kind '{e.kind.name}'", e.kind.span,
-                      "declare it as a type or resource")
+                      "declare it as a type or resource; "
+                      + name_hint(e.kind.name, _station_kinds(ctx), "station kinds"))
             ok = False
         else:
             ctx.types_used.add(e.kind.name)
             ctx.used_names.add(e.kind.name)
         if e.arg is not None and e.arg.name not in known:
-            ctx.error("C101", f"undefined name '{e.arg.name}' in legend", e.arg.span)
+            what = f"{e.kind.name} contents" if e.kind.name in known else "names"
+            ctx.error("C101", f"undefined name '{e.arg.name}' in legend", e.arg.span,
+                      name_hint(e.arg.name, _arguments(ctx, e.kind.name, known), what))
             ok = False
         item = getattr(e, "item", None)
         if item is not None and item.name not in ctx.types:

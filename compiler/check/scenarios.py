@@ -19,7 +19,7 @@ from chronoplan.compiler.check import household
 from chronoplan.compiler.check.expr import convert
 from chronoplan.compiler.check.maps import bfs, neighbours
 from chronoplan.compiler.check.tools import after_ok, op_reference_call, value_fits, value_ir
-from chronoplan.compiler.diagnostics import hidden_note
+from chronoplan.compiler.diagnostics import hidden_note, name_hint
 
 LIST_ITEMS = ("orders", "procedures", "share", "apps", "tools")
 PARTS = (("recipe", "recipes"), ("procedure", "procedures"), ("app", "apps"), ("tool", "tools"))
@@ -101,8 +101,9 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
                 ok = False
             elif ident.name not in ctx.out(table):
                 decl_ok = ident.name in ctx.table(kind)
+                hint = () if decl_ok else (name_hint(ident.name, ctx.out(table), f"{kind}s"),)
                 ctx.error("C401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
-                          + (" (it has errors)" if decl_ok else ""), ident.span)
+                          + (" (it has errors)" if decl_ok else ""), ident.span, *hint)
                 ok = False
             else:
                 ctx.used_names.add(ident.name)

@@ -2,8 +2,9 @@
 
 Input: the world, the state, a surface action that no operator could carry out (its candidate operators and
 why each failed: an unmet start condition found by a declared-order search, or an exceeded capacity), or a
-served container and the current order.  Output: ``explain_failure -> (code, message, hint)`` naming every
-candidate and the condition it failed, the code chosen from the candidate that got furthest (not adjacent
+served container and the current order.  Output: ``explain_failure -> (code, message, hint)``: the message leads
+with the cause -- the candidate that got furthest and the condition it failed --, then the candidates that got
+as far (with their conditions) and the others by name; the code is chosen from that candidate (not adjacent
 E251, infeasible location E250, hands full E252, full station/container E255, not accepted E257, wrong
 station kind E253, otherwise E254); ``match_dish`` (multiset of kind@state, exact) and
 ``describe_contents``.
@@ -125,17 +126,31 @@ def explain_failure(world, st, surface: ir.Surface, args, env: dict, cands: list
             depth, conj, envx = explain(world.compiler, parts, op.vars, st, e0)
             code = _classify(world, st, conj, envx)
             text = _fail_text(world, st, op, conj, envx) if conj is not None else "its conditions hold"
-        reasons.append(f"{op.name}: {text}")
         rank = (-depth, PRIORITY.get(code, 9))
+        reasons.append((rank, op.name, text))
         if best is None or rank < best[0]:
             best = (rank, code, op, envx)
     assert best is not None, "cands is not empty, so every candidate operator is in failures"
     code = best[1]
     context = [x for x in (holding_text(world, st, agent), on_text(world, st, target)) if x]
-    message = f"{what}: no operator applies ({'; '.join(reasons)})"
-    if context and code != "E250":
-        message += "; " + "; ".join(context)
-    return code, message, _hint(world, st, code, agent, target)
+    return code, _failure_message(what, best[2].name, reasons, context if code != "E250" else []), \
+        _hint(world, st, code, agent, target)
+
+
+def _failure_message(what: str, best: str, reasons: list, context: list) -> str:
+    """The cause first: the operator that got furthest and the condition it failed (with the agent's hands and the
+    station's contents, unless that condition says them; the operators that got as far on the same condition
+    named with it), then the operators that got as far on other conditions, then the other candidates by name."""
+    top = next(r for r in reasons if r[1] == best)
+    context = [x for x in context if x not in top[2]]
+    same = [name for rank, name, text in reasons if rank == top[0] and text == top[2]]
+    message = f"{what}: {best}: {top[2]}" if len(same) == 1 else f"{what}: {top[2]} (for {', '.join(same)})"
+    message += f" ({'; '.join(context)})" if context else ""
+    tied = [f"{name}: {text}" for rank, name, text in reasons if rank == top[0] and text != top[2]]
+    rest = [name for rank, name, _ in reasons if rank != top[0]]
+    if tied:
+        message += "; as far: " + "; ".join(tied)
+    return message + "; no operator applies" + (f" (also tried: {', '.join(rest)})" if rest else "")
 
 
 def _hint(world, st, code, agent, target) -> str:

@@ -51,6 +51,7 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.instantiate import InstantiationError, ProcedureProblem, SchedStep, procedure_problem
+from chronoplan.runtime import metrics
 from chronoplan.runtime.violations import json_number
 
 STATUSES = ("optimal", "feasible", "unsolvable", "timeout", "error")
@@ -105,29 +106,10 @@ def grid_unit(problem: ProcedureProblem) -> Fraction:
 
 
 def trivial_bound(problem: ProcedureProblem) -> Fraction:
-    """A valid lower bound on the makespan: earliest completions along prerequisites and minimum lags,
-    and the continuous work shared among the agents."""
-    es = {s.key: s.release or Fraction(0) for s in problem.steps}
-    by_key = {s.key: s for s in problem.steps}
-    for _ in range(len(problem.steps) + 1):
-        changed = False
-        for s in problem.steps:
-            t = es[s.key]
-            for p in s.prerequisites:
-                ps = by_key.get((s.task, p))
-                if ps is not None:
-                    t = max(t, es[ps.key] + ps.duration)
-            for lag in s.lags:
-                xs = by_key.get((s.task, lag.other))
-                if xs is not None and lag.min is not None:
-                    t = max(t, es[xs.key] + xs.duration + lag.min)
-            if t != es[s.key]:
-                es[s.key], changed = t, True
-        if not changed:
-            break
-    path = max((es[s.key] + s.duration for s in problem.steps), default=Fraction(0))
-    work = sum((s.occupy_for for s in problem.steps), Fraction(0)) / max(1, len(problem.agents))
-    return max(path, work)
+    """A valid lower bound on the makespan, the static one every report carries as ``lower_bound``
+    (``runtime.metrics.lower_bound``: critical path with minimum lags and releases, the continuous work shared
+    among the agents, each resource's load over its capacity).  One home: ``solve`` and ``validate`` agree."""
+    return metrics.lower_bound(problem).value
 
 
 # ------------------------------------------------------------------------------------ model

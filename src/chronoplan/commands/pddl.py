@@ -79,14 +79,48 @@ def _export(args) -> tuple[int, dict]:
             print(render(d, {}), file=sys.stderr)
         return _failed(None, tuple(exc.diagnostics), scen.name)
     sources = _sources(project)
-    for d in export.diagnostics:
+    shown, folded = fold_bundled(export.diagnostics, inputs)
+    for d in shown:
         print(render(d, sources), file=sys.stderr)
+    if folded:
+        print(folded, file=sys.stderr)
     try:
         dom, prob = _write(export, Path(args.output))
     except OSError as exc:
         return _failed(f"cannot write {args.output}: {exc.strerror or exc}", tuple(export.diagnostics), scen.name)
     return 0, {"ok": True, "scenario": scen.name, "classical": bool(args.classical), "files": [str(dom), str(prob)],
                "error": None, "diagnostics": [d.to_json() for d in export.diagnostics]}
+
+
+def fold_bundled(diagnostics, inputs: list) -> tuple[list, Optional[str]]:
+    """(the diagnostics to print, a one-line note for the rest or None): those located in the bundled domains
+    (``compiler.sources.bundled_root``, e.g. the installed ``paracook/physics.chrono`` a user's kitchen imports)
+    are folded into one note unless an input is itself bundled; ``--format json`` still lists every one."""
+    from chronoplan.compiler.sources import bundled_root
+    root = bundled_root()
+    if root is None or any(_inside(p, root) for p in inputs):
+        return list(diagnostics), None
+    shown: list = []
+    hidden: list = []
+    for d in diagnostics:
+        where = getattr(getattr(d, "span", None), "file", None)
+        (hidden if where and _inside(Path(where), root) else shown).append(d)
+    if not hidden:
+        return shown, None
+    codes: dict = {}
+    for d in hidden:
+        codes[d.code] = codes.get(d.code, 0) + 1
+    listed = ", ".join(c + (f" x{n}" if n > 1 else "") for c, n in sorted(codes.items()))
+    return shown, (f"note: {len(hidden)} more {'warning' if len(hidden) == 1 else 'warnings'} ({listed}) about how "
+                   "the export approximates the bundled domain files this one imports are not shown "
+                   "(docs/pddl.md; --format json lists them)")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(root)
+    except (OSError, ValueError, RuntimeError):
+        return False
 
 
 def _write(export, out: Path) -> tuple:

@@ -228,6 +228,9 @@ def run(args) -> int:  # noqa: C901
     from chronoplan.validators.report import json_number
     out = {"planner": args.planner, "status": result.status, "makespan": json_number(result.makespan),
            "bound": json_number(result.bound), "valid": valid, "seconds": round(result.seconds, 3)}
+    static = None if report is None else report.metrics.get("lower_bound")
+    if static is not None:             # the static bound the report (and ``validate``) gives: step-level scenarios
+        out["lower_bound"] = json_number(static)
     if args.format == "json":
         print(json.dumps(out))
     else:
@@ -242,7 +245,9 @@ def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> 
     if out["makespan"] is not None:
         head += f", makespan {out['makespan']}"
     if out["bound"] is not None:
-        head += f" (lower bound {out['bound']})"
+        static = out.get("lower_bound")
+        head += f" (lower bound {out['bound']}" + ("" if static is None or static == out["bound"] else
+                                                   f"; static bound {static}, the report's lower_bound") + ")"
     if out["valid"] is not None:
         head += ", valid" if out["valid"] else ", INVALID"
     print(f"{head} [{out['planner']}, {out['seconds']:.2f} s]")
