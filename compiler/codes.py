@@ -330,7 +330,7 @@ _TABLE = (
         ("T005", "a step id is not a non-negative integer, or is used twice"),
         ("T006", "`after` is not a list of step ids"),
         ("T007", "more than 5,000 steps or 20,000,000 characters (the plan is not graded further)"),
-        ("T008", "`TotalSteps` differs from the number of steps"),
+        ("T008", "`TotalSteps` differs from the number of steps (or per-step elements disagree on it)"),
         ("T009", "an argument value is NaN/infinite, huge, nested too deeply or of an unsupported type"),
     )),
     (Scope.TOOLS, E, C.UNKNOWN_NAME, (

@@ -282,3 +282,14 @@ def test_odd_operation_steps_give_reports(bundled, scenario):
             json.loads(r.to_json_line())
             assert not r.valid and "T401" in codes_of(r)            # one step never does the whole task
             assert all(e.index in (0, None) for e in r.errors)
+
+
+def test_per_step_elements_that_disagree_on_total_steps_are_t008():
+    """Issue 28 item 1: in the one-element-per-step layout every element repeats TotalSteps; elements that
+    disagree are reported (the last one was taken silently), elements that agree are not."""
+    same = [{"MessageNumber": "1", "Query": "q"}, element(1, 2, SEARCH), element(2, 2, WEATHER)]
+    assert [e.code for e in read_tool_plan(same).errors] == []
+    differ = [{"MessageNumber": "1", "Query": "q"}, element(1, 3, SEARCH), element(2, 2, WEATHER)]
+    got = read_tool_plan(differ)
+    assert [e.code for e in got.errors] == ["T008"] and len(got.steps) == 2
+    assert "disagree on TotalSteps (3, 2)" in got.errors[0].message

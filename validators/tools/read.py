@@ -328,6 +328,7 @@ def _read_arena(obj: Any) -> ToolPlan:
         refs = _refs(args) + tuple(refs_in(positional))
         results = result_leaves(st.get("Results", st.get("Result")))
         steps.append(ToolStep(i, sid, tool, app, args, positional, (), refs, False, text, results))
+    errors.extend(_disagreeing_totals(obj))
     count = _step_count(total)
     if total is not None and count is None:
         errors.append(_err("T008", f"TotalSteps {_clip(repr(total))} is not a number of steps",
@@ -337,6 +338,20 @@ def _read_arena(obj: Any) -> ToolPlan:
                            "make TotalSteps equal to the number of StepDetail entries"))
     _check_ids(steps, errors)
     return ToolPlan("planningarena", tuple(steps), tuple(errors), garbled, count, header)
+
+
+def _disagreeing_totals(obj: Any) -> list:
+    """T008 when the elements of a one-element-per-step list (each repeats the plan's TotalSteps, as released)
+    give different TotalSteps; the last one is the plan's."""
+    if not isinstance(obj, list):
+        return []
+    totals = dict.fromkeys(_clip(repr(x["OrderSteps"]["TotalSteps"])) for x in obj[:MAX_STEPS + 1]
+                           if isinstance(x, dict) and isinstance(x.get("OrderSteps"), dict)
+                           and "TotalSteps" in x["OrderSteps"])
+    if len(totals) < 2:
+        return []
+    return [_err("T008", f"the plan's elements disagree on TotalSteps ({', '.join(list(totals)[:5])})",
+                 "give every element the same TotalSteps, the number of steps")]
 
 
 def result_leaves(results: Any) -> tuple:
