@@ -400,3 +400,52 @@ def test_summary_json_path_is_checked_before_grading(tmp_path, capsys):
     assert out == "" and "--summary-json" in err
     assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(VALID)]) == 2
     assert "input of this command" in capsys.readouterr().err
+
+
+# item 10: a worker whose parent was terminated while the pool started prints no traceback after "terminated"
+
+ORPHAN = """
+import multiprocessing as mp, os, sys, time
+from chronoplan.validators.parallel import _quiet_worker
+
+def nothing():
+    pass
+
+def target(conn):
+    _quiet_worker(nothing, ())
+    conn.recv()                 # the parent is gone: EOFError, as on the pool's closed call queue
+
+if __name__ == "__main__":
+    ctx = mp.get_context("forkserver")
+    mine, theirs = ctx.Pipe()
+    worker = ctx.Process(target=target, args=(theirs,))
+    worker.start()
+    theirs.close()
+    time.sleep(2)
+    print("chronoplan validate: terminated", file=sys.stderr, flush=True)
+    os._exit(143)
+"""
+
+
+def test_a_worker_outliving_its_terminated_parent_prints_no_traceback(tmp_path):
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143
+    assert proc.stderr.strip().splitlines() == ["chronoplan validate: terminated"], proc.stderr
+
+
+# item 11: validate_many(jobs=N) with plans that cannot be pickled reports each of them, as jobs=1 does
+
+def test_unpicklable_plans_are_reported_per_plan_with_jobs():
+    import chronoplan
+    from chronoplan.validators.grade import validate_many
+    project = chronoplan.load(RECIPES)
+    plan = json.loads(VALID.read_text())
+    items = [("a.json", plan), ("b.json", dict(plan, extra=lambda: 1)), ("c.json", plan),
+             ("d.json", {"schedule": [{"task": (x for x in ()), "step": 0}]}), ("e.json", plan)]
+    one = [r.to_json_line() for r in validate_many(project, items, jobs=1)]
+    for chunk in (1, 2, 32):
+        two = [r.to_json_line() for r in validate_many(project, items, jobs=2, chunk=chunk)]
+        assert two == one
+    assert [json.loads(line)["plan"] for line in one] == ["a.json", "b.json", "c.json", "d.json", "e.json"]
