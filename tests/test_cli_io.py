@@ -20,8 +20,8 @@ VALID = RECIPES / "plans" / "valid.json"
 
 def cli(*argv, **kw) -> subprocess.CompletedProcess:
     kw.setdefault("capture_output", True)
-    return subprocess.run([sys.executable, "-m", "chronoplan.cli", *map(str, argv)], text=True, timeout=300,
-                          **kw)
+    kw.setdefault("timeout", 300)
+    return subprocess.run([sys.executable, "-m", "chronoplan.cli", *map(str, argv)], text=True, **kw)
 
 
 def batch(tmp_path: Path, n: int, plan: Path = FAULTY) -> Path:
@@ -449,3 +449,48 @@ def test_unpicklable_plans_are_reported_per_plan_with_jobs():
         two = [r.to_json_line() for r in validate_many(project, items, jobs=2, chunk=chunk)]
         assert two == one
     assert [json.loads(line)["plan"] for line in one] == ["a.json", "b.json", "c.json", "d.json", "e.json"]
+
+
+# item 11b: --ray at an address where nothing answers is a clear error at once; Ray's messages go to stderr
+
+def test_ray_at_an_unreachable_address_is_a_clear_error():
+    pytest.importorskip("ray")
+    proc = cli("validate", RECIPES, VALID, "--ray", "127.0.0.1:1", "--format", "json", timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "cannot reach a Ray cluster at 127.0.0.1:1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_ray_probe_gives_up_after_its_timeout(monkeypatch):
+    import socket
+
+    from chronoplan.validators import ray_grade
+    asked = []
+
+    def silent(where, timeout):                  # a host that never answers (this sandbox's network may)
+        asked.append((where, timeout))
+        raise TimeoutError("timed out")
+    monkeypatch.setattr(socket, "create_connection", silent)
+    with pytest.raises(ray_grade.RayUnreachable, match=r"no answer \(within 0.3 s\)"):
+        ray_grade.probe("ray://10.255.255.1:6379", timeout=0.3)
+    assert asked == [(("10.255.255.1", 6379), 0.3)]
+    assert ray_grade._host_port("[::1]:6379") == ("::1", 6379) and ray_grade._host_port("auto") is None
+    monkeypatch.setenv("CHRONOPLAN_RAY_TIMEOUT", "2.5")
+    assert ray_grade._timeout() == 2.5
+
+
+def test_ray_threads_print_to_stderr_not_between_the_reports(capsys):
+    import threading
+
+    from chronoplan.validators.ray_grade import _ThreadsToStderr
+    logs = _ThreadsToStderr.install()
+    try:
+        print('{"valid": true}')
+        t = threading.Thread(target=lambda: print("(raylet) A worker died or was killed while executing a task"))
+        t.start()
+        t.join()
+        print('{"valid": false}')
+    finally:
+        logs.remove()
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ['{"valid": true}', '{"valid": false}'] and "worker died" in err
+    assert not isinstance(sys.stdout, _ThreadsToStderr)
