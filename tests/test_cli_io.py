@@ -494,3 +494,15 @@ def test_ray_threads_print_to_stderr_not_between_the_reports(capsys):
     out, err = capsys.readouterr()
     assert out.splitlines() == ['{"valid": true}', '{"valid": false}'] and "worker died" in err
     assert not isinstance(sys.stdout, _ThreadsToStderr)
+
+
+def test_pddl_refuses_a_symlinked_output_file(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    out = tmp_path / "pddl"
+    out.mkdir()
+    (out / "domain.pddl").symlink_to(secret)
+    proc = cli("pddl", RECIPES, "--scenario", "Roast-Chicken_Garlic-Potatoes", "-o", out)
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stderr
+    assert secret.read_text() == "keep me\n" and (out / "domain.pddl").is_symlink()
+    assert not (out / "problem.pddl").exists()
