@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from typing import Optional
+from typing import Any, Optional
 
 from chronoplan.runtime.chart import (
     INK,
@@ -79,7 +79,7 @@ def ascii_map(world, state=None, legend: bool = True) -> str:
 
 # ------------------------------------------------------------------------------------------ matplotlib
 # text from plans (tool names, actions, agents) is never markup: no mathtext ("$...$"), no LaTeX
-PLAIN_TEXT = {"text.parse_math": False, "text.usetex": False}
+PLAIN_TEXT: Any = {"text.parse_math": False, "text.usetex": False}
 
 
 def matplotlib_available() -> bool:

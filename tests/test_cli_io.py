@@ -20,8 +20,8 @@ VALID = RECIPES / "plans" / "valid.json"
 
 def cli(*argv, **kw) -> subprocess.CompletedProcess:
     kw.setdefault("capture_output", True)
-    return subprocess.run([sys.executable, "-m", "chronoplan.cli", *map(str, argv)], text=True, timeout=300,
-                          **kw)
+    kw.setdefault("timeout", 300)
+    return subprocess.run([sys.executable, "-m", "chronoplan.cli", *map(str, argv)], text=True, **kw)
 
 
 def batch(tmp_path: Path, n: int, plan: Path = FAULTY) -> Path:
@@ -400,3 +400,109 @@ def test_summary_json_path_is_checked_before_grading(tmp_path, capsys):
     assert out == "" and "--summary-json" in err
     assert main(["validate", str(RECIPES), str(VALID), "--summary-json", str(VALID)]) == 2
     assert "input of this command" in capsys.readouterr().err
+
+
+# item 10: a worker whose parent was terminated while the pool started prints no traceback after "terminated"
+
+ORPHAN = """
+import multiprocessing as mp, os, sys, time
+from chronoplan.validators.parallel import _quiet_worker
+
+def nothing():
+    pass
+
+def target(conn):
+    _quiet_worker(nothing, ())
+    conn.recv()                 # the parent is gone: EOFError, as on the pool's closed call queue
+
+if __name__ == "__main__":
+    ctx = mp.get_context("forkserver")
+    mine, theirs = ctx.Pipe()
+    worker = ctx.Process(target=target, args=(theirs,))
+    worker.start()
+    theirs.close()
+    time.sleep(2)
+    print("chronoplan validate: terminated", file=sys.stderr, flush=True)
+    os._exit(143)
+"""
+
+
+def test_a_worker_outliving_its_terminated_parent_prints_no_traceback(tmp_path):
+    script = tmp_path / "orphan.py"
+    script.write_text(ORPHAN)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143
+    assert proc.stderr.strip().splitlines() == ["chronoplan validate: terminated"], proc.stderr
+
+
+# item 11: validate_many(jobs=N) with plans that cannot be pickled reports each of them, as jobs=1 does
+
+def test_unpicklable_plans_are_reported_per_plan_with_jobs():
+    import chronoplan
+    from chronoplan.validators.grade import validate_many
+    project = chronoplan.load(RECIPES)
+    plan = json.loads(VALID.read_text())
+    items = [("a.json", plan), ("b.json", dict(plan, extra=lambda: 1)), ("c.json", plan),
+             ("d.json", {"schedule": [{"task": (x for x in ()), "step": 0}]}), ("e.json", plan)]
+    one = [r.to_json_line() for r in validate_many(project, items, jobs=1)]
+    for chunk in (1, 2, 32):
+        two = [r.to_json_line() for r in validate_many(project, items, jobs=2, chunk=chunk)]
+        assert two == one
+    assert [json.loads(line)["plan"] for line in one] == ["a.json", "b.json", "c.json", "d.json", "e.json"]
+
+
+# item 11b: --ray at an address where nothing answers is a clear error at once; Ray's messages go to stderr
+
+def test_ray_at_an_unreachable_address_is_a_clear_error():
+    pytest.importorskip("ray")
+    proc = cli("validate", RECIPES, VALID, "--ray", "127.0.0.1:1", "--format", "json", timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "cannot reach a Ray cluster at 127.0.0.1:1" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_ray_probe_gives_up_after_its_timeout(monkeypatch):
+    import socket
+
+    from chronoplan.validators import ray_grade
+    asked = []
+
+    def silent(where, timeout):                  # a host that never answers (this sandbox's network may)
+        asked.append((where, timeout))
+        raise TimeoutError("timed out")
+    monkeypatch.setattr(socket, "create_connection", silent)
+    with pytest.raises(ray_grade.RayUnreachable, match=r"no answer \(within 0.3 s\)"):
+        ray_grade.probe("ray://10.255.255.1:6379", timeout=0.3)
+    assert asked == [(("10.255.255.1", 6379), 0.3)]
+    assert ray_grade._host_port("[::1]:6379") == ("::1", 6379) and ray_grade._host_port("auto") is None
+    monkeypatch.setenv("CHRONOPLAN_RAY_TIMEOUT", "2.5")
+    assert ray_grade._timeout() == 2.5
+
+
+def test_ray_threads_print_to_stderr_not_between_the_reports(capsys):
+    import threading
+
+    from chronoplan.validators.ray_grade import _ThreadsToStderr
+    logs = _ThreadsToStderr.install()
+    try:
+        print('{"valid": true}')
+        t = threading.Thread(target=lambda: print("(raylet) A worker died or was killed while executing a task"))
+        t.start()
+        t.join()
+        print('{"valid": false}')
+    finally:
+        logs.remove()
+    out, err = capsys.readouterr()
+    assert out.splitlines() == ['{"valid": true}', '{"valid": false}'] and "worker died" in err
+    assert not isinstance(sys.stdout, _ThreadsToStderr)
+
+
+def test_pddl_refuses_a_symlinked_output_file(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+    out = tmp_path / "pddl"
+    out.mkdir()
+    (out / "domain.pddl").symlink_to(secret)
+    proc = cli("pddl", RECIPES, "--scenario", "Roast-Chicken_Garlic-Potatoes", "-o", out)
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stderr
+    assert secret.read_text() == "keep me\n" and (out / "domain.pddl").is_symlink()
+    assert not (out / "problem.pddl").exists()

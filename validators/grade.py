@@ -434,8 +434,15 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
             yield one.grade(task)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map  # lazy: multiprocessing, only for jobs > 1
+    local: list = []
+
+    def unsent(task: Any, exc: BaseException) -> Report:
+        """A plan that cannot be pickled to a worker (or its report back): graded here, as with jobs=1."""
+        if not local:
+            local.append(TaskGrader(grader or Grader(project, compat, seed), fmt, first))
+        return local[0].grade(task)
     for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
-                            initargs=(project, fmt, first, compat, seed), on_crash=crashed):
+                            initargs=(project, fmt, first, compat, seed), on_crash=crashed, on_error=unsent):
         yield from done
 
 

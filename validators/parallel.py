@@ -6,18 +6,20 @@ At most ``window`` chunks are in flight, so memory stays bounded whatever the in
 dies (killed, out of memory) costs only the item that killed it: its chunk is rerun alone in a fresh pool,
 then item by item if it kills a worker again, and ``on_crash(item, exc)`` gives the result of an item that
 does; the chunks in flight are resubmitted to the fresh pool.  On Ctrl-C or SIGTERM (``KeyboardInterrupt`` in
-the parent; workers ignore SIGINT) every worker is killed before the exception goes on.
+the parent; workers ignore SIGINT and die quietly on SIGTERM) every worker is killed before the exception goes
+on; a worker that outlives its parent (one being started when the signal came) says nothing more on stderr.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
 import signal
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, Optional
 
 
 def default_jobs(jobs: int) -> int:
@@ -30,9 +32,28 @@ def default_jobs(jobs: int) -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class _OrphanQuiet:
+    """A worker's stderr that says nothing once the parent process is gone: a parent stopped by SIGTERM or
+    Ctrl-C while its pool starts has printed "terminated"; a worker it could not kill yet then fails on the
+    closed queue, and its traceback must not follow that line (issue 28 item 10)."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        parent = multiprocessing.parent_process()
+        if parent is not None and not parent.is_alive():
+            return len(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _quiet_worker(initializer: Callable[..., None], initargs: Sequence[Any]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)        # the parent handles Ctrl-C and kills the workers
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)       # SIGTERM ends a worker at once, without a traceback
+    sys.stderr = _OrphanQuiet(sys.stderr)
     initializer(*initargs)
 
 
@@ -53,10 +74,13 @@ def _kill(pool: ProcessPoolExecutor) -> None:
 
 def ordered_map(fn: Callable[[list], list], chunks: Iterable[list], *, jobs: int,
                 initializer: Callable[..., None], initargs: Sequence[Any] = (),
-                on_crash: Callable[[Any, BaseException], Any], window: int = 0) -> Iterator[list]:
+                on_crash: Callable[[Any, BaseException], Any], window: int = 0,
+                on_error: Optional[Callable[[Any, BaseException], Any]] = None) -> Iterator[list]:
     """``map(fn, chunks)`` on ``jobs`` worker processes, in input order, at most ``window`` chunks ahead.
     A chunk is a list and ``fn`` returns one result per item; ``on_crash(item, exc)`` is the result of an item
-    whose grading kills its worker."""
+    whose grading kills its worker.  A chunk that fails otherwise (an item that cannot be pickled to a worker,
+    a result that cannot be pickled back) is rerun item by item, and ``on_error(item, exc)`` (when given; else
+    the exception goes on) is the result of each item that fails alone."""
     window = window or 4 * jobs
     source = iter(chunks)
 
@@ -89,6 +113,10 @@ def ordered_map(fn: Callable[[list], list], chunks: Iterable[list], *, jobs: int
                     pool = new_pool()
                     result = [_one(new_pool, fn, item, on_crash) for item in chunk]
                 pending = deque((c, _submit(pool, fn, c)) for c, _ in pending)
+            except Exception:  # noqa: BLE001 - pickling failed: the items that fail alone are on_error's
+                if on_error is None:
+                    raise
+                result = [_each(pool, fn, item, on_crash, on_error) for item in chunk]
             yield result
     finally:
         _kill(pool)
@@ -114,6 +142,17 @@ def _one(new_pool: Callable[[], ProcessPoolExecutor], fn: Callable[[list], list]
         return on_crash(item, exc)
     finally:
         _kill(pool)
+
+
+def _each(pool: ProcessPoolExecutor, fn: Callable[[list], list], item: Any,
+          on_crash: Callable[[Any, BaseException], Any], on_error: Callable[[Any, BaseException], Any]) -> Any:
+    """One item of a chunk that failed without killing a worker: its result, or ``on_error``'s."""
+    try:
+        return pool.submit(fn, [item]).result()[0]
+    except BrokenProcessPool as exc:
+        return on_crash(item, exc)
+    except Exception as exc:  # noqa: BLE001 - this item's own failure (pickling), reported for it alone
+        return on_error(item, exc)
 
 
 def _submit(pool: ProcessPoolExecutor, fn: Callable[[Any], Any], chunk: Any) -> Future:

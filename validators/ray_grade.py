@@ -10,12 +10,17 @@ a benchmark's original evaluator, as in ``validate_many``.
 Work is done by Ray actors that each hold one ``Grader`` (the project is put in the object store once).
 The driver reads plans lazily and keeps at most ``4 x actors`` chunks in flight, so memory stays bounded.  An
 actor that dies costs only its chunk's plans (``E090`` reports) and is replaced.  The driver connects to
-``address`` (or ``RAY_ADDRESS``), else starts a local Ray instance that it shuts down at the end; on Ctrl-C or
+``address`` (or ``RAY_ADDRESS``; one where no TCP connection opens within ``CONNECT_TIMEOUT`` seconds is a
+clear ``RayUnreachable`` error at once), else starts a local Ray instance that it shuts down at the end; Ray's
+messages (a dead actor, worker logs) go to stderr, never between the reports on stdout; on Ctrl-C or
 SIGTERM it kills its actors (and the local instance) before the exception goes on.  Cluster nodes need
 chronoplan installed (or a Ray ``runtime_env`` that installs it).
 """
 from __future__ import annotations
 
+import contextlib
+import sys
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Optional
@@ -38,12 +43,62 @@ def _ray() -> Any:
     return ray
 
 
+class RayUnreachable(RuntimeError):
+    """Nothing answers at the Ray address given (``connect``): a clear error instead of ``ray.init`` waiting for
+    minutes."""
+
+
+CONNECT_TIMEOUT = 10.0          # seconds to open a TCP connection to a Ray address (CHRONOPLAN_RAY_TIMEOUT)
+
+
+def _host_port(address: str) -> Optional[tuple[str, int]]:
+    """``host:port`` of a Ray address (``ray://`` too, IPv6 in brackets); None for ``auto``, ``local`` and
+    anything without a port (left to Ray)."""
+    text = address.strip()
+    if "://" in text:
+        text = text.split("://", 1)[1]
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isascii() or not port.isdigit() or not host:
+        return None
+    return host.strip("[]"), int(port)
+
+
+def _timeout() -> float:
+    import os
+    try:
+        value = float(os.environ.get("CHRONOPLAN_RAY_TIMEOUT", CONNECT_TIMEOUT))
+    except ValueError:
+        return CONNECT_TIMEOUT
+    return value if 0 < value < 3600 else CONNECT_TIMEOUT
+
+
+def probe(address: str, timeout: Optional[float] = None) -> None:
+    """Raise ``RayUnreachable`` when no TCP connection to ``address`` opens within ``timeout`` seconds
+    (``CHRONOPLAN_RAY_TIMEOUT``, default ``CONNECT_TIMEOUT``); ``ray.init`` itself would retry for minutes."""
+    import socket
+    where = _host_port(address)
+    if where is None:
+        return
+    timeout = _timeout() if timeout is None else timeout
+    try:
+        with socket.create_connection(where, timeout=timeout):
+            pass
+    except (OSError, ValueError) as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else (getattr(exc, "strerror", None) or str(exc))
+        raise RayUnreachable(f"cannot reach a Ray cluster at {address}: {why} (within {timeout:g} s); start one "
+                             "with `ray start --head`, or check the address and port") from None
+
+
 def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bool:
     """Connect to Ray (``address``, else ``RAY_ADDRESS``, else a new local instance); True if this call started
-    it (the caller then shuts it down)."""
+    it (the caller then shuts it down).  An address where nothing answers is ``RayUnreachable`` (``probe``)."""
+    import os
     ray = _ray()
     if ray.is_initialized():
         return False
+    given = address or os.environ.get("RAY_ADDRESS")
+    if given:
+        probe(given)
     ray.init(address=address or None, num_cpus=num_cpus if not address else None, include_dashboard=False,
              log_to_driver=False, configure_logging=False)
     return True
@@ -72,6 +127,7 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
     started = connect(address)
     Actor = ray.remote(num_cpus=1)(_GradeActor)
     pool: list = []
+    logs = _ThreadsToStderr.install()
     try:
         n = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shared = ray.put(project)
@@ -103,7 +159,36 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
         for actor in pool:
             ray.kill(actor)
         if started:
-            ray.shutdown()
+            with contextlib.redirect_stdout(sys.stderr):      # Ray flushes its held log lines to stdout
+                ray.shutdown()
+        logs.remove()
+
+
+class _ThreadsToStderr:
+    """``sys.stdout`` while Ray grades: the main thread's writes (the reports) go to stdout, every other
+    thread's (Ray prints "a worker died" and actor logs to stdout from its listener threads) to stderr, so
+    that ``--format json`` stays one report per line."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    @classmethod
+    def install(cls) -> _ThreadsToStderr:
+        proxy = cls(sys.stdout)
+        sys.stdout = proxy
+        return proxy
+
+    def remove(self) -> None:
+        if sys.stdout is self:
+            sys.stdout = self._stream
+
+    def write(self, text: str) -> int:
+        if threading.current_thread() is threading.main_thread():
+            return self._stream.write(text)
+        return sys.stderr.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 class _BatchGrader:

@@ -171,11 +171,11 @@ def run(args) -> int:  # noqa: C901
             print("chronoplan validate: error: --ray and --jobs exclude each other (Ray sizes its own pool)",
                   file=sys.stderr)
             return 2
-        from chronoplan.validators.ray_grade import RayMissing, ray_reports
+        from chronoplan.validators.ray_grade import RayMissing, RayUnreachable, ray_reports
         try:
             reports = ray_reports(project, args.plans, address=args.ray or None, **options)
             reports = _started(reports)
-        except RayMissing as exc:
+        except (RayMissing, RayUnreachable) as exc:
             print(f"chronoplan validate: error: {exc}", file=sys.stderr)
             return 2
     else:
