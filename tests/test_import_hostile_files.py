@@ -21,8 +21,7 @@ import pytest
 
 from chronoplan.cli import main
 from chronoplan.commands import importer
-from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers import common
+from chronoplan.compiler.importers import ImportFormatError, common
 from chronoplan.compiler.importers.common import MAX_BYTES, read_json, read_source
 
 LIMIT_AS = 2 * 1024 ** 3
@@ -222,3 +221,25 @@ def test_text_that_does_not_compile_is_never_written(tmp_path, monkeypatch, caps
     assert err.startswith("chronoplan import: error: the converted text does not compile, nothing was written: "
                           f"{out / 'recipes.chrono'}:1:1: error[C"), err
     assert not out.exists()
+
+
+KITCHEN = {"width": 4, "height": 3, "agents": [{"name": "alice", "x": 1, "y": 1}],
+           "tiles": [{"x": 0, "y": 0, "type": "station", "name": "dispenser_bread", "provides": "bread"},
+                     {"x": 1, "y": 0, "type": "station", "name": "dispenser_meat", "provides": "meat"},
+                     {"x": 2, "y": 0, "type": "station", "name": "stove1", "item": "pan"},
+                     {"x": 3, "y": 0, "type": "station", "name": "table1", "item": "plate"},
+                     {"x": 0, "y": 2, "type": "station", "name": "serving_window"}],
+           "orders": ["burger_basic"]}
+
+
+@pytest.mark.parametrize("fmt", ["recipe2plan", "paracook"])
+def test_a_file_name_with_a_line_break_stays_in_its_comment(tmp_path, capsys, fmt):
+    """The source's name is written into the header comment: a line break in it broke the comment (the rest
+    of the name became code that did not compile)."""
+    src = tmp_path / "my\nkitchen\u2028.json"
+    src.write_text(json.dumps(COOKING if fmt == "recipe2plan" else KITCHEN))
+    out = tmp_path / ("out" if fmt == "recipe2plan" else "out.chrono")
+    assert main(["import", fmt, str(src), "-o", str(out)]) == 0, capsys.readouterr().err
+    text = _written(out) if out.is_dir() else out.read_text()
+    assert "my?kitchen?.json" in text
+    assert main(["check", str(out)]) == 0

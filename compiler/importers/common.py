@@ -69,7 +69,8 @@ def _read_regular(fd: int, path: Path, what: str, limit: int) -> bytes:
     too_large = f"{path}: larger than {_size(limit)} (the limit for {what})"
     if st.st_size > limit:
         raise ImportFormatError(too_large)
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
         if not chunk:

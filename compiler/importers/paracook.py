@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from chronoplan.compiler.importers import ImportFormatError
-from chronoplan.compiler.importers.common import Names, read_json
+from chronoplan.compiler.importers.common import Names, comment, read_json
 
 KIND_RULES = ("table", "dispenser", "chopping_board", "stove", "serving_window", "sink", "plate_return", "trash")
 CONTAINERS = ("plate", "pan", "pot")
@@ -151,12 +151,13 @@ def convert_map(data: Any, stem: str, orders=None, where: str = "<map>") -> str:
         agent_items.append(f"{a['name']} at ({x}, {y})")
     dishes = parse_orders(orders if orders is not None else data.get("orders"), recipes, where)
     scen = Names.sanitize(stem, "kitchen")
+    art_name = f"{scen}_map"
     art = "\n".join("  " + "".join(r) for r in grid)
-    return (f"# Imported from ParaCook map {where} by `chronoplan import paracook`.\n"
+    return (f"# Imported from ParaCook map {comment(where)} by `chronoplan import paracook`.\n"
             f"# The ParaCook physics and recipes follow (domains/paracook/physics.chrono), then the map and scenario.\n"
             f"{physics}\n"
-            f"map {scen}_map \"\"\"\n{art}\n\"\"\" where " + ",\n    ".join(legend) + "\n\n"
-            f"scenario {scen} {{\n  map {scen}_map\n  agents {', '.join(agent_items)}\n"
+            f"map {art_name} \"\"\"\n{art}\n\"\"\" where " + ",\n    ".join(legend) + "\n\n"
+            f"scenario {scen} {{\n  map {art_name}\n  agents {', '.join(agent_items)}\n"
             f"  orders {', '.join(dishes)}\n}}\n")
 
 
