@@ -10,7 +10,11 @@ object) of the CPU seconds of ``compile_paths`` (what ``chronoplan check`` runs)
   row) and a scenario with one agent on it (the reachability of every station is checked);
 - ``scenarios-SxPxN``: S scenarios each naming P procedures of N steps (``--scenarios``, default 200 x 50 x
   1,000 as in the issue): each procedure is evaluated once however many scenarios name it, so this is
-  mostly the time to read the 50,000 steps.
+  mostly the time to read the 50,000 steps;
+- ``observe-3-deep`` / ``observe-3-deep-joined``: grading (``grade_log``) the baseline's episode log of the
+  first bundled household scenario when the home has one more observe rule with ``exists`` nested 3 deep and
+  every conjunct in the innermost body (issue 28 item 11b), each conjunct reading at most two variables /
+  the body joining all four; compiling is not timed.
 
 Usage: python bench/bench_check_scaling.py [--rounds N] [--only NAME] [--json]
 """
@@ -51,6 +55,47 @@ def map_source(size: int = 200) -> str:
             + "scenario big_s { map big  agents a1 at (1, 1)  orders burger_basic }\n")
 
 
+DEEP_RULES = {
+    # every conjunct in the innermost body; each reads at most two of the variables (issue 28 item 11b)
+    "observe-3-deep": "on(z, p) and not closed(p) and same_room(y, z) and same_room(x, y) and same_room(self, x)",
+    # the innermost body joins all four variables: moving conjuncts out and remembering cannot help
+    "observe-3-deep-joined": "on(z, p) and on(y, p) and on(x, p) and not is(x, y) and not is(y, z) and not is(x, z)",
+}
+
+
+def deep_rule(body: str) -> str:
+    return f"    see x: thing when exists(y: thing where exists(z: thing where exists(p: place where {body})))\n"
+
+
+def observe_deep(tmp: Path, rounds: int, rule: str) -> tuple[float, int]:
+    """(best CPU seconds to grade one baseline log with ``rule`` added to the bundled home, its steps)."""
+    import chronoplan
+    from chronoplan.compiler.household.problem import HouseholdProblem
+    from chronoplan.runtime.household.baseline import Baseline
+    from chronoplan.runtime.household.engine import HouseholdEngine
+    from chronoplan.validators.household.grade import grade_log
+    src = Path(__file__).resolve().parent.parent / "domains" / "household"
+    home = (src / "home.chrono").read_text(encoding="utf-8")
+    assert "  observe {\n" in home
+    (tmp / "home.chrono").write_text(home.replace("  observe {\n", "  observe {\n" + rule), encoding="utf-8")
+    (tmp / "episodes.chrono").write_text((src / "episodes.chrono").read_text(encoding="utf-8"), encoding="utf-8")
+    project = chronoplan.load(tmp)
+    name = next(n for n, sc in project.scenarios.items() if sc.household)
+    engine = HouseholdEngine(HouseholdProblem(project, name), log=True)
+    policy = Baseline(engine)
+    while not engine.done:
+        engine.step(policy.actions())
+    assert engine.log is not None
+    text, steps = engine.log.text(), len(engine.log.records) - 1
+    best = float("inf")
+    for _ in range(rounds):
+        t = time.process_time()
+        report = grade_log(project, name, text)
+        best = min(best, time.process_time() - t)
+        assert report.valid, report.errors[:1]
+    return best, steps
+
+
 def _time(path: Path, rounds: int) -> tuple[float, int]:
     from chronoplan.compiler.driver import compile_paths
     best, errors = float("inf"), 0
@@ -83,6 +128,13 @@ def main(argv=None) -> int:
             path.write_text(make(), encoding="utf-8")
             secs, errors = _time(path, args.rounds)
             results[name] = {"cpu_s": round(secs, 3), "errors": errors}
+        for name, body in DEEP_RULES.items():
+            if args.only and not name.startswith(args.only):
+                continue
+            deep = Path(tmp) / name
+            deep.mkdir()
+            secs, steps = observe_deep(deep, args.rounds, deep_rule(body))
+            results[name] = {"cpu_s": round(secs, 3), "errors": 0, "log_steps": steps}
     if "procedure-1000" in results and "procedure-10000" in results:
         results["ratio_10x_steps"] = round(results["procedure-10000"]["cpu_s"] / results["procedure-1000"]["cpu_s"], 2)
     if args.json:

@@ -13,6 +13,8 @@ domain project that declares a scenario, and scenario names must be unique acros
 from __future__ import annotations
 
 import dataclasses
+import functools
+import gc
 from pathlib import Path
 
 from chronoplan.compiler import ast as A
@@ -112,6 +114,24 @@ def _domain_of(module) -> str | None:
     return None
 
 
+def gc_paused(fn):
+    """``fn`` with Python's cyclic garbage collector paused while it runs (and restored after).  Compiling
+    allocates millions of long-lived objects (parse trees, IR, sympy expressions) and few cycles; each
+    collection of the older generations walks all of them, which made a 10,000-step procedure take 14.7x
+    the 1,000-step one (9.6x without), at the same peak memory."""
+    @functools.wraps(fn)
+    def paused(*args, **kwargs):
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was:
+                gc.enable()
+    return paused
+
+
+@gc_paused
 def compile_paths(*paths):
     """Compile; return (project | None, diagnostics, sources).  Never raises on bad input."""
     files, diags = expand(paths)
@@ -191,6 +211,7 @@ def _union(projects, diags) -> ir.Project:
     return ir.Project(files=files, domain=None, parts=parts, **tables)
 
 
+@gc_paused
 def compile_text(text: str, name: str = "<text>"):
     """Compile a single source text (imports are not allowed); for tests and tools."""
     module, diags = parse(name, text)

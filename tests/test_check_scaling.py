@@ -133,3 +133,31 @@ def test_a_scenario_evaluation_error_is_still_reported_for_each_scenario():
     assert [(d.code, d.span.line) for d in errors] == [("C106", 3), ("C106", 4), ("C106", 6)]
     assert errors[1].message == ("scenario 'b' cannot be evaluated: a time with a unit is used in a scenario "
                                  "measured in unitless ticks")
+
+
+def test_compiling_does_not_run_the_cyclic_garbage_collector():
+    """A 10,000-step procedure compiled in 14.7x the time of a 1,000-step one, 9.6x with the collector off:
+    its collections walk every object the compiler keeps.  It is paused while compiling, and restored."""
+    import gc
+
+    from chronoplan.compiler.driver import compile_paths
+    runs = []
+
+    def seen(phase, info):
+        if phase == "start":
+            runs.append(info["generation"])
+
+    assert gc.isenabled()
+    gc.callbacks.append(seen)
+    try:
+        compile_text(procedure(2000, "local"))
+        compile_paths()
+    finally:
+        gc.callbacks.remove(seen)
+    assert runs == [] and gc.isenabled()
+    gc.disable()
+    try:
+        compile_paths()
+        assert not gc.isenabled()                 # a caller's choice is kept
+    finally:
+        gc.enable()

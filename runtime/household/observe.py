@@ -22,7 +22,12 @@ state, so evaluating a rule's conjuncts in another order changes nothing but the
   ``fixed_room(name)`` names the room of a member that never moves, which is then not asked again);
 - ``exists(v: type where ... inside(y, v) ...)`` and ``exists(v: type where ... holds(v, y) ...)`` try the
   one ``v`` the world can name, ``world.location(y)`` (what ``y`` is directly in or held by), instead of every
-  member of the type (the world's ``members`` are fixed for its lifetime).
+  member of the type (the world's ``members`` are fixed for its lifetime);
+- ``miniscope``: a conjunct of an ``exists`` body that does not read its variable is evaluated outside it,
+  once, not once per member (innermost ``exists`` first, so it moves as far out as it can);
+- in a ``Visibility``, each ``exists`` remembers its value per binding of the variables it reads, until the
+  next ``many`` call (a new state): nested ``exists`` cost the product of the sizes of what each one reads,
+  not of every enclosing variable.
 """
 from __future__ import annotations
 
@@ -136,8 +141,26 @@ def _witness(f: ir.Exists, scope: frozenset) -> Optional[str]:
     return None
 
 
-def _exists(f: ir.Exists, world: World, scope: frozenset) -> Pred:
-    body = compile_formula(f.formula, world, scope | {f.var})
+def miniscope(f: ir.Formula) -> ir.Formula:
+    """``f`` with every conjunct of an ``exists`` body that does not read its variable moved out of it, from
+    the innermost ``exists`` out: ``exists v (A and B(v))`` is ``A and exists v B(v)`` (false alike when the
+    type has no members), so ``A`` is evaluated once instead of once per ``v``."""
+    if isinstance(f, ir.Not):
+        return ir.Not(miniscope(f.arg))
+    if isinstance(f, (ir.And, ir.Or)):
+        return type(f)(tuple(miniscope(g) for g in f.args))
+    if not isinstance(f, ir.Exists):
+        return f
+    parts = _conjuncts(miniscope(f.formula))
+    outside = [g for g in parts if not _mentions(g, f.var)]
+    inside = [g for g in parts if _mentions(g, f.var)]
+    body = ir.And(tuple(inside)) if len(inside) > 1 else inside[0] if inside else ir.Const_(True)
+    inner = ir.Exists(f.var, f.type, body)
+    return ir.And((*outside, inner)) if outside else inner
+
+
+def _exists(f: ir.Exists, world: World, scope: frozenset, memos: Optional[list] = None) -> Pred:
+    body = compile_formula(f.formula, world, scope | {f.var}, memos)
     var, members = f.var, world.members
     witness = _witness(f, scope)
     if witness is not None:
@@ -167,7 +190,19 @@ def _exists(f: ir.Exists, world: World, scope: frozenset) -> Pred:
             return False
         finally:
             env[var] = saved
-    return pred
+    if memos is None:
+        return pred
+    free = tuple(v for v in sorted(scope) if v != var and _mentions(f.formula, v))
+    memo: dict = {}
+    memos.append(memo)
+
+    def remembered(env: Env) -> bool:
+        key = tuple(env[v] for v in free)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = pred(env)
+        return hit
+    return remembered
 
 
 def _compare(f: ir.Compare, scope: frozenset) -> Pred:
@@ -197,21 +232,23 @@ def _or(parts: tuple) -> Pred:
     return lambda env: any(p(env) for p in parts)
 
 
-def compile_formula(f: ir.Formula, world: World, scope: frozenset) -> Pred:
-    """A formula -> a predicate over an environment of variable bindings."""
+def compile_formula(f: ir.Formula, world: World, scope: frozenset, memos: Optional[list] = None) -> Pred:
+    """A formula -> a predicate over an environment of variable bindings.  With ``memos`` (a list), every
+    ``exists`` remembers its value per binding of the variables it reads in a dict appended to it: the caller
+    clears them whenever the world's state may have changed."""
     if isinstance(f, ir.Atom):
         return _atom(f, world, scope)
     if isinstance(f, ir.Not):
-        inner = compile_formula(f.arg, world, scope)
+        inner = compile_formula(f.arg, world, scope, memos)
         return lambda env: not inner(env)
     if isinstance(f, (ir.And, ir.Or)):
-        parts = tuple(compile_formula(g, world, scope) for g in f.args)
+        parts = tuple(compile_formula(g, world, scope, memos) for g in f.args)
         return _and(parts) if isinstance(f, ir.And) else _or(parts)
     if isinstance(f, ir.Const_):
         value = f.value
         return lambda env: value
     if isinstance(f, ir.Exists):
-        return _exists(f, world, scope)
+        return _exists(f, world, scope, memos)
     if isinstance(f, ir.Compare):
         return _compare(f, scope)
     raise ObserveError(f"unsupported formula {type(f).__name__} in an observe rule")
@@ -221,16 +258,16 @@ def _same_room_var(f: ir.Formula, var: str) -> bool:
     return isinstance(f, ir.Atom) and f.relation == "same_room" and set(f.args) == {"self", var} and var != "self"
 
 
-def _compile_rule(rule: ir.ObserveRule, world: World) -> tuple[str, Optional[Pred], bool, Pred]:
+def _compile_rule(rule: ir.ObserveRule, world: World, memos: list) -> tuple[str, Optional[Pred], bool, Pred]:
     """(type, guard over self only or None, same-room restriction, predicate over the rule's variable)."""
     scope = frozenset({rule.var, "self"})
-    parts = _conjuncts(rule.when)
+    parts = _conjuncts(miniscope(rule.when))
     local = any(_same_room_var(g, rule.var) for g in parts)
     rest = [g for g in parts if not _same_room_var(g, rule.var)]
     guards = [g for g in rest if not _mentions(g, rule.var)]
     body = [g for g in rest if _mentions(g, rule.var)]
-    guard = _and(tuple(compile_formula(g, world, scope) for g in guards)) if guards else None
-    pred = _and(tuple(compile_formula(g, world, scope) for g in body)) if body else (lambda env: True)
+    guard = _and(tuple(compile_formula(g, world, scope, memos) for g in guards)) if guards else None
+    pred = _and(tuple(compile_formula(g, world, scope, memos) for g in body)) if body else (lambda env: True)
     return rule.type, guard, local, pred
 
 
@@ -239,7 +276,8 @@ class Visibility:
     per agent, with the members of the same-room rules' types grouped by room once for all of them."""
 
     def __init__(self, rules: Iterable[ir.ObserveRule], world: World) -> None:
-        self.rules = [(r.var, *_compile_rule(r, world)) for r in rules]
+        self.memos: list[dict] = []              # the exists memos: valid for one state, cleared by many()
+        self.rules = [(r.var, *_compile_rule(r, world, self.memos)) for r in rules]
         self.world = world
         local_types = dict.fromkeys(t for _v, t, _g, local, _p in self.rules if local)
         fixed_room = getattr(world, "fixed_room", lambda name: None)
@@ -250,6 +288,8 @@ class Visibility:
         return self.many((agent,))[agent]
 
     def many(self, agents: Iterable[str]) -> dict[str, set]:
+        for memo in self.memos:
+            memo.clear()
         world = self.world
         members, room_of = world.members, world.room_of
         by_room: dict[str, dict[str, list[str]]] = {}
