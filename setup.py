@@ -16,7 +16,7 @@ and the pure-Python modules are installed alone, when:
 
 Build cost (#28 item 12): the C files are compiled at ``-O1`` (``OPT_LEVEL``; ``CHRONOPLAN_OPT=0|1|2|3|s``
 overrides it), which halves gcc's time against Python's default ``-O3`` for a small cost at run time (both
-measured in docs/runtime.md, "Install cost"), and the extensions are built in parallel, one compiler per core
+measured in README.md, "Compiled engines"), and the extensions are built in parallel, one compiler per core
 (Cython's ``nthreads`` and build_ext's ``parallel``).
 """
 from __future__ import annotations

@@ -149,7 +149,7 @@ def _setup_hook():
 
 
 def test_extensions_compile_at_O1_unless_chronoplan_opt_says_otherwise(monkeypatch):
-    """#28 item 12: -O1 halves gcc's time against Python's -O3 (docs/runtime.md, Install cost); the flag follows
+    """#28 item 12: -O1 halves gcc's time against Python's -O3 (README.md, Compiled engines); the flag follows
     Python's CFLAGS on the command line, so it wins; CHRONOPLAN_OPT picks another level, a bad one is refused."""
     hook = _setup_hook()
     monkeypatch.delenv("CHRONOPLAN_OPT", raising=False)
