@@ -13,6 +13,11 @@ and the pure-Python modules are installed alone, when:
   would shadow later edits of the ``.py`` file;
 - Cython is missing or the C compiler fails (a warning says so; the install still succeeds).
 ``chronoplan.build.compiled()`` tells which modules were loaded compiled.
+
+Build cost (#28 item 12): the C files are compiled at ``-O1`` (``OPT_LEVEL``; ``CHRONOPLAN_OPT=0|1|2|3|s``
+overrides it), which halves gcc's time against Python's default ``-O3`` for a small cost at run time (both
+measured in README.md, "Compiled engines"), and the extensions are built in parallel, one compiler per core
+(Cython's ``nthreads`` and build_ext's ``parallel``).
 """
 from __future__ import annotations
 
@@ -33,6 +38,9 @@ def _modules() -> dict:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.MODULES
+
+
+OPT_LEVEL = "1"                    # gcc -O level of the extensions (CHRONOPLAN_OPT overrides; see the docstring)
 
 
 def _flag(name: str) -> bool:
@@ -106,8 +114,17 @@ class OptionalBuildExt(build_ext):
             f.write(f"{name + ': ' if name else ''}{str(why)[:200]}\n")
 
 
+def compile_args() -> list:
+    """The extensions' extra compiler flags: no debug information, and ``-O`` + CHRONOPLAN_OPT (default
+    ``OPT_LEVEL``).  They follow Python's own CFLAGS (``-O3``) on the command line, so they win."""
+    level = os.environ.get("CHRONOPLAN_OPT", "").strip() or OPT_LEVEL
+    if level not in ("0", "1", "2", "3", "s"):
+        raise SystemExit(f"chronoplan: CHRONOPLAN_OPT must be one of 0, 1, 2, 3, s (got {level!r})")
+    return ["-g0", f"-O{level}"]
+
+
 def main() -> None:
-    exts = [] if _flag("CHRONOPLAN_PURE_PYTHON") else [Extension(n, [p], extra_compile_args=["-g0"])
+    exts = [] if _flag("CHRONOPLAN_PURE_PYTHON") else [Extension(n, [p], extra_compile_args=compile_args())
                                                        for n, p in _modules().items()]
     setup(ext_modules=exts, cmdclass={"build_ext": OptionalBuildExt})
 

@@ -138,3 +138,33 @@ def test_a_failed_compile_is_noted_at_the_first_use_only(tmp_path, monkeypatch, 
     monkeypatch.setattr(C, "_noted", False)
     monkeypatch.setenv("CHRONOPLAN_PURE_PYTHON", "1")                                   # by choice: no note
     assert not C.note_fallback(out, tmp_path)
+
+
+def _setup_hook():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("chronoplan_setup_hook_opt", ROOT / "setup.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)                  # defines the hook; setup() runs only as __main__
+    return hook
+
+
+def test_extensions_compile_at_O1_unless_chronoplan_opt_says_otherwise(monkeypatch):
+    """#28 item 12: -O1 halves gcc's time against Python's -O3 (README.md, Compiled engines); the flag follows
+    Python's CFLAGS on the command line, so it wins; CHRONOPLAN_OPT picks another level, a bad one is refused."""
+    hook = _setup_hook()
+    monkeypatch.delenv("CHRONOPLAN_OPT", raising=False)
+    assert hook.compile_args() == ["-g0", "-O1"]
+    monkeypatch.setenv("CHRONOPLAN_OPT", "3")
+    assert hook.compile_args() == ["-g0", "-O3"]
+    monkeypatch.setenv("CHRONOPLAN_OPT", "-O3; rm -rf /")
+    with pytest.raises(SystemExit, match="CHRONOPLAN_OPT must be one of"):
+        hook.compile_args()
+
+
+def test_build_ext_runs_one_compiler_per_core():
+    pytest.importorskip("Cython")
+    from setuptools import Distribution
+    hook = _setup_hook()
+    cmd = hook.OptionalBuildExt(Distribution({"name": "probe", "ext_modules": []}))
+    cmd.ensure_finalized()
+    assert cmd.parallel == (os.cpu_count() or 1)

@@ -52,3 +52,34 @@ def test_project_is_still_exported():
     assert chronoplan.Project is Project
     with pytest.raises(AttributeError):
         chronoplan.NoSuchThing  # noqa: B018
+
+
+def test_every_slow_entry_names_an_existing_test():
+    """A renamed or deleted test must not leave a stale entry in conftest.SLOW (it would mark nothing)."""
+    import re
+
+    from conftest import SLOW
+    assert len(set(SLOW)) == len(SLOW)
+    for entry in SLOW:
+        file, _, name = entry.partition("::")
+        path = ROOT / "tests" / file
+        assert path.is_file(), entry
+        if name:
+            assert re.search(rf"^def {re.escape(name)}\(", path.read_text(), re.M), entry
+
+
+def test_slow_marker_is_registered_and_applied():
+    from conftest import slow_entry
+    assert '\n    "slow: ' in (ROOT / "pyproject.toml").read_text()             # in [tool.pytest.ini_options] markers
+    assert slow_entry("tests/test_types.py::test_mypy_is_clean")
+    assert slow_entry("tests/test_compat_recipe2plan.py::test_a_million_actions")
+    assert slow_entry("tests/test_fuzz.py::test_step_text[x]")
+    assert not slow_entry("tests/test_compat_recipe2plan.py::test_mode_registry")
+    assert not slow_entry("tests/test_startup.py::test_slow_marker_is_registered_and_applied")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "--collect-only", "-m", "slow",
+                          "tests/test_compat_recipe2plan.py", "tests/test_cpsat.py"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    ids = [line for line in out.stdout.splitlines() if "::" in line]
+    assert any("test_a_million_actions" in i for i in ids), out.stdout[-2000:]
+    assert any(i.startswith("tests/test_cpsat.py::") for i in ids)               # marked optimal: slow too
+    assert not any("test_mode_registry" in i for i in ids)
