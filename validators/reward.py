@@ -22,8 +22,8 @@ Shapings (docs/runtime.md, "Rewards"):
 from __future__ import annotations
 
 import enum
-import warnings
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, Optional, Union
