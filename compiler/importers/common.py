@@ -26,7 +26,6 @@ from chronoplan.compiler.numparse import MAX_DIGITS, NumberProblem, parse_decima
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z][A-Za-z0-9_]*)*")
 MAX_BYTES = 64 * 1024 * 1024        # an input file (docs/cli.md, "Import: input limits")
 MAX_BESIDE_BYTES = 64 * 1024        # a file read beside a source (Recipe2Plan's LICENSE)
-MAX_DEPTH = 100                     # nesting of JSON arrays and objects
 _CHUNK = 1024 * 1024
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -115,13 +114,13 @@ def read_beside(source: Path, name: str, what: str, limit: int = MAX_BESIDE_BYTE
     return read_source(target, what, limit, follow=False)
 
 
-def read_json(path: Path, max_depth: int = MAX_DEPTH) -> Any:
+def read_json(path: Path) -> Any:
     """Decode a JSON file (read with ``read_source``); ImportFormatError with the file name and the reason
-    on any failure, NaN/Infinity literals and numbers beyond a float included, and arrays or objects nested
-    deeper than ``max_depth``."""
+    on any failure, NaN/Infinity literals, numbers beyond a float and nesting deeper than the decoder takes
+    (about 1,000 levels: RecursionError) included.  Readers that recurse over the value bound it themselves."""
     text = read_source(path, "a JSON file")
     try:
-        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise ImportFormatError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except _Unreadable as exc:                      # located at the literal's first occurrence
@@ -131,23 +130,6 @@ def read_json(path: Path, max_depth: int = MAX_DEPTH) -> Any:
         raise ImportFormatError(f"{path}:{line}:{col}: invalid JSON: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise ImportFormatError(f"{path}: invalid JSON: {exc}"[:300]) from None
-    if depth(data, max_depth) > max_depth:
-        raise ImportFormatError(f"{path}: arrays and objects nested more than {max_depth} levels deep")
-    return data
-
-
-def depth(data: Any, stop: int) -> int:
-    """How deeply ``data``'s lists and dicts nest (a scalar: 0), counted without recursion; the count stops
-    once it exceeds ``stop``."""
-    deepest, stack = 0, [(data, 1)]
-    while stack:
-        value, level = stack.pop()
-        if isinstance(value, (list, dict)):
-            deepest = max(deepest, level)
-            if deepest > stop:
-                return deepest
-            stack.extend((v, level + 1) for v in (value.values() if isinstance(value, dict) else value))
-    return deepest
 
 
 class _Unreadable(ValueError):

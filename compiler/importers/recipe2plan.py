@@ -5,7 +5,8 @@ Input: one or more Recipe2Plan ``cooking.json`` files (a list of instances, each
 global resources (oven with a temperature, microwave, stove, and any other object the data names), one
 procedure per distinct recipe, and per instance a scenario ``<key>`` (with the time constraints) and
 ``<key>_easy`` (without them), both in seconds with one agent.  ``<key>`` joins the recipe names with
-"_" as plan.json does.
+"_" as plan.json does (a key that is already a procedure's or resource's name, as a one-recipe instance's is,
+gets a suffix: ``Toast_2``).
 
 Lags live on procedure steps, so the procedures are written twice, under the same names, in two domains
 (separate namespaces): ``recipes.chrono`` + ``instances.chrono`` (domain ``recipe2plan``, scenarios
