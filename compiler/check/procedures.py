@@ -337,7 +337,7 @@ def _use(ctx, u: A.UseDecl, local_names, used_local):
     return ir.ResourceUse(name, tuple(needs), tuple(sets)) if ok else None
 
 
-def _check_lags(ctx, d, steps, g, by_index, consts, timed):  # noqa: C901
+def _check_lags(ctx, d, steps, g, by_index, consts, timed):
     """C202 for max lags that a prerequisite chain makes impossible, and min lags against the order.  The
     longest chains are computed once per step that lags are measured from, over only the steps between it and
     the lags' other ends, so a procedure whose lags span few steps, or are measured from few steps (``within

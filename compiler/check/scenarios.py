@@ -96,14 +96,8 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
             if ident.name not in ctx.out(table) and other and ident.name not in ctx.table(kind):
                 ctx.error("C103", f"'{ident.name}' is a {other[0]}, not a {kind}", ident.span)
                 ok = False
-            elif ident.name in (hidden_parts or {}).get(kind, ()):
-                hidden_parts[kind][ident.name] += 1      # a follow-on of the errors inside its declaration
-                ok = False
             elif ident.name not in ctx.out(table):
-                decl_ok = ident.name in ctx.table(kind)
-                hint = () if decl_ok else (name_hint(ident.name, ctx.out(table), f"{kind}s"),)
-                ctx.error("C401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
-                          + (" (it has errors)" if decl_ok else ""), ident.span, *hint)
+                _unknown_part(ctx, d, kind, ident, hidden_parts)
                 ok = False
             else:
                 ctx.used_names.add(ident.name)
@@ -188,6 +182,19 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
     if procedures:
         _instantiate(ctx, s, d)
     return s
+
+
+def _unknown_part(ctx, d, kind: str, ident, hidden_parts) -> None:
+    """C401 for scenario ``d`` naming the ``kind`` ``ident``, which did not compile; only counted in
+    ``hidden_parts`` when it is a follow-on of the errors inside its declaration."""
+    counts = (hidden_parts or {}).get(kind, {})
+    if ident.name in counts:
+        counts[ident.name] += 1
+        return
+    decl_ok = ident.name in ctx.table(kind)
+    hint = () if decl_ok else (name_hint(ident.name, ctx.out(f"{kind}s"), f"{kind}s"),)
+    ctx.error("C401", f"scenario '{d.name.name}' names unknown {kind} '{ident.name}'"
+              + (" (it has errors)" if decl_ok else ""), ident.span, *hint)
 
 
 def _scenario_map(ident, broken, hidden, known) -> tuple:
