@@ -12,6 +12,7 @@ not read: ``validators.families.Family.formats``).
 """
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Optional
 
@@ -80,6 +81,17 @@ def _fmt(v) -> str:
 
 def _pct(v) -> str:
     return "-" if v is None else f"{100 * float(v):.1f}%"
+
+
+def render(fmt: str, rep) -> tuple:
+    """One report -> what the batch loop needs of it: (its output, text or a JSON line; valid; no scenario
+    matched (E015, exit 2); grading crashed (E090); its summary row with --format text, else None).  In a
+    parallel batch this runs in the worker (``validate_many(render=...)``), so only these few strings cross
+    the process boundary, not the report."""
+    from chronoplan.validators.report import INTERNAL_ERROR
+    codes = {e.code for e in rep.errors}
+    return (rep.to_json_line() if fmt == "json" else rep.to_text(), bool(rep.valid), "E015" in codes,
+            INTERNAL_ERROR in codes, _row(rep) if fmt == "text" else None)
 
 
 def _row(r) -> tuple:
@@ -163,23 +175,22 @@ def run(args) -> int:  # noqa: C901
         from chronoplan.validators.ray_grade import RayMissing, ray_reports
         try:
             reports = ray_reports(project, args.plans, address=args.ray or None, **options)
-            reports = _started(reports)
+            reports = map(functools.partial(render, args.format), _started(reports))
         except RayMissing as exc:
             print(f"chronoplan validate: error: {exc}", file=sys.stderr)
             return 2
     else:
-        reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs, **options)
-    for rep in reports:
+        reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs,
+                                render=functools.partial(render, args.format), **options)
+    for text, valid, unmatched, crashed, row in reports:
         n += 1
         if bar is not None:
             bar.clear()
-        print(rep.to_json_line() if args.format == "json" else rep.to_text(), flush=bar is not None)
-        if args.format == "text":
-            rows.append(_row(rep))
-        codes = {e.code for e in rep.errors}
-        if INTERNAL_ERROR in codes:
-            internal += 1
-        status = max(status, 2 if "E015" in codes else 0 if rep.valid else 1)
+        print(text, flush=bar is not None)
+        if row is not None:
+            rows.append(row)
+        internal += crashed
+        status = max(status, 2 if unmatched else 0 if valid else 1)
         if bar is not None:
             bar.update(1)
     if bar is not None:
