@@ -174,8 +174,8 @@ def run(args) -> int:  # noqa: C901
             return 2
         from chronoplan.validators.ray_grade import RayMissing, ray_reports
         try:
-            reports = ray_reports(project, args.plans, address=args.ray or None, **options)
-            reports = map(functools.partial(render, args.format), _started(reports))
+            reports = _started(ray_reports(project, args.plans, address=args.ray or None,
+                                           render=functools.partial(render, args.format), **options))
         except RayMissing as exc:
             print(f"chronoplan validate: error: {exc}", file=sys.stderr)
             return 2
