@@ -125,9 +125,10 @@ def main(argv=None) -> int:
             parent, workers = cpus[name]
             n = 1 if name == "--jobs 1" else args.jobs
             est = parent + workers / n
+            cols = (f"{parent:>10.2f} {workers:>11.2f} {est:>11.2f} {one_est / est:>7.2f}x" if "ray" not in name
+                    else f"{parent:>10.2f} {'n/a':>11} {'n/a':>11} {'n/a':>8}")
             print(f"{name:<16} {best[name]:>8.2f} {args.plans / best[name]:>9.0f} {one / best[name]:>8.2f}x "
-                  f"{parent:>10.2f} {workers:>11.2f} {est:>11.2f} {one_est / est:>7.2f}x  "
-                  + ", ".join(f"{x:.2f}" for x in loads[name]))
+                  f"{cols}  " + ", ".join(f"{x:.2f}" for x in loads[name]))
         print("(CPU: of the parent process, and of the worker processes it forked and reaped; Ray's own "
               "processes are not counted.  idle est.: parent CPU + workers CPU / workers, the wall time on idle "
               "cores if the parent never overlapped its workers, a pessimistic estimate for a loaded machine)")

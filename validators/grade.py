@@ -407,7 +407,7 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
     Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches").
     ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time (default
-    ``PARALLEL_CHUNK``), reading the input lazily with a bounded number of chunks in flight
+    ``PARALLEL_CHUNK``: growing chunks), reading the input lazily with a bounded number of chunks in flight
     (validators.parallel): the parent only reads JSON Lines lines, each worker decodes, matches and grades
     them.  ``render`` (a picklable function of a report, e.g. ``functools.partial`` of a module-level function):
     yield ``render(report)`` instead of the report, computed in the worker, so that only its compact result
@@ -438,14 +438,18 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
         report = crashed(task, exc)
         return report if render is None else render(report)
 
-    for done in ordered_map(grade_chunk, chunks(todo, chunk or PARALLEL_CHUNK), jobs=default_jobs(jobs),
+    work = chunks(todo, chunk) if chunk else chunks(todo, PARALLEL_CHUNK[0], PARALLEL_CHUNK[1])
+    for done in ordered_map(grade_chunk, work, jobs=default_jobs(jobs),
                             initializer=_start_worker, initargs=(project, fmt, first, compat, seed,
                                                                  scenario, refs, render),
                             on_crash=on_crash):
         yield from done
 
 
-PARALLEL_CHUNK = 256      # plans per unit of work of a worker process (bench/bench_parallel.py)
+# plans per unit of work of a worker process: the first chunk, doubling up to the last size.  Large chunks
+# keep workers busy while a loaded machine leaves the parent waiting for a core (bench/bench_parallel.py); the
+# last size is bounded as a chunk whose worker dies twice is regraded plan by plan, one fresh pool each
+PARALLEL_CHUNK = (64, 1024)
 
 
 @dataclass(frozen=True)
@@ -519,14 +523,17 @@ class TaskGrader:
         return [self.render(self.grade(task)) for task in chunk]
 
 
-def chunks(todo: Iterator[Any], size: int) -> Iterator[list]:
-    """Tasks -> lists of ``size`` tasks, the unit of work of a worker."""
+def chunks(todo: Iterator[Any], size: int, grow_to: int = 0) -> Iterator[list]:
+    """Tasks -> lists of ``size`` tasks, the unit of work of a worker; with ``grow_to``, each chunk twice the
+    size of the one before, up to ``grow_to`` (small batches still spread over every worker, large ones are
+    handed over in few, large pieces)."""
     chunk: list = []
     for task in todo:
         chunk.append(task)
         if len(chunk) >= size:
             yield chunk
             chunk = []
+            size = min(2 * size, grow_to) if grow_to > size else size
     if chunk:
         yield chunk
 

@@ -48,6 +48,9 @@ def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bo
     return True
 
 
+RAY_CHUNK = 256        # plans per actor call (``chunk`` 0); an actor that dies costs its chunk's plans (E090)
+
+
 class _GradeActor:
     """A Ray actor holding one grader for the project and the batch's options."""
 
@@ -62,7 +65,7 @@ class _GradeActor:
 
 def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                 fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                address: Optional[str] = None, actors: int = 0, chunk: int = 256,
+                address: Optional[str] = None, actors: int = 0, chunk: int = 0,
                 compat: Optional[Compat] = None, seed: Optional[int] = None, render: Any = None) -> Iterator[Any]:
     """``validate_many`` on Ray actors: one report per plan, in input order.  As there, the driver only reads
     JSON Lines lines (the actors decode, match and grade them) and ``render`` (a picklable function of a
@@ -81,8 +84,8 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
         options = (fmt, first, compat, seed, scenario, refs, render)
         pool = [Actor.remote(shared, *options) for _ in range(n)]
         pending: deque = deque()
-        source = chunks(tasks(project, plans, scenario, refs, raw_text=compat is Compat.RECIPE2PLAN, lazy=True),
-                        chunk)
+        todo = tasks(project, plans, scenario, refs, raw_text=compat is Compat.RECIPE2PLAN, lazy=True)
+        source = chunks(todo, chunk or RAY_CHUNK)
         turn = 0
         while True:
             while len(pending) < 4 * n:
