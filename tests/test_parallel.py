@@ -178,3 +178,14 @@ def test_cli_text_and_json_are_identical_with_jobs(tmp_path, capsys, monkeypatch
         one = capsys.readouterr().out
         assert main(["validate", str(RECIPES), str(path), "--format", fmt, "--jobs", "2"]) == 2
         assert capsys.readouterr().out == one
+
+
+def test_chunks_grow_to_their_bound_and_a_dead_worker_names_its_raw_line():
+    """Chunks double from the first size to the bound (few handovers on large batches, every worker busy on
+    small ones); a plan still undecoded (``RawLine``) whose worker died gets an E090 report naming its line."""
+    from chronoplan.validators.grade import RawLine, chunks, crashed
+    sizes = [len(c) for c in chunks(iter(range(5000)), 64, 1024)]
+    assert sizes[:6] == [64, 128, 256, 512, 1024, 1024] and sum(sizes) == 5000
+    assert [len(c) for c in chunks(iter(range(100)), 32)] == [32, 32, 32, 4]
+    rep = crashed(RawLine("b.jsonl:7", "b", b'{"plan": 1}\n', 7), RuntimeError("killed"))
+    assert rep.plan == "b.jsonl:7" and [e.code for e in rep.errors] == ["E090"] and "died" in rep.errors[0].message
