@@ -1,7 +1,8 @@
 """Grading throughput on Recipe2Plan Step(...) text plans, side by side with the original evaluator (#14 item 5).
 
 Input: the Recipe2Plan data (--data DIR, default ../shared/data/recipe2plan), optionally --original DIR (a
-checkout of the original repository's evaluation/ folder, to time the real evaluator too).  Output: a table on
+checkout of the released code, WilliamZR/Recipe2Plan, or its evaluation/ folder: the released evaluator is
+timed beside the re-statement; a DIR without evaluation/evaluator.py is an error, exit 2).  Output: a table on
 stdout, every row measured in this one run on one core (the process and its children are pinned to --core):
 (a) the original evaluator's execution check on each plan -- tests/r2p_original.py's ``evaluate`` (a
 re-statement of it) and, with --original, the real ``Evaluator(instance).evaluate_execution``; (b) chronoplan's
@@ -10,12 +11,15 @@ of --cli-plans plans (default 100,000), the time of a run on one plan per scenar
 the project, instantiating the scenarios) subtracted; (d) plan-length scaling, 10 to 10^5 steps; (e) the exact
 engine (``validate_plan(..., exact=True)``) on the same plans.  Plans: the 64 constrained reference plans as
 Step text (valid), one faulty mutant of each (a start moved, an entry dropped or repeated, two starts swapped)
-and an even mix; ratios are to (a), tests/r2p_original.py, on the same set.  In-process cases are timed by the
+and an even mix; ratios are to (a), tests/r2p_original.py, on the same set ("x re-stated"), and with --original
+also to the released ``Evaluator(instance).evaluate_execution`` ("x released"), which is the ratio to the
+real thing (the re-statement gives the same verdicts, but its speed is its own).  --api-only: (a), (b) and (e)
+only.  In-process cases are timed by the
 process's CPU time (--wall: wall time), the fastest of --rounds runs, each run grading the plan set as many times in
 a row as lasts --min-time seconds (default 0.2; 0: once), the cases of one plan set taking turns in each round
 (so that the machine's load changes affect them alike); (c) gives wall and CPU time of the CLI run.
 Usage: python bench/bench_recipe2plan.py [--rounds N] [--cli-plans N] [--core K] [--original DIR] [--quick] [--wall]
-                                         [--min-time S]
+                                         [--min-time S] [--api-only]
 """
 from __future__ import annotations
 
@@ -112,13 +116,29 @@ def original_module():
     return r2p_original
 
 
+class NoOriginal(Exception):
+    """--original names no usable checkout of the released code."""
+
+
 def real_original(folder: Path):
-    """The original repository's Evaluator class (its evaluation/ folder on sys.path), or an error text."""
-    sys.path.insert(0, str(folder))
+    """The released repository's ``Evaluator`` class from a checkout (``folder``/evaluation/evaluator.py) or its
+    evaluation/ folder itself; NoOriginal with the reason when there is none or it does not import.  The
+    folder goes first on sys.path (the released modules import each other by their bare names)."""
+    folder = Path(folder)
+    evaluation = folder / "evaluation" if (folder / "evaluation" / "evaluator.py").is_file() else folder
+    if not (evaluation / "evaluator.py").is_file():
+        raise NoOriginal(f"--original {folder}: no evaluation/evaluator.py there (expected a checkout of the "
+                         "released Recipe2Plan code, https://github.com/WilliamZR/Recipe2Plan, or its "
+                         "evaluation/ folder)")
+    sys.path.insert(0, str(evaluation))
+    sys.modules.pop("evaluator", None)
     try:
         from evaluator import Evaluator  # noqa: PLC0415 - the original's module layout
-    except Exception as exc:                 # noqa: BLE001 - report and go on without it
-        return f"cannot import evaluator from {folder}: {type(exc).__name__}: {exc}"
+    except Exception as exc:                 # noqa: BLE001 - reported as the reason
+        raise NoOriginal(f"--original {folder}: cannot import evaluator from {evaluation}: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not callable(getattr(Evaluator, "evaluate_execution", None)):
+        raise NoOriginal(f"--original {folder}: {evaluation / 'evaluator.py'} has no Evaluator.evaluate_execution")
     return Evaluator
 
 
@@ -178,7 +198,9 @@ def main(argv=None) -> int:  # noqa: C901
     ap.add_argument("--rounds", type=int, default=10, help="runs of each case; the fastest counts")
     ap.add_argument("--cli-plans", type=int, default=100_000)
     ap.add_argument("--core", type=int, default=None, help="the core to run on (default: the first one allowed)")
-    ap.add_argument("--original", type=Path, default=None, help="the original repository's evaluation/ folder")
+    ap.add_argument("--original", type=Path, default=None, metavar="DIR",
+                    help="a checkout of the released Recipe2Plan code (or its evaluation/ folder): time it too")
+    ap.add_argument("--api-only", action="store_true", help="only the in-process cases (a), (b), (e)")
     ap.add_argument("--quick", action="store_true", help="scaling up to 10^4 steps, 20,000 CLI plans")
     ap.add_argument("--wall", action="store_true", help="time in-process cases by wall time, not CPU time")
     ap.add_argument("--min-time", type=float, default=0.2,
@@ -199,7 +221,11 @@ def main(argv=None) -> int:  # noqa: C901
     if original is None:
         print("tests/r2p_original.py not found: no baseline", file=sys.stderr)
         return 2
-    real = real_original(args.original) if args.original else None
+    try:
+        real = real_original(args.original) if args.original else None
+    except NoOriginal as exc:
+        print(f"bench_recipe2plan: error: {exc}", file=sys.stderr)
+        return 2
 
     cooking = json.loads((args.data / "cooking.json").read_text())
     plans = json.loads((args.data / "plan.json").read_text())
@@ -254,28 +280,35 @@ def main(argv=None) -> int:  # noqa: C901
         verdicts = sum(grader.grade(k, t, reference=r).valid == original.evaluate(i, t).ok for k, i, t, r in mixed)
         print(f"verdicts agreeing with tests/r2p_original.py on the mixed set: {verdicts}/{len(mixed)}")
         print()
-        print(f"{'case':<58} {'plans/s':>9} {'us/plan':>8} {'x original':>10}")
+        released_label = "(a) released evaluation/ Evaluator.evaluate_execution"
+        print(f"{'case':<58} {'plans/s':>9} {'us/plan':>8} {'x re-stated':>11}"
+              + (f" {'x released':>10}" if real is not None else ""))
+        released_rates: dict = {}
         for label, batch in (("valid plans", valid), ("faulty mutants", faulty), ("mix, half faulty", mixed)):
             works = {f"(a) original execution check (r2p_original), {label}": orig(batch)}
-            if real is not None and not isinstance(real, str):
-                works[f"(a) original evaluation/ Evaluator, {label}"] = real_orig(batch)
+            if real is not None:
+                works[f"{released_label}, {label}"] = real_orig(batch)
             works[f"(b) Grader.grade + reference metrics, {label}"] = ours(batch)
             works[f"(e) exact engine only, {label}"] = exact(batch)
             rates = best_rates(works, len(batch), rounds, args.min_time)
-            rows = list(rates.items())
-            base = rows[0][1]
-            for name, rate in rows:
-                print(f"{name:<58} {rate:>9.0f} {1e6 / rate:>8.1f} {rate / base:>9.1f}x")
-        if isinstance(real, str):
-            print(f"(original evaluation/ not timed: {real})")
+            base = rates[f"(a) original execution check (r2p_original), {label}"]
+            released = rates.get(f"{released_label}, {label}")
+            released_rates[label] = released
+            for name, rate in rates.items():
+                print(f"{name:<58} {rate:>9.0f} {1e6 / rate:>8.1f} {rate / base:>10.1f}x"
+                      + (f" {rate / released:>9.1f}x" if released else ""))
+        if args.api_only:
+            return 0
 
         refs = tmp / "refs.jsonl"
         refs.write_text("".join(json.dumps({"scenario": k, "plan": t}) + "\n" for k, _, t, _ in valid))
         base = best_rates({"original": orig(valid)}, len(valid), rounds, args.min_time)["original"]
         wall, cpu, start = cli_rate(project_dir, tmp, [(k, t) for k, _, t, _ in valid], refs, cli_plans)
+        rel = released_rates.get("valid plans")
         print(f"{'(c) chronoplan validate, ' + format(cli_plans, ',') + ' valid plans, wall':<58} {wall:>9.0f} "
-              f"{1e6 / wall:>8.1f} {wall / base:>9.1f}x")
-        print(f"{'(c) the same, CPU time':<58} {cpu:>9.0f} {1e6 / cpu:>8.1f} {cpu / base:>9.1f}x")
+              f"{1e6 / wall:>8.1f} {wall / base:>10.1f}x" + (f" {wall / rel:>9.1f}x" if rel else ""))
+        print(f"{'(c) the same, CPU time':<58} {cpu:>9.0f} {1e6 / cpu:>8.1f} {cpu / base:>10.1f}x"
+              + (f" {cpu / rel:>9.1f}x" if rel else ""))
         print(f"    (start-up, subtracted: {start:.2f} s)")
 
     print()

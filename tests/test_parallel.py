@@ -114,3 +114,78 @@ def test_ray_missing_is_a_usage_error(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "ray", None)          # import ray raises ImportError
     assert main(["validate", str(RECIPES), str(RECIPES / "plans" / "valid.json"), "--ray"]) == 2
     assert "pip install 'chronoplan[ray]'" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 28 item 22: what the parent does
+def _line_batch(tmp_path, n):
+    path = tmp_path / "batch.jsonl"
+    lines = []
+    for i, (_, v) in enumerate(_mixed(n)):
+        lines.append("{not json" if i % 11 == 5 else json.dumps(v))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _summary(rep):
+    """A module-level (picklable) render function: what a caller keeps of a report."""
+    return (rep.plan, rep.valid, tuple(e.code for e in rep.errors))
+
+
+def test_parallel_workers_decode_the_lines_and_render_the_reports(tmp_path, monkeypatch):
+    """The parent of a parallel batch only reads lines: decoding each JSON Lines line and rendering each report
+    (``render``) happen in the workers (counted in the parent, which forked them: its own counters stay 0);
+    the results equal one process's, bad lines included."""
+    import functools
+
+    import chronoplan.validators.grade as G
+    project = chronoplan.load(RECIPES)
+    path = _line_batch(tmp_path, 90)
+    one = [_summary(r) for r in validate_many(project, [str(path)])]
+    calls = {"decode": 0, "render": 0}
+    decode = G.decode_line
+
+    def counting_decode(*a, **k):
+        calls["decode"] += 1
+        return decode(*a, **k)
+
+    monkeypatch.setattr(G, "decode_line", counting_decode)
+    two = list(validate_many(project, [str(path)], jobs=2, chunk=8, render=functools.partial(_summary)))
+    assert two == one and len(one) == 90
+    assert any(code == "E012" or code.startswith("E0") for _, _, codes in one for code in codes)
+    assert calls["decode"] == 0, calls
+    in_parent = list(validate_many(project, [str(path)], render=_summary))
+    assert in_parent == one and calls["decode"] == 90
+
+
+def test_workers_are_forked_when_no_other_thread_runs(monkeypatch):
+    """A forked worker inherits the compiled project (no import and unpickling per worker); with another
+    thread running, fork is unsafe and forkserver is used."""
+    import threading
+
+    from chronoplan.validators import parallel
+    assert parallel._context().get_start_method() == "fork"
+    monkeypatch.setattr(threading, "active_count", lambda: 2)
+    assert parallel._context().get_start_method() in ("forkserver", "spawn")
+
+
+def test_cli_text_and_json_are_identical_with_jobs(tmp_path, capsys, monkeypatch):
+    """The CLI renders reports in the workers (``commands.validate.render``): text (with the summary table) and
+    JSON outputs and the exit status are those of one process, on a batch with bad lines."""
+    monkeypatch.chdir(tmp_path)
+    path = _line_batch(tmp_path, 60)
+    for fmt in ("text", "json"):
+        assert main(["validate", str(RECIPES), str(path), "--format", fmt]) == 2
+        one = capsys.readouterr().out
+        assert main(["validate", str(RECIPES), str(path), "--format", fmt, "--jobs", "2"]) == 2
+        assert capsys.readouterr().out == one
+
+
+def test_chunks_grow_to_their_bound_and_a_dead_worker_names_its_raw_line():
+    """Chunks double from the first size to the bound (few handovers on large batches, every worker busy on
+    small ones); a plan still undecoded (``RawLine``) whose worker died gets an E090 report naming its line."""
+    from chronoplan.validators.grade import RawLine, chunks, crashed
+    sizes = [len(c) for c in chunks(iter(range(5000)), 64, 1024)]
+    assert sizes[:6] == [64, 128, 256, 512, 1024, 1024] and sum(sizes) == 5000
+    assert [len(c) for c in chunks(iter(range(100)), 32)] == [32, 32, 32, 4]
+    rep = crashed(RawLine("b.jsonl:7", "b", b'{"plan": 1}\n', 7), RuntimeError("killed"))
+    assert rep.plan == "b.jsonl:7" and [e.code for e in rep.errors] == ["E090"] and "died" in rep.errors[0].message

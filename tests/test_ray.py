@@ -81,3 +81,25 @@ def test_household_logs_with_another_seed_on_ray(local_ray, tmp_path, capsys):
     household = chronoplan.load(home)
     reports = list(ray_reports(household, [log], actors=1))
     assert [e.code for e in reports[0].errors] == ["E130"]
+
+
+def test_jobs_and_ray_print_identical_reports(local_ray, tmp_path, capsys, monkeypatch):
+    """Issue 28 item 22: --jobs 1, --jobs 2 and --ray print the same reports (text with its table, and JSON)
+    with the same exit status, on a batch with lines that are not JSON and plans of no scenario; the actors
+    return rendered output (``ray_reports(render=...)``), equal to rendering one process's reports."""
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "batch.jsonl"
+    path.write_text("".join(("{not json" if i % 7 == 3 else json.dumps(p)) + "\n" for i, (_, p) in
+                            enumerate(_plans(60))))
+    for fmt in ("text", "json"):
+        outs = []
+        for mode in ([], ["--jobs", "2"], ["--ray"]):
+            assert main(["validate", str(RECIPES), str(path), "--format", fmt, *mode]) == 2
+            outs.append(capsys.readouterr().out)
+        assert outs[0] == outs[1] == outs[2]
+    import functools
+
+    from chronoplan.commands.validate import render  # importable by the actors' processes
+    project = chronoplan.load(RECIPES)
+    one = [render("json", r) for r in validate_many(project, [str(path)])]
+    assert list(ray_reports(project, [str(path)], chunk=8, render=functools.partial(render, "json"))) == one

@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Optional
@@ -69,6 +69,21 @@ class PlanSource:
     decoded: bool = False             # value came from json.loads (no Python-only types to normalise)
 
 
+@dataclass(frozen=True)
+class RawLine:
+    """A JSON Lines line read but not decoded: in a parallel batch the worker decodes it (``decode_line``),
+    matches its scenario and grades it, so the parent only reads lines (``TaskGrader.grade``)."""
+
+    name: str                         # path:line
+    stem: str
+    raw: bytes
+    no: int
+
+    def source(self) -> PlanSource:
+        d = decode_line(self.raw, self.no)
+        return PlanSource(self.name, self.stem, d.value, d.error, d.notes, True)
+
+
 def _unreadable(name: str, stem: str, why: str) -> PlanSource:
     return PlanSource(name, stem, None, PlanError("E002", f"cannot read {name}: {why}", "check the path"))
 
@@ -91,10 +106,11 @@ def _too_long(name: str, stem: str, no: int, length: int, cap: int) -> PlanSourc
         "E013", f"line {no} is {length} bytes long; at most {cap} (CHRONOPLAN_MAX_LINE_BYTES)", "split the plan"))
 
 
-def _read_lines(lines: Iterable[tuple[int, Any, int]], name: str, stem: str, cap: int) -> Iterator[PlanSource]:
+def _read_lines(lines: Iterable[tuple[int, Any, int]], name: str, stem: str, cap: int,
+               lazy: bool = False) -> Iterator[Any]:
     """JSON Lines, streamed: one source per non-empty line, in order, whatever the other lines hold; ``lines``
     come from ``lines.bounded_lines``, so a line over the cap is an ``E013`` for that line alone, never read
-    whole."""
+    whole (``lazy``: a ``RawLine`` for each line within the cap, decoded later by a worker)."""
     any_line = False
     for no, raw, length in lines:
         if raw is None:
@@ -104,6 +120,9 @@ def _read_lines(lines: Iterable[tuple[int, Any, int]], name: str, stem: str, cap
         if not raw.strip():
             continue
         any_line = True
+        if lazy:
+            yield RawLine(f"{name}:{no}", stem, raw, no)
+            continue
         d = decode_line(raw, no)
         yield PlanSource(f"{name}:{no}", stem, d.value, d.error, d.notes, True)
     if not any_line:
@@ -166,7 +185,7 @@ def _episode_stdin(name: str, stem: str, head: list, stream: Any, size: int, hea
     yield PlanSource(name, stem, EpisodeSource(data=data, scenario=_scenario_of(header)))
 
 
-def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSource]:
+def _read_file(path: Path, name: str, raw_text: bool = False, lazy: bool = False) -> Iterator[Any]:
     stem = path.stem
     try:
         if name == "-":
@@ -179,7 +198,7 @@ def _read_file(path: Path, name: str, raw_text: bool = False) -> Iterator[PlanSo
                 return
             with path.open("rb") as stream:
                 cap = max_line_bytes()
-                yield from _read_lines(bounded_lines(stream, cap), name, stem, cap)
+                yield from _read_lines(bounded_lines(stream, cap), name, stem, cap, lazy)
             return
         elif path.stat().st_size > MAX_FILE_BYTES:
             yield PlanSource(name, stem, None, PlanError("E013", f"{name} is {path.stat().st_size} bytes "
@@ -216,9 +235,10 @@ def plan_files(path: Path) -> list[Path]:
     return sorted(p for p in path.rglob("*") if p.suffix in PLAN_SUFFIXES and (p.is_symlink() or not p.is_dir()))
 
 
-def iter_sources(items: Iterable[Any], raw_text: bool = False) -> Iterator[PlanSource]:
+def iter_sources(items: Iterable[Any], raw_text: bool = False, lazy: bool = False) -> Iterator[Any]:
     """Expand paths (files, directories, ``-``), ``(name, value)`` pairs and ``PlanSource`` values.
-    ``raw_text``: a file of text (not JSON) is kept as written, for graders that read replies themselves."""
+    ``raw_text``: a file of text (not JSON) is kept as written, for graders that read replies themselves.
+    ``lazy``: the lines of a .jsonl file come as ``RawLine`` (undecoded), for a parallel batch's workers."""
     for item in items:
         if isinstance(item, PlanSource):
             yield item
@@ -237,9 +257,9 @@ def iter_sources(items: Iterable[Any], raw_text: bool = False) -> Iterator[PlanS
                     if f.exists() and not f.is_file() and not f.is_dir():     # opening a FIFO would block
                         yield _unreadable(str(f), f.stem, "not a regular file (a named pipe, socket or device)")
                     else:
-                        yield from _read_file(f, str(f), raw_text)
+                        yield from _read_file(f, str(f), raw_text, lazy)
             else:
-                yield from _read_file(path, str(item), raw_text)
+                yield from _read_file(path, str(item), raw_text, lazy)
 
 
 def _clip(s: str, n: int = 80) -> str:
@@ -412,13 +432,19 @@ def grade(project: ir.Project, scenario: str, plan: Any, *, compat: Optional[Com
 
 def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                   fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                  grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 32,
-                  compat: Optional[Compat] = None, seed: Optional[int] = None) -> Iterator[Report]:
+                  grader: Optional[Grader] = None, jobs: int = 1, chunk: int = 0,
+                  compat: Optional[Compat] = None, seed: Optional[int] = None,
+                  render: Optional[Callable[[Report], Any]] = None) -> Iterator[Any]:
     """Grade many plans; ``references`` maps scenario names to reference plans (Recipe2Plan metrics).
     Yields one report per plan, in input order, and never raises on plans (docs/errors.md, "Batches").
-    ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time, reading
-    the input lazily with a bounded number of chunks in flight (validators.parallel).  ``compat`` and ``seed`` as
-    for ``Grader`` (a given ``grader`` must have the same mode and seed)."""
+    ``jobs`` > 1 grades on that many worker processes (0: one per core), ``chunk`` plans at a time (default
+    ``PARALLEL_CHUNK``: growing chunks), reading the input lazily with a bounded number of chunks in flight
+    (validators.parallel): the parent only reads JSON Lines lines, each worker decodes, matches and grades
+    them.  ``render`` (a picklable function of a report, e.g. ``functools.partial`` of a module-level function):
+    yield ``render(report)`` instead of the report, computed in the worker, so that only its compact result
+    crosses the process boundary (issue 28 item 22: pickled reports and rendering in the parent made
+    ``--jobs 2`` slower than ``--jobs 1``).  ``compat`` and ``seed`` as for ``Grader`` (a given ``grader``
+    must have the same mode and seed)."""
     if references is not None and not isinstance(references, Mapping):
         raise TypeError(f"references must map scenario names to plans, not {type(references).__name__}")
     compat = usable(compat)
@@ -426,24 +452,43 @@ def validate_many(project: ir.Project, plans: Iterable[Any], *, scenario: Option
         raise ValueError(f"the grader's compat mode ({grader.compat}) is not the batch's ({compat})")
     if grader is not None and grader.seed != seed:
         raise ValueError(f"the grader's seed ({grader.seed}) is not the batch's ({seed})")
-    todo = tasks(project, plans, scenario, dict(references or {}), raw_text=compat is Compat.RECIPE2PLAN)
+    refs = dict(references or {})
+    raw_text = compat is Compat.RECIPE2PLAN
     if jobs == 1:
+        todo = tasks(project, plans, scenario, refs, raw_text=raw_text)
         one = TaskGrader(grader or Grader(project, compat, seed), fmt, first)
         for task in todo:
             raise_pending_interrupt()        # a signal whose exception C code swallowed still stops the batch
-            yield one.grade(task)
+            report = one.grade(task)
+            yield report if render is None else render(report)
         return
     from chronoplan.validators.parallel import default_jobs, ordered_map  # lazy: multiprocessing, only for jobs > 1
+    todo = tasks(project, plans, scenario, refs, raw_text=raw_text, lazy=True)
     local: list = []
 
-    def unsent(task: Any, exc: BaseException) -> Report:
+    def on_crash(task: Any, exc: BaseException) -> Any:
+        report = crashed(task, exc)
+        return report if render is None else render(report)
+
+    def unsent(task: Any, exc: BaseException) -> Any:
         """A plan that cannot be pickled to a worker (or its report back): graded here, as with jobs=1."""
         if not local:
             local.append(TaskGrader(grader or Grader(project, compat, seed), fmt, first))
-        return local[0].grade(task)
-    for done in ordered_map(grade_chunk, chunks(todo, chunk), jobs=default_jobs(jobs), initializer=_start_worker,
-                            initargs=(project, fmt, first, compat, seed), on_crash=crashed, on_error=unsent):
+        report = local[0].grade(task)
+        return report if render is None else render(report)
+
+    work = chunks(todo, chunk) if chunk else chunks(todo, PARALLEL_CHUNK[0], PARALLEL_CHUNK[1])
+    for done in ordered_map(grade_chunk, work, jobs=default_jobs(jobs),
+                            initializer=_start_worker, initargs=(project, fmt, first, compat, seed,
+                                                                 scenario, refs, render),
+                            on_crash=on_crash, on_error=unsent):
         yield from done
+
+
+# plans per unit of work of a worker process: the first chunk, doubling up to the last size.  Large chunks
+# keep workers busy while a loaded machine leaves the parent waiting for a core (bench/bench_parallel.py); the
+# last size is bounded as a chunk whose worker dies twice is regraded plan by plan, one fresh pool each
+PARALLEL_CHUNK = (64, 1024)
 
 
 @dataclass(frozen=True)
@@ -456,26 +501,29 @@ class _Task:
 
 
 def tasks(project: ir.Project, plans: Iterable[Any], scenario: Optional[str],
-          references: dict, raw_text: bool = False) -> Iterator[Any]:
+          references: dict, raw_text: bool = False, lazy: bool = False) -> Iterator[Any]:
     """Plan sources -> a ``Report`` for each plan that cannot be graded, a ``_Task`` for each other plan
-    (``raw_text``: text files are kept as written, see ``iter_sources``)."""
-    for src in _safe_sources(plans, raw_text):
-        try:
-            target = match_scenario(project, scenario, src.value, src.stem)
-        except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
-            yield internal_error_report(src.name, "", exc)
-            continue
-        if src.error is not None:
-            yield Report(False, src.name, target or "", (src.error,), {"makespan": None, "success": False})
-            continue
-        if target is None:
-            known = ", ".join(list(project.scenarios)[:10])
-            what = f"no scenario named {_clip(repr(scenario))}" if scenario is not None else \
-                f"no scenario matches {src.name} (neither a \"scenario\" key nor the file name {src.stem!r})"
-            yield error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", what,
-                               f"pass --scenario, one of: {known}")
-            continue
-        yield _Task(target, src, references.get(target))
+    (``raw_text``: text files are kept as written, see ``iter_sources``; ``lazy``: a ``RawLine`` for each
+    JSON Lines line, which ``TaskGrader.grade`` turns into one of those)."""
+    for src in _safe_sources(plans, raw_text, lazy):
+        yield src if isinstance(src, RawLine) else task_of(project, src, scenario, references)
+
+
+def task_of(project: ir.Project, src: PlanSource, scenario: Optional[str], references: dict) -> Any:
+    """One plan source -> a ``Report`` when it cannot be graded (unreadable, no scenario), else a ``_Task``."""
+    try:
+        target = match_scenario(project, scenario, src.value, src.stem)
+    except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
+        return internal_error_report(src.name, "", exc)
+    if src.error is not None:
+        return Report(False, src.name, target or "", (src.error,), {"makespan": None, "success": False})
+    if target is None:
+        known = ", ".join(list(project.scenarios)[:10])
+        what = f"no scenario named {_clip(repr(scenario))}" if scenario is not None else \
+            f"no scenario matches {src.name} (neither a \"scenario\" key nor the file name {src.stem!r})"
+        return error_report(src.name, scenario if isinstance(scenario, str) else "", "E015", what,
+                            f"pass --scenario, one of: {known}")
+    return _Task(target, src, references.get(target))
 
 
 @dataclass(frozen=True)
@@ -486,6 +534,9 @@ class TaskGrader:
     grader: Grader
     fmt: Optional[str] = None
     first: bool = False
+    scenario: Optional[str] = None                    # for a ``RawLine``: the batch's --scenario
+    references: Optional[dict] = None                 # and its reference plans
+    render: Optional[Callable[[Report], Any]] = None  # grade_chunk's results: render(report)
 
     @property
     def compat(self) -> Optional[Compat]:
@@ -493,6 +544,11 @@ class TaskGrader:
         return self.grader.compat
 
     def grade(self, task: Any) -> Report:
+        if isinstance(task, RawLine):
+            try:
+                task = task_of(self.grader.project, task.source(), self.scenario, self.references or {})
+            except Exception as exc:    # noqa: BLE001 - one plan's crash must not stop the batch
+                return internal_error_report(task.name, "", exc)
         if isinstance(task, Report):
             return task
         src = task.src
@@ -501,17 +557,22 @@ class TaskGrader:
         return with_notes(report, src.notes)
 
     def grade_chunk(self, chunk: list) -> list:
-        return [self.grade(task) for task in chunk]
+        if self.render is None:
+            return [self.grade(task) for task in chunk]
+        return [self.render(self.grade(task)) for task in chunk]
 
 
-def chunks(todo: Iterator[Any], size: int) -> Iterator[list]:
-    """Tasks -> lists of ``size`` tasks, the unit of work of a worker."""
+def chunks(todo: Iterator[Any], size: int, grow_to: int = 0) -> Iterator[list]:
+    """Tasks -> lists of ``size`` tasks, the unit of work of a worker; with ``grow_to``, each chunk twice the
+    size of the one before, up to ``grow_to`` (small batches still spread over every worker, large ones are
+    handed over in few, large pieces)."""
     chunk: list = []
     for task in todo:
         chunk.append(task)
         if len(chunk) >= size:
             yield chunk
             chunk = []
+            size = min(2 * size, grow_to) if grow_to > size else size
     if chunk:
         yield chunk
 
@@ -520,8 +581,9 @@ _WORKER: dict = {}
 
 
 def _start_worker(project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None,
-                  seed: Optional[int] = None) -> None:
-    _WORKER["grader"] = TaskGrader(Grader(project, compat, seed), fmt, first)
+                  seed: Optional[int] = None, scenario: Optional[str] = None, references: Optional[dict] = None,
+                  render: Optional[Callable[[Report], Any]] = None) -> None:
+    _WORKER["grader"] = TaskGrader(Grader(project, compat, seed), fmt, first, scenario, references, render)
 
 
 def grade_chunk(chunk: list) -> list:
@@ -533,14 +595,17 @@ def crashed(task: Any, exc: BaseException) -> Report:
     """The report of a task whose grading killed its worker."""
     if isinstance(task, Report):
         return task
+    if isinstance(task, RawLine):
+        return internal_error_report(task.name, "", RuntimeError(
+            f"the worker process grading this plan died ({type(exc).__name__}: {exc})"))
     return internal_error_report(task.src.name, task.target, RuntimeError(
         f"the worker process grading this plan died ({type(exc).__name__}: {exc})"))
 
 
-def _safe_sources(plans: Iterable[Any], raw_text: bool = False) -> Iterator[PlanSource]:
+def _safe_sources(plans: Iterable[Any], raw_text: bool = False, lazy: bool = False) -> Iterator[Any]:
     """``iter_sources`` that turns a crash while reading one input into a report for it, then goes on."""
     for item in plans:
         try:
-            yield from iter_sources([item], raw_text)
+            yield from iter_sources([item], raw_text, lazy)
         except Exception as exc:    # noqa: BLE001 - one input's crash must not stop the batch
             yield PlanSource(str(item)[:200], "", None, internal_error(exc))

@@ -28,7 +28,6 @@ from typing import Any, Optional
 from chronoplan.compiler import ir
 from chronoplan.validators.compat import Compat, usable
 from chronoplan.validators.grade import Grader, TaskGrader, chunks, crashed, tasks
-from chronoplan.validators.report import Report
 
 
 class RayMissing(RuntimeError):
@@ -104,12 +103,16 @@ def connect(address: Optional[str] = None, num_cpus: Optional[int] = None) -> bo
     return True
 
 
+RAY_CHUNK = 256        # plans per actor call (``chunk`` 0); an actor that dies costs its chunk's plans (E090)
+
+
 class _GradeActor:
     """A Ray actor holding one grader for the project and the batch's options."""
 
     def __init__(self, project: ir.Project, fmt: Optional[str], first: bool, compat: Optional[Compat] = None,
-                 seed: Optional[int] = None) -> None:
-        self.grader = TaskGrader(Grader(project, compat, seed), fmt, first)
+                 seed: Optional[int] = None, scenario: Optional[str] = None, references: Optional[dict] = None,
+                 render: Any = None) -> None:
+        self.grader = TaskGrader(Grader(project, compat, seed), fmt, first, scenario, references, render)
 
     def grade(self, chunk: list) -> list:
         return self.grader.grade_chunk(chunk)
@@ -117,9 +120,11 @@ class _GradeActor:
 
 def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional[str] = None,
                 fmt: Optional[str] = None, first: bool = False, references: Optional[dict] = None,
-                address: Optional[str] = None, actors: int = 0, chunk: int = 64,
-                compat: Optional[Compat] = None, seed: Optional[int] = None) -> Iterator[Report]:
-    """``validate_many`` on Ray actors: one report per plan, in input order."""
+                address: Optional[str] = None, actors: int = 0, chunk: int = 0,
+                compat: Optional[Compat] = None, seed: Optional[int] = None, render: Any = None) -> Iterator[Any]:
+    """``validate_many`` on Ray actors: one report per plan, in input order.  As there, the driver only reads
+    JSON Lines lines (the actors decode, match and grade them) and ``render`` (a picklable function of a
+    report) makes the actors return ``render(report)`` instead of the report."""
     compat = usable(compat)
     ray = _ray()
     from ray.exceptions import RayActorError, WorkerCrashedError
@@ -131,10 +136,12 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
     try:
         n = actors or max(1, int(ray.cluster_resources().get("CPU", 1)))
         shared = ray.put(project)
-        pool = [Actor.remote(shared, fmt, first, compat, seed) for _ in range(n)]
+        refs = dict(references or {})
+        options = (fmt, first, compat, seed, scenario, refs, render)
+        pool = [Actor.remote(shared, *options) for _ in range(n)]
         pending: deque = deque()
-        source = chunks(tasks(project, plans, scenario, dict(references or {}),
-                              raw_text=compat is Compat.RECIPE2PLAN), chunk)
+        todo = tasks(project, plans, scenario, refs, raw_text=compat is Compat.RECIPE2PLAN, lazy=True)
+        source = chunks(todo, chunk or RAY_CHUNK)
         turn = 0
         while True:
             while len(pending) < 4 * n:
@@ -151,8 +158,10 @@ def ray_reports(project: ir.Project, plans: Iterable[Any], *, scenario: Optional
                 done = ray.get(ref)
             except (RayActorError, WorkerCrashedError) as exc:
                 done = [crashed(item, exc) for item in work]
+                if render is not None:
+                    done = [render(r) for r in done]
                 ray.kill(pool[slot])
-                pool[slot] = Actor.remote(shared, fmt, first, compat, seed)
+                pool[slot] = Actor.remote(shared, *options)
                 pending = deque((w, s, pool[s].grade.remote(w)) if s == slot else (w, s, r) for w, s, r in pending)
             yield from done
     finally:

@@ -14,6 +14,7 @@ not read: ``validators.families.Family.formats``).
 """
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Optional
 
@@ -85,6 +86,18 @@ def _fmt(v) -> str:
 
 def _pct(v) -> str:
     return "-" if v is None else f"{100 * float(v):.1f}%"
+
+
+def render(fmt: str, rep) -> tuple:
+    """One report -> what the batch loop needs of it: (its output, text or a JSON line; valid; no scenario
+    matched (E015, exit 2); grading crashed (E090); its summary row with --format text, else None).  In a
+    parallel batch this runs in the worker (``validate_many(render=...)``), so only these few strings cross
+    the process boundary, not the report; the last item, each error's (code, category), feeds ``Tally``."""
+    from chronoplan.validators.report import INTERNAL_ERROR
+    codes = {e.code for e in rep.errors}
+    return (rep.to_json_line() if fmt == "json" else rep.to_text(), bool(rep.valid), "E015" in codes,
+            INTERNAL_ERROR in codes, _row(rep) if fmt == "text" else None,
+            tuple((e.code, e.category.value) for e in rep.errors))
 
 
 def _row(r) -> tuple:
@@ -173,26 +186,25 @@ def run(args) -> int:  # noqa: C901
             return 2
         from chronoplan.validators.ray_grade import RayMissing, RayUnreachable, ray_reports
         try:
-            reports = ray_reports(project, args.plans, address=args.ray or None, **options)
-            reports = _started(reports)
+            reports = _started(ray_reports(project, args.plans, address=args.ray or None,
+                                           render=functools.partial(render, args.format), **options))
         except (RayMissing, RayUnreachable) as exc:
             print(f"chronoplan validate: error: {exc}", file=sys.stderr)
             return 2
     else:
-        reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs, **options)
+        reports = validate_many(project, args.plans, grader=grader, jobs=args.jobs,
+                                render=functools.partial(render, args.format), **options)
     tally = Tally()
-    for rep in reports:
+    for text, valid, unmatched, crashed, row, errors in reports:
         n += 1
-        tally.add(rep)
+        tally.add(valid, errors)
         if bar is not None:
             bar.clear()
-        print(rep.to_json_line() if args.format == "json" else rep.to_text(), flush=bar is not None)
-        if args.format == "text":
-            rows.append(_row(rep))
-        codes = {e.code for e in rep.errors}
-        if INTERNAL_ERROR in codes:
-            internal += 1
-        status = max(status, 2 if "E015" in codes else 0 if rep.valid else 1)
+        print(text, flush=bar is not None)
+        if row is not None:
+            rows.append(row)
+        internal += crashed
+        status = max(status, 2 if unmatched else 0 if valid else 1)
         if bar is not None:
             bar.update(1)
     if bar is not None:
@@ -221,13 +233,14 @@ class Tally:
         self.categories: dict = {}
         self.codes: dict = {}
 
-    def add(self, rep) -> None:
+    def add(self, valid: bool, errors: tuple) -> None:
+        """Count one plan: ``valid`` and its errors' (code, category) pairs (``render``'s last item)."""
         self.plans += 1
-        self.valid += bool(rep.valid)
-        for e in rep.errors:
+        self.valid += bool(valid)
+        for code, category in errors:
             self.errors += 1
-            self.categories[e.category.value] = self.categories.get(e.category.value, 0) + 1
-            self.codes[e.code] = self.codes.get(e.code, 0) + 1
+            self.categories[category] = self.categories.get(category, 0) + 1
+            self.codes[code] = self.codes.get(code, 0) + 1
 
     def to_json(self, status: int) -> dict:
         return {"plans": self.plans, "valid": self.valid, "invalid": self.plans - self.valid, "errors": self.errors,
