@@ -42,6 +42,7 @@ SLOW = (
     "test_bench_env.py",
     "test_parallel.py::test_signals_kill_every_worker",
     "test_household_env_digest.py::test_env_outputs_are_byte_identical_to_the_golden_digests",
+    "test_docs_examples.py::test_shell_examples_run",       # every documented command, twice: 53 CPU-s of 75
 )
 
 

@@ -150,12 +150,16 @@ def _setup_hook():
 
 def test_extensions_compile_at_O1_unless_chronoplan_opt_says_otherwise(monkeypatch):
     """#28 item 12: -O1 halves gcc's time against Python's -O3 (README.md, Compiled engines); the flag follows
-    Python's CFLAGS on the command line, so it wins; CHRONOPLAN_OPT picks another level, a bad one is refused."""
+    Python's CFLAGS on the command line, so it wins; the Recipe2Plan fast path stays at -O3; CHRONOPLAN_OPT
+    picks one level for all, a bad one is refused."""
     hook = _setup_hook()
     monkeypatch.delenv("CHRONOPLAN_OPT", raising=False)
-    assert hook.compile_args() == ["-g0", "-O1"]
-    monkeypatch.setenv("CHRONOPLAN_OPT", "3")
-    assert hook.compile_args() == ["-g0", "-O3"]
+    assert set(hook.FULL_OPT) < set(B.MODULES)
+    assert hook.compile_args("chronoplan.runtime.kitchen.engine") == ["-g0", "-O1"]
+    assert hook.compile_args("chronoplan.runtime.procedure.fast") == ["-g0", "-O3"]
+    monkeypatch.setenv("CHRONOPLAN_OPT", "2")
+    assert hook.compile_args("chronoplan.runtime.kitchen.engine") == ["-g0", "-O2"]
+    assert hook.compile_args("chronoplan.runtime.procedure.fast") == ["-g0", "-O2"]
     monkeypatch.setenv("CHRONOPLAN_OPT", "-O3; rm -rf /")
     with pytest.raises(SystemExit, match="CHRONOPLAN_OPT must be one of"):
         hook.compile_args()
