@@ -25,6 +25,10 @@ SLOW_WHEN_MARKED = ("planners", "optimal", "ray")
 SLOW = (
     "test_types.py",                          # mypy over the whole project, twice
     "test_fuzz.py",                           # hypothesis over every plan family, the CLI soak
+    "test_fuzz_importers.py",                 # hypothesis over every importer, each input a subprocess
+    "test_fuzz_planningarena_import.py",      # hypothesis over PlanningArena files
+    "test_import_hostile_files.py",           # every importer on FIFOs, /dev/zero, oversize files (subprocesses)
+    "test_timearena_dropin.py::test_random_episodes_are_byte_identical",   # 200 episodes against the re-statement
     "test_property_compiler.py::test_token_soup",
     "test_property_compiler.py::test_arbitrary_unicode",
     "test_property_compiler.py::test_mutated_domains",
