@@ -144,6 +144,25 @@ FAMILIES: dict[ScenarioKind, Family] = {
                  "chart": "`chronoplan validate` reports the episode's metrics; `chronoplan play --baseline` prints "
                           "the baseline's steps next to the optimum's"},
         chart=None),
+    # worlds (issue #24): objects, initial facts, a goal formula; sequential plans (docs/language.md, Worlds)
+    ScenarioKind.WORLD: Family(
+        ScenarioKind.WORLD, "world", "worlds (objects, init and a goal)",
+        formats=("world",),
+        grade=Ref("chronoplan.validators.world.grade:grade_world"),
+        schema=Ref("chronoplan.validators.world.schema:world_plan_schema"),
+        strict_schema=Ref("chronoplan.validators.world.schema:strict_world_plan_schema"),
+        pddl=None,
+        planners=(),
+        pddl_solve=None,
+        protocols=(),
+        compat=(),
+        metrics=("makespan", "success", "goal_reached", "plan_length", "prefix_length", "goal_fraction",
+                 "goal_conjuncts"),
+        instead={"PDDL export": "not yet (docs/worlds-design.md, later steps)",
+                 "planner": "worlds have no planner yet (docs/worlds-design.md)",
+                 "interactive protocol": "grade whole plans with `chronoplan validate`",
+                 "chart": "`chronoplan validate` reports the plan's steps and goal"},
+        chart=None),
 }
 
 

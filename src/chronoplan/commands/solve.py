@@ -178,6 +178,8 @@ def run(args) -> int:  # noqa: C901
     from chronoplan.validators.families import family_of
     fam = family_of(scen)
     if args.planner is None:
+        if not fam.planners:
+            return _error(f"scenario {scenario}: {fam.lacks('planner')}")
         args.planner = fam.planners[0]
     compat = getattr(args, "compat", None)
     why = _compat_problem(project, compat, scenario, args.planner)
