@@ -393,6 +393,9 @@ class Compiler:
 
         logged = self.logged
         log_at = logged is None or "at" in logged
+        # the built-in ``at`` (an agent's cell) is a position, not a fact; a declared ``at`` relation (a world's)
+        # hides it and is an ordinary fact
+        pos_rel = None if "at" in self.s.relations else "at"
 
         @cython.locals(st=State)
         def apply(st, env, t, hooks):                 # (empty parts skip their comprehensions)
@@ -401,11 +404,11 @@ class Compiler:
             ground_adds = [(rel, f(st, env)) for rel, f in adds] if adds else ()
             values = [(name, og(st, env), vg(st, env)) for name, og, vg in assigns] if assigns else ()
             for rel, tup in ground_dels:
-                if rel == "at":
+                if rel == pos_rel:
                     continue
                 st.remove(rel, tup)
             for rel, tup in ground_adds:
-                if rel == "at":
+                if rel == pos_rel:
                     if st.pos.get(tup[0]) != tup[1]:
                         st.pos[tup[0]] = tup[1]
                         if log_at:
@@ -438,7 +441,7 @@ class Compiler:
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
                 rels = st.rels
                 for rel, f, a0, a1, log in dels2:
-                    if rel != "at":
+                    if rel != pos_rel:
                         tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
                         r = rels[rel]                 # State.remove and Rel.remove, inlined
                         facts = r.facts
@@ -453,7 +456,7 @@ class Compiler:
                                 st.touched.append((rel, tup))
                 for rel, f, a0, a1, log in adds2:
                     tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
-                    if rel == "at":
+                    if rel == pos_rel:
                         if st.pos.get(tup[0]) != tup[1]:
                             st.pos[tup[0]] = tup[1]
                             if log:

@@ -62,8 +62,8 @@ def grade_world_plan(engine: WorldEngine, plan: Any, *, name: str = "<plan>", fi
     scen = engine.problem.scenario.name
     read = read_world_plan(plan.value if hasattr(plan, "value") and not isinstance(plan, (str, list, dict))
                            else plan)
-    if read.too_large:
-        return Report(False, name, scen, read.errors, empty_metrics())
+    if read.too_large or (read.errors and not read.steps and all(e.index is None for e in read.errors)):
+        return Report(False, name, scen, read.errors, dict(empty_metrics(), goal_conjuncts=len(engine.goal)))
     return _Grading(engine, first).run(read, name, scen)
 
 
