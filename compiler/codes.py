@@ -192,6 +192,7 @@ _TABLE = (
         ("P024", "tool-use export: a returned field passed to a parameter of another type takes that parameter's "
                  "type"),
     )),
+
     (Scope.PDDL, W, None, (
         ("P101", "classical export: agents, concurrency and resource capacities are not modelled"),
         ("P102", "classical export: maximum lag dropped"),
