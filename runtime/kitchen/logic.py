@@ -216,6 +216,11 @@ class Compiler:
             if len(gets) == 2 and f.args[0] in vars and f.args[1] in vars:
                 a0, a1 = f.args                      # the common case: variables only, no getter calls
                 return lambda st, env: (env[a0], env[a1]) in st.rels[name].facts
+            if len(gets) == 1 and f.args[0] in vars:  # one variable (worlds: clear(x), holding(x))
+                v0 = f.args[0]
+                return lambda st, env: (env[v0],) in st.rels[name].facts
+            if not gets:                              # a 0-ary fact (worlds: handempty())
+                return lambda st, env: () in st.rels[name].facts
             if len(gets) == 2:
                 g0, g1 = gets
                 return lambda st, env: (g0(st, env), g1(st, env)) in st.rels[name].facts
@@ -479,6 +484,11 @@ class Compiler:
 
     def _fact(self, atom: ir.Atom, vars: dict):
         gets = [_getter(a, vars) for a in atom.args]
+        if len(gets) == 1 and atom.args[0] in vars:
+            v0 = atom.args[0]
+            return atom.relation, (lambda st, env: (env[v0],))
+        if not gets:
+            return atom.relation, (lambda st, env: ())
         if len(gets) == 2 and atom.args[0] in vars and atom.args[1] in vars:
             a0, a1 = atom.args
             return atom.relation, (lambda st, env: (env[a0], env[a1]))

@@ -7,6 +7,7 @@ Input: a ``compiler.world.problem.WorldProblem``.  Output: ``WorldEngine`` with
 - ``failures(st, act, args)`` -> the precondition conjuncts that do not hold, as ``Failure`` values (each with
   the ground atom it is about, so a grader can say which earlier step changed it);
 - ``apply(st, act, args)`` -> the facts the step changed, as ``((relation, args), now_true)`` pairs;
+- ``run(st, act, args)`` -> both at once for a grader: (the failures, the facts changed when there are none);
 - ``goal`` (the goal's top-level conjuncts) and ``goal_holds(st)`` -> one bool per conjunct.
 Formulas and effects are compiled by ``runtime.kitchen.logic.Compiler`` (``Statics`` without a grid): one
 action semantics for kitchens and worlds.  An action is instantaneous: its conditions (``when start``, ``all``
@@ -90,6 +91,18 @@ class WorldEngine:
         changed = [((rel, tup), tup in st.rels[rel].facts) for rel, tup in st.touched if rel in st.rels]
         st.touched = []
         return changed
+
+    def run(self, st: State, act: WorldAction, args: tuple) -> tuple[list[Failure], list]:
+        """``failures``, then (when there are none) the step applied: (failures, the facts it changed)."""
+        env = act.env(args)
+        fails = [_failure(f, env) for f, test in act.tests if not test(st, env)]
+        if fails:
+            return fails, []
+        st.touched = []
+        act.effects(st, env, 0, None)
+        changed = [(rel, tup) for rel, tup in st.touched]
+        st.touched = []
+        return fails, changed
 
     def goal_holds(self, st: State) -> list[bool]:
         return [bool(t(st, {})) for t in self._goal_tests]

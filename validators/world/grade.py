@@ -76,7 +76,7 @@ class _Grading:
     def run(self, read, name: str, scen: str) -> Report:
         eng = self.engine
         st = eng.initial()
-        changed_by: dict = {}                 # ground fact -> (plan position, step text) of its last change
+        changed_by: dict = {}                 # ground fact -> the step that last changed it
         self.errors = list(read.errors)
         unreadable = min((e.index for e in read.errors if e.index is not None), default=None)
         at_prefix = None                      # the state after the executable prefix, once a step breaks it
@@ -108,45 +108,49 @@ class _Grading:
 
     def _step(self, st, step: Step, changed_by: dict) -> bool:
         eng = self.engine
-        where = f"step {step.index} {step.text}"
         act = eng.action(step.name)
         if act is None:
-            self.errors.append(PlanError("E110", f"{where}: the domain has no action '{step.name}'",
-                                         _nearest(step.name, eng.actions), step.index))
+            self.errors.append(PlanError("E110", f"step {step.index} {step.text}: the domain has no action "
+                                         f"'{step.name}'", _nearest(step.name, eng.actions), step.index))
             return False
-        ok = True
+        objects = self.objects
+        args = tuple([objects.get(a) or objects.get(a.lower()) for a in step.args])
+        if len(args) != len(act.params) or None in args:
+            return self._names(st, step, act, args)
+        for (_pname, ptype), obj in zip(act.params, args):
+            if not st.isa(obj, ptype):
+                return self._types(st, step, act, args)
+        fails, changed = eng.run(st, act, args)
+        if fails:
+            for f in fails:
+                self.errors.append(PlanError("E210", f"step {step.index} {step.text}: precondition {f.text} does "
+                                             "not hold", _why(f, changed_by), step.index))
+            return False
+        for fact in changed:
+            changed_by[fact] = step
+        return True
+
+    def _names(self, st, step: Step, act, args: tuple) -> bool:
+        """E112 and E111 for a step with the wrong number of arguments or unknown objects (always False)."""
+        where = f"step {step.index} {step.text}"
         if len(step.args) != len(act.params):
             sig = f"({act.name} {' '.join(f'?{p}' for p, _ in act.params)})".replace(" )", ")")
             self.errors.append(PlanError("E112", f"{where}: '{act.name}' takes {len(act.params)} argument"
                                          f"{'s' * (len(act.params) != 1)}, got {len(step.args)}", sig, step.index))
-            ok = False
-        args = []
-        for a in step.args:
-            obj = self.objects.get(a.lower())
+        for a, obj in zip(step.args, args):
             if obj is None:
                 self.errors.append(PlanError("E111", f"{where}: the world has no object '{a}'",
-                                             _nearest(a, eng.objects), step.index))
-                ok = False
-            args.append(obj)
-        if not ok:
-            return False
+                                             _nearest(a, self.engine.objects), step.index))
+        return False
+
+    def _types(self, st, step: Step, act, args: tuple) -> bool:
+        """E211 for each argument that is not of its parameter's type (always False)."""
         for (pname, ptype), obj in zip(act.params, args):
             if not st.isa(obj, ptype):
-                self.errors.append(PlanError("E211", f"{where}: '{obj}' is a {eng.objects[obj]}, parameter "
-                                             f"{pname} of '{act.name}' takes a {ptype}", "", step.index))
-                ok = False
-        if not ok:
-            return False
-        ground = tuple(args)
-        fails = eng.failures(st, act, ground)
-        for f in fails:
-            self.errors.append(PlanError("E210", f"{where}: precondition {f.text} does not hold",
-                                         _why(f, changed_by), step.index))
-        if fails:
-            return False
-        for fact, now in eng.apply(st, act, ground):
-            changed_by[fact] = (step.index, step.text, now)
-        return True
+                self.errors.append(PlanError("E211", f"step {step.index} {step.text}: '{obj}' is a "
+                                             f"{self.engine.objects[obj]}, parameter {pname} of '{act.name}' takes "
+                                             f"a {ptype}", "", step.index))
+        return False
 
 
 def _why(f, changed_by: dict) -> str:
@@ -156,8 +160,7 @@ def _why(f, changed_by: dict) -> str:
     if last is None:
         return ("it was false from the start and no earlier step made it true" if f.wanted
                 else "it was true from the start and no earlier step made it false")
-    index, text, _ = last
-    return f"step {index} {text} made it {'false' if f.wanted else 'true'}"
+    return f"step {last.index} {last.text} made it {'false' if f.wanted else 'true'}"
 
 
 def _nearest(name: str, names) -> str:

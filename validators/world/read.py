@@ -25,6 +25,7 @@ PLAN_KEYS = ("plan", "steps")
 _PREFIX = re.compile(r"^\s*(?:\d+(?:\.\d+)?\s*[:.)]\s*)?")
 _ACTION = re.compile(r"^\((?P<body>[^()]*)\)\s*(?:\[\s*\d+(?:\.\d+)?\s*\])?\s*$")
 _TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+_BODY = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_\-]*(?:\s+[A-Za-z_][A-Za-z0-9_\-]*)*\s*$")
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ def _parse(text: str, bare: bool) -> Optional[tuple[str, tuple[str, ...]]]:
     body = m.group("body") if m else (s if bare and "(" not in s and ")" not in s else None)
     if body is None:
         return None
-    tokens = body.split()
-    if not tokens or not all(_TOKEN.match(t) for t in tokens):
+    if not _BODY.match(body):
         return None
+    tokens = body.split()
     return tokens[0], tuple(tokens[1:])
 
 
