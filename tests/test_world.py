@@ -132,6 +132,22 @@ def test_a_kitchen_plan_still_grades_as_before():
     assert "oct" in report.metrics and "goal_reached" not in report.metrics
 
 
+def test_world_items_elsewhere_and_other_items_in_a_world(tmp_path, capsys):
+    """C701 both ways, located; the world with a map is not built (no follow-on errors about the map)."""
+    home = (ROOT / "domains" / "household" / "home.chrono").read_text()
+    path = tmp_path / "mixed.chrono"
+    path.write_text(home + '\nscenario odd {\n  household home\n  horizon 10\n  init: \n}\n')
+    assert main(["check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "error[C701]: 'init' belongs in a world scenario; scenario 'odd' is a household scenario" in err
+    world = tmp_path / "w.chrono"
+    world.write_text(ROOMS.replace("  object bot: robot\n", "  object bot: robot\n  agents cook\n  limit 5\n"))
+    # (an item given with an empty value is still given: 'limit 5' and an empty 'init:' count)
+    assert main(["check", str(world)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("error[C701]") == 2 and "'agents' does not belong in world scenario 'tour'" in err
+
+
 def test_world_problem_refuses_other_families():
     recipes = chronoplan.load(ROOT / "domains" / "recipes")
     with pytest.raises(WorldError, match="not a world"):

@@ -85,7 +85,7 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
             f[item.kind] = item.args[0]
     if f["household"] is not None and not world.misplaced(ctx, d, f, spans):
         return None
-    if f["household"] is None and world.is_world(f):
+    if f["household"] is None and world.is_world(spans):
         return world.world_scenario(ctx, d, f, spans)
     if f["household"] is not None:
         return household.household_scenario(ctx, d, f, spans, {} if hidden_homes is None else hidden_homes)

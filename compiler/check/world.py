@@ -27,9 +27,10 @@ ITEM_NAMES = {"world_goal": "goal:", "goal": "goal N relation(...)"}
 TIMED_ITEMS = ("duration", "busy", "holds", "interruptible")
 
 
-def is_world(f: dict) -> bool:
-    """Whether the gathered items make a world scenario (any world item)."""
-    return bool(f["object"] or f["init"] or f["world_goal"] is not None)
+def is_world(spans: dict) -> bool:
+    """Whether the scenario's items (``spans``: item kind -> span of its first occurrence) make a world: any world
+    item, even an empty ``init:``."""
+    return any(k in spans for k in WORLD_ITEMS)
 
 
 def nearest(name: str, names: Iterable[str]) -> str:
@@ -44,7 +45,7 @@ def nearest(name: str, names: Iterable[str]) -> str:
 
 def misplaced(ctx, d, f: dict, spans: dict) -> bool:
     """C701 for world items in a scenario of another family (a household); True when there were none."""
-    bad = [k for k in WORLD_ITEMS if f.get(k)]
+    bad = [k for k in WORLD_ITEMS if k in spans]
     for k in bad:
         ctx.error("C701", f"'{ITEM_NAMES.get(k, k)}' belongs in a world scenario; scenario '{d.name.name}' is "
                           "a household scenario", spans[k])
@@ -54,8 +55,8 @@ def misplaced(ctx, d, f: dict, spans: dict) -> bool:
 def world_scenario(ctx, d, f: dict, spans: dict) -> Optional[ir.Scenario]:
     """The IR of a world scenario (``f``: its items gathered by ``check.scenarios``), or None after errors."""
     before = len([x for x in ctx.diags if x.severity.value == "error"])
-    for k, v in f.items():
-        if k not in ALLOWED and v:
+    for k in spans:
+        if k not in ALLOWED:
             ctx.error("C701", f"'{ITEM_NAMES.get(k, k)}' does not belong in world scenario '{d.name.name}' "
                               "(a world has objects, init and goal:)", spans[k])
     objects = _objects(ctx, f["object"])
