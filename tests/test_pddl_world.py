@@ -9,6 +9,7 @@ both.
 """
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -110,3 +111,16 @@ def test_a_planner_solves_the_export_and_both_validators_agree(blocks):
     assert changed != pddl_lines
     for mutant in (dropped, swapped, changed):
         assert verdicts(mutant) == (False, False), mutant
+
+
+@pytest.mark.skipif(missing("fast-downward") is not None, reason="needs Fast Downward (up-fast-downward)")
+def test_solve_command_defaults_to_fast_downward_and_grades_the_plan(capsys):
+    assert main(["solve", str(PLANNING), "--scenario", "flatten3", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["planner"] == "fast-downward" and out["status"] == "feasible" and out["valid"] is True
+    assert out["makespan"] == 4
+
+
+def test_solve_refuses_temporal_planners_for_worlds(capsys):
+    assert main(["solve", str(PLANNING), "--scenario", "sussman", "--planner", "kairos"]) == 2
+    assert "world scenarios have no planner kairos; worlds are sequential" in capsys.readouterr().err

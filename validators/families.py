@@ -152,14 +152,15 @@ FAMILIES: dict[ScenarioKind, Family] = {
         schema=Ref("chronoplan.validators.world.schema:world_plan_schema"),
         strict_schema=Ref("chronoplan.validators.world.schema:strict_world_plan_schema"),
         pddl=Ref("chronoplan.compiler.pddl.world:export_world"),
-        planners=(),
-        pddl_solve=None,
+        planners=TOOL_PLANNERS,
+        pddl_solve=Ref("chronoplan.runtime.world.solve:solve_world"),
         protocols=(),
         compat=(),
         metrics=("makespan", "success", "goal_reached", "plan_length", "prefix_length", "goal_fraction",
                  "goal_conjuncts"),
-        instead={                 "planner": "export it (`chronoplan pddl`) and run a classical planner on the files; "
-                            "`chronoplan solve` for worlds is a later step (docs/worlds-design.md)",
+        instead={**{f"planner {p}": "worlds are sequential and their export is classical (docs/pddl.md, Worlds): "
+                                    f"--planner {' or '.join(TOOL_PLANNERS)}"
+                    for p in ("cpsat", "astar") + PDDL_PLANNERS if p not in TOOL_PLANNERS},
                  "interactive protocol": "grade whole plans with `chronoplan validate`",
                  "chart": "`chronoplan validate` reports the plan's steps and goal"},
         chart=None),
