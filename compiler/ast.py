@@ -598,7 +598,7 @@ class HouseholdDecl:
 @dataclass(frozen=True)
 class ScenarioItem:
     """kind in map|agents|orders|procedures|share|unit|const|limit|occupancy|apps|tools|query|profile|structure|
-    reference|household|goal|horizon|seed|messages|syntax."""
+    reference|household|goal|horizon|seed|messages|syntax|object|init|world_goal."""
 
     kind: str
     args: tuple

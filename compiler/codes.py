@@ -11,9 +11,10 @@ Categories are the plan-report contract's closed list (docs/errors.md); compile 
 plan problems and have none.  Numbering of E codes: the hundreds digit names the category block (E0xx
 syntax/schema, E1xx unknown-name, E2xx precondition, E3xx dependency, E4xx agent-busy/resource-busy, E5xx
 duration/interrupt, E6xx time-window, E7xx goal, E8xx repeat); timed plans use x01-x29 (x01-x49 where no
-household code is), household episode logs x30-x49 (W030-W049 their warnings), grid kitchens x50-x99; E090
-(internal error) is shared by every plan kind.  docs/errors.md ("Every code") is generated from this table
-(``python tools/gen_codes_doc.py``) and the family pages are tested against it (tests/test_validate_errors_doc.py).
+household code is), household episode logs x30-x49 (W030-W049 their warnings), world plans x10-x19, grid
+kitchens x50-x99; E090 (internal error) is shared by every plan kind.  docs/errors.md ("Every code") is
+generated from this table (``python tools/gen_codes_doc.py``) and the family pages are tested against it
+(tests/test_validate_errors_doc.py).
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ class Scope(enum.Enum):
     KITCHEN = "grid-kitchen plans"
     TOOLS = "tool-call plans"
     HOUSEHOLD = "household episode logs"
+    WORLD = "world plans"
 
     @property
     def doc(self) -> str:
@@ -80,6 +82,7 @@ _DOCS = {
     Scope.KITCHEN: "benchmarks/paracook.md#errors",
     Scope.TOOLS: "tools.md#checks-and-codes",
     Scope.HOUSEHOLD: "benchmarks/pce.md#errors",
+    Scope.WORLD: "language.md#world-plan-errors",
 }
 
 
@@ -147,6 +150,10 @@ _TABLE = (
         ("C608", "unknown action syntax (cwah or tdw)"),
         ("C609", "household item where it does not belong (closed surface, map in a household scenario, goal "
                  "in another scenario)"),
+        ("C701", "world item where it does not belong (another family's item in a world, a world item elsewhere)"),
+        ("C702", "init entry that is not a ground fact of a declared relation"),
+        ("C703", "action construct a world cannot run yet (duration, busy, new objects, delayed or built-in "
+                 "effects, map built-ins, processes)"),
     )),
     (Scope.COMPILE, W, None, (
         ("W501", "unused declaration"),
@@ -185,6 +192,7 @@ _TABLE = (
         ("P024", "tool-use export: a returned field passed to a parameter of another type takes that parameter's "
                  "type"),
     )),
+
     (Scope.PDDL, W, None, (
         ("P101", "classical export: agents, concurrency and resource capacities are not modelled"),
         ("P102", "classical export: maximum lag dropped"),
@@ -318,6 +326,17 @@ _TABLE = (
                  "engine version)"),
         ("W031", "a record's messages differ from what its send actions sent"),
     )),
+    # world plans (docs/language.md, Worlds): x10-x19
+    (Scope.WORLD, E, C.UNKNOWN_NAME, (
+        ("E110", "unknown action (not one of the domain's actions): a hallucinated action"),
+        ("E111", "unknown object (not one of the world's objects): a hallucinated object"),
+        ("E112", "wrong number of arguments for the action"),
+    )),
+    (Scope.WORLD, E, C.PRECONDITION, (
+        ("E210", "a precondition of the action does not hold (the conjunct, and the step that made it false)"),
+        ("E211", "an argument is not of the parameter's type"),
+    )),
+    (Scope.WORLD, E, C.GOAL, (("E710", "a goal conjunct does not hold at the end of the executable prefix"),)),
     # tool-call plans (docs/tools.md)
     (Scope.TOOLS, E, C.SYNTAX, (
         ("T001", "the plan is not JSON (or not UTF-8)"),

@@ -72,12 +72,15 @@ class ScenarioKind(enum.Enum):
     TOOLS = "tools"             # tool calls against apps (PlanningArena-style tool plans)
     GRID = "grid"               # grid kitchens (ParaCook): per-agent action lists
     HOUSEHOLD = "household"     # partially observable households (C-WAH, TDW-MAT): decentralised episodes
+    WORLD = "world"             # objects, initial facts, a goal formula, the domain's actions (PDDL-style)
 
     @classmethod
     def decide(cls, procedures: tuple, apps: tuple, tools: tuple, reference: tuple,
-               household: Optional[str] = None) -> ScenarioKind:
+               household: Optional[str] = None, world: bool = False) -> ScenarioKind:
         if household is not None:
             return cls.HOUSEHOLD
+        if world:
+            return cls.WORLD
         if procedures:
             return cls.PROCEDURES
         if apps or tools or reference:
@@ -801,11 +804,16 @@ class Scenario:
     message_limit: int = 500                         # characters per message
     message_cost: int = 1                            # steps a message costs its sender
     syntax: ActionSyntax = ActionSyntax.CWAH         # the high-level action syntax shown to agents
+    # worlds (``ScenarioKind.WORLD``, docs/language.md "Worlds"); the defaults leave every other family unchanged
+    objects: tuple[ObjectDef, ...] = ()              # the scenario's own objects (the domain's are Project.objects)
+    init: tuple[Atom, ...] = ()                      # ground facts true at the start (every other fact is false)
+    goal: Optional[Formula] = None                   # the goal formula; a scenario with one is a world
     kind: ScenarioKind = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", ScenarioKind.decide(self.procedures, self.apps, self.tools,
-                                                             self.reference, self.household))
+                                                             self.reference, self.household,
+                                                             self.goal is not None))
 
 
 @dataclass(frozen=True)

@@ -341,6 +341,18 @@ class _ToAST(Transformer_NonRecursive):
         return A.FExists(self.id(c[0]), self.id(c[1]), c[2], self.sp(meta))
 
     @v_args(meta=True)
+    def f_forall(self, meta, c):
+        """``forall(v: T where F)`` is read as ``not exists(v: T where not F)`` (one IR quantifier)."""
+        sp = self.sp(meta)
+        inner = A.FExists(self.id(c[0]), self.id(c[1]), A.FBool("not", (c[2],), c[2].span), sp)
+        return A.FBool("not", (inner,), sp)
+
+    @v_args(meta=True)
+    def f_implies(self, meta, c):
+        """``F implies G`` is read as ``not F or G``."""
+        return A.FBool("or", (A.FBool("not", (c[0],), c[0].span), c[1]), self.sp(meta))
+
+    @v_args(meta=True)
     def count_expr(self, meta, c):
         return A.CountExpr(self.id(c[0]), self.id(c[1]), c[2], self.sp(meta))
 
@@ -695,6 +707,12 @@ class _ToAST(Transformer_NonRecursive):
     sc_horizon = _sc("horizon", lambda self, c: (self._int(c[0]),))
     sc_seed = _sc("seed", lambda self, c: (self._int(c[0]),))
     sc_messages = _sc("messages", lambda self, c: ((self._int(c[0]), self._int(c[1])),))
+    sc_object = _sc("object", lambda self, c: (self.ids(c[:-1]), self.id(c[-1])))
+    sc_init = _sc("init", lambda self, c: tuple(x for x in c if x is not None))
+    sc_world_goal = _sc("world_goal")
+
+    def init_fact(self, c):
+        return c[0]
 
     @v_args(meta=True)
     def agent(self, meta, c):

@@ -232,6 +232,23 @@ def tool_plan(rnd: random.Random, ref: dict, arena: dict, python: bool = False) 
     return render(rnd, value, python_ok=python) if rnd.random() < 0.6 else value
 
 
+WORLDS = ROOT / "domains" / "planning"
+WORLD_SCEN = "sussman"
+VALID_WORLD = ["(unstack c a)", "(put-down c)", "(pick-up b)", "(stack b c)", "(pick-up a)", "(stack a b)"]
+
+
+def world_plan(rnd: random.Random, python: bool = False) -> Any:
+    """One plan for the blocksworld world: PDDL plan text (damaged characters) or a JSON list (mutated values)."""
+    if rnd.random() < 0.5:
+        lines = [f"{i}.000: {s.upper() if rnd.random() < 0.3 else s} [1]" if rnd.random() < 0.3 else s
+                 for i, s in enumerate(VALID_WORLD)]
+        return mutate_text(rnd, "\n".join(lines)) if rnd.random() < 0.8 else "\n".join(lines)
+    base = VALID_WORLD if rnd.random() < 0.5 else [{"action": s[1:-1].split()[0], "args": s[1:-1].split()[1:]}
+                                                   for s in VALID_WORLD]
+    value = mutate_value(rnd, base, python)
+    return render(rnd, value, python_ok=python) if rnd.random() < 0.6 else value
+
+
 def jsonl_line(rnd: random.Random, plan: Any) -> bytes:
     """One non-blank JSON Lines line (no newline inside) for a plan from the generators above."""
     if isinstance(plan, (bytes, bytearray)):

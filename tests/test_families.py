@@ -48,6 +48,7 @@ ROAST = "Roast-Chicken_Garlic-Potatoes"
 SHOP = "shop_checkout_chain"
 BURGER = "burger_s42_o1_a2"
 HOME = ROOT / "domains" / "household"
+PLANNING = ROOT / "domains" / "planning"
 TEA = "tea_1"
 # a plan no reader accepts in another family's format: the reader says so instead of reading it
 NOT_MY_FORMAT = re.compile(r"cannot be graded against|unknown tool-plan format")
@@ -60,7 +61,9 @@ def samples() -> dict:
     out = {ScenarioKind.PROCEDURES: (recipes, ROAST, json.loads((RECIPES / "plans" / "valid.json").read_text())),
            ScenarioKind.TOOLS: (tools, SHOP, reference_plan(tools.scenario(SHOP))),
            ScenarioKind.GRID: (generated(), BURGER, BURGER_B),
-           ScenarioKind.HOUSEHOLD: (home, TEA, run_baseline(HouseholdProblem(home, TEA), log=True).log.text())}
+           ScenarioKind.HOUSEHOLD: (home, TEA, run_baseline(HouseholdProblem(home, TEA), log=True).log.text()),
+           ScenarioKind.WORLD: (chronoplan.load(PLANNING), "sussman",
+                                (PLANNING / "plans" / "sussman_valid.txt").read_text())}
     assert set(out) == set(ScenarioKind)
     return out
 
@@ -142,7 +145,7 @@ def test_every_report_of_a_family_carries_its_metrics(samples, kind):
         bad["schedule"] = bad["schedule"][1:]
     elif kind is ScenarioKind.TOOLS:
         bad["steps"] = bad["steps"][:1]
-    elif kind is ScenarioKind.HOUSEHOLD:           # the log stops before the episode ends
+    elif kind in (ScenarioKind.HOUSEHOLD, ScenarioKind.WORLD):   # the log / plan stops before the end
         bad = "".join(good.splitlines(keepends=True)[:3])
     else:
         bad = {agent: acts[:2] for agent, acts in bad.items()}

@@ -134,7 +134,26 @@ def test_tool_plans(rnd, python, scen):
     check_report(Grader(project).grade(scen, plan, fmt="planningarena"))
 
 
+@cache
+def worlds():
+    return chronoplan.load(fz.WORLDS)
+
+
+@examples(300, 0.15)
+@given(rnd=RANDOMS, python=st.booleans())
+def test_world_plans(rnd, python):
+    plan = fz.world_plan(rnd, python)
+    rep = json.loads(grade_twice(worlds(), fz.WORLD_SCEN, plan))
+    m = rep["metrics"]
+    if "prefix_length" in m:                      # (a plan no reader can decode is reported before the family)
+        assert 0 <= m["prefix_length"] <= m["plan_length"] and 0 <= m["goal_fraction"] <= 1
+    first = Grader(worlds()).grade(fz.WORLD_SCEN, plan, first=True)
+    check_report(first)
+    assert len(first.errors) <= 1
+
+
 def test_the_unmutated_plans_are_valid():
+    assert Grader(worlds()).grade(fz.WORLD_SCEN, fz.VALID_WORLD).valid
     assert Grader(recipes()).grade(fz.R2P_SCEN, fz.VALID_SCHEDULE).valid
     assert Grader(recipes()).grade(fz.R2P_SCEN, fz.VALID_R2P_TEXT).valid
     assert Grader(recipes()).grade(fz.R2P_SCEN, fz.VALID_R2P_LIST).valid
@@ -242,7 +261,13 @@ def _hostile_tools(n, rnd):
     return {"steps": steps}
 
 
-@pytest.mark.parametrize("kind", ["schedule", "text", "kitchen", "tools"])
+def _hostile_world(n, rnd):
+    acts = ["(pick-up a)", "(put-down a)", "(unstack c a)", "(stack a b)", "(fly a)", "(pick-up zz)", "(stack a)",
+            "0.000: (PUT-DOWN C) [1]", "not an action", "(pick-up b)", "(put-down b)"]
+    return "\n".join(rnd.choice(acts) for _ in range(n))
+
+
+@pytest.mark.parametrize("kind", ["schedule", "text", "kitchen", "tools", "world"])
 def test_work_is_linear_in_the_plan_length(kind):
     """Grading a hostile plan of 4n actions costs about 4x the function calls of one of n (not 16x)."""
     make, project, scen, n = {
@@ -250,6 +275,7 @@ def test_work_is_linear_in_the_plan_length(kind):
         "text": (_hostile_text, recipes, fz.R2P_SCEN, 150),
         "kitchen": (_hostile_kitchen, kitchen, fz.KITCHEN_SCEN, 60),
         "tools": (lambda k, r: _hostile_tools(k, r), lambda: tools()[0], TOOL_SCENS[0], 60),
+        "world": (_hostile_world, worlds, fz.WORLD_SCEN, 150),
     }[kind]
     grader = Grader(project())
     grader.grade(scen, make(5, random.Random(0)))                  # warm caches (compiled world, schemas)

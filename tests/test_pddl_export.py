@@ -145,7 +145,8 @@ def test_every_bundled_procedure_scenario_exports_deterministically():
 def test_other_families_are_exported_by_their_own_exporter():
     proj, _ = _bundled()
     others = [s for s in proj.scenarios.values() if not s.procedures and not (s.map is not None and s.orders)
-              and s.household is None]            # households: tests/test_pddl_household.py
+              and s.household is None and s.kind is not ir.ScenarioKind.WORLD]   # households: test_pddl_household.py,
+    #                                                                                     worlds: test_pddl_world.py
     assert others                                   # tool-use tasks (tests/test_pddl_tools.py; kitchens: _kitchen.py)
     for s in others[:3]:
         e = export_scenario(proj, s.name)

@@ -36,4 +36,5 @@ def test_tool_scenarios_default_to_fast_downward(capsys):
 
 def test_every_family_names_a_default():
     assert all(fam.planners for fam in FAMILIES.values())
-    assert [fam.planners[0] for fam in FAMILIES.values()] == ["cpsat", "kairos", "fast-downward", "astar"]
+    assert [fam.planners[0] for fam in FAMILIES.values()] == ["cpsat", "kairos", "fast-downward", "astar",
+                                                              "fast-downward"]

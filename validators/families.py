@@ -144,6 +144,26 @@ FAMILIES: dict[ScenarioKind, Family] = {
                  "chart": "`chronoplan validate` reports the episode's metrics; `chronoplan play --baseline` prints "
                           "the baseline's steps next to the optimum's"},
         chart=None),
+    # worlds (issue #24): objects, initial facts, a goal formula; sequential plans (docs/language.md, Worlds)
+    ScenarioKind.WORLD: Family(
+        ScenarioKind.WORLD, "world", "worlds (objects, init and a goal)",
+        formats=("world",),
+        grade=Ref("chronoplan.validators.world.grade:grade_world"),
+        schema=Ref("chronoplan.validators.world.schema:world_plan_schema"),
+        strict_schema=Ref("chronoplan.validators.world.schema:strict_world_plan_schema"),
+        pddl=Ref("chronoplan.compiler.pddl.world:export_world"),
+        planners=TOOL_PLANNERS,
+        pddl_solve=Ref("chronoplan.runtime.world.solve:solve_world"),
+        protocols=(),
+        compat=(),
+        metrics=("makespan", "success", "goal_reached", "plan_length", "prefix_length", "goal_fraction",
+                 "goal_conjuncts"),
+        instead={**{f"planner {p}": "worlds are sequential and their export is classical (docs/pddl.md, Worlds): "
+                                    f"--planner {' or '.join(TOOL_PLANNERS)}"
+                    for p in ("cpsat", "astar") + PDDL_PLANNERS if p not in TOOL_PLANNERS},
+                 "interactive protocol": "grade whole plans with `chronoplan validate`",
+                 "chart": "`chronoplan validate` reports the plan's steps and goal"},
+        chart=None),
 }
 
 

@@ -24,6 +24,9 @@ from chronoplan.validators.report import PlanError
 MAX_TEXT = 50_000_000
 BOM = "\ufeff"
 _STEP = re.compile(r"step\s*\(", re.I)
+# a timed PDDL plan line as planners and VAL write it, ``0.000: (unstack c a) [1.000]``: kept as text (a world
+# plan), never searched for embedded JSON (its ``[1.000]`` is a duration, not a plan)
+_TIMED_PDDL = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*\([^()\n]*\)\s*\[\s*\d+(?:\.\d+)?\s*\]\s*$", re.M)
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 
 
@@ -253,7 +256,7 @@ def decode(data: Union[str, bytes, bytearray], *, json_lines: bool = False, cons
             return _json_lines(body, line0)
     if bad is not None:
         return [Decoded(None, None, _not_utf8(text, bad.start()))]
-    if _STEP.search(stripped):
+    if _STEP.search(stripped) or _TIMED_PDDL.search(stripped):
         return [Decoded(None, stripped, None, notes)]
     found = _embedded(stripped, constants)
     if found is not None:

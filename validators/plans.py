@@ -24,7 +24,8 @@ from chronoplan.runtime.procedure.records import Chunk
 from chronoplan.validators.plan_text import plan_value
 from chronoplan.validators.report import PlanError, is_warning
 
-FORMATS = ("paracook", "schedule", "recipe2plan", "tools", "planningarena", "episode")   # episode: household logs
+FORMATS = ("paracook", "schedule", "recipe2plan", "tools", "planningarena", "episode",   # episode: household logs
+           "world")                                                                     # world: action sequences
 TIMED_FORMATS = ("schedule", "recipe2plan")
 MAX_ACTIONS = 100_000
 MAX_NUMBER = 10 ** 12

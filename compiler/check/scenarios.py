@@ -6,7 +6,8 @@ agents outside the grid (C303) or on non-walkable tiles (C305), stations no agen
 overrides of unknown constants (C101) or another dimension (C106), invalid reference tool calls (C403) and
 reference dependencies (C404).  Step-level scenarios are instantiated once to prove their numbers evaluate.
 A scenario that names a household is checked by ``check.household.household_scenario``; household items
-elsewhere, and start rooms without a household, are C609.
+elsewhere, and start rooms without a household, are C609.  A scenario with world items (``object``,
+``init:``, ``goal:``) is checked by ``check.world.world_scenario``.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Optional
 
 from chronoplan.compiler import instantiate as inst
 from chronoplan.compiler import ir
-from chronoplan.compiler.check import household
+from chronoplan.compiler.check import household, world
 from chronoplan.compiler.check.expr import convert
 from chronoplan.compiler.check.maps import bfs, neighbours
 from chronoplan.compiler.check.tools import after_ok, op_reference_call, value_fits, value_ir
@@ -73,16 +74,22 @@ def _scenario(ctx, d, broken, hidden, hidden_homes=None, hidden_parts=None):  # 
     f = {"map": None, "agents": [], "orders": [], "procedures": [], "share": [], "unit": None, "const": [],
          "limit": None, "occupancy": None, "apps": [], "tools": [], "query": None, "profile": [], "structure": None,
          "reference": [], "household": None, "goal": [], "horizon": None, "seed": None, "messages": None,
-         "syntax": None}
+         "syntax": None, "object": [], "init": [], "world_goal": None}
     spans = {}
     for item in d.items:
         spans.setdefault(item.kind, item.span)
-        if item.kind in LIST_ITEMS or item.kind in ("agents", "const", "profile", "reference", "goal"):
+        if item.kind == "object":
+            f["object"].append(item.args)
+        elif item.kind in LIST_ITEMS or item.kind in ("agents", "const", "profile", "reference", "goal", "init"):
             f[item.kind].extend(item.args)
         elif f[item.kind] is not None:
             ctx.error("C102", f"'{item.kind}' given twice in scenario '{d.name.name}'", item.span)
         else:
             f[item.kind] = item.args[0]
+    if f["household"] is not None and not world.misplaced(ctx, d, f, spans):
+        return None
+    if f["household"] is None and world.is_world(spans):
+        return world.world_scenario(ctx, d, f, spans)
     if f["household"] is not None:
         return household.household_scenario(ctx, d, f, spans, {} if hidden_homes is None else hidden_homes)
     ok = household.misplaced_items(ctx, d, f, spans)

@@ -216,6 +216,11 @@ class Compiler:
             if len(gets) == 2 and f.args[0] in vars and f.args[1] in vars:
                 a0, a1 = f.args                      # the common case: variables only, no getter calls
                 return lambda st, env: (env[a0], env[a1]) in st.rels[name].facts
+            if len(gets) == 1 and f.args[0] in vars:  # one variable (worlds: clear(x), holding(x))
+                v0 = f.args[0]
+                return lambda st, env: (env[v0],) in st.rels[name].facts
+            if not gets:                              # a 0-ary fact (worlds: handempty())
+                return lambda st, env: () in st.rels[name].facts
             if len(gets) == 2:
                 g0, g1 = gets
                 return lambda st, env: (g0(st, env), g1(st, env)) in st.rels[name].facts
@@ -393,6 +398,9 @@ class Compiler:
 
         logged = self.logged
         log_at = logged is None or "at" in logged
+        # the built-in ``at`` (an agent's cell) is a position, not a fact; a declared ``at`` relation (a world's)
+        # hides it and is an ordinary fact
+        pos_rel = None if "at" in self.s.relations else "at"
 
         @cython.locals(st=State)
         def apply(st, env, t, hooks):                 # (empty parts skip their comprehensions)
@@ -401,11 +409,11 @@ class Compiler:
             ground_adds = [(rel, f(st, env)) for rel, f in adds] if adds else ()
             values = [(name, og(st, env), vg(st, env)) for name, og, vg in assigns] if assigns else ()
             for rel, tup in ground_dels:
-                if rel == "at":
+                if rel == pos_rel:
                     continue
                 st.remove(rel, tup)
             for rel, tup in ground_adds:
-                if rel == "at":
+                if rel == pos_rel:
                     if st.pos.get(tup[0]) != tup[1]:
                         st.pos[tup[0]] = tup[1]
                         if log_at:
@@ -438,7 +446,7 @@ class Compiler:
             def apply_facts(st, env, t, hooks):       # the common case: facts only, no allocations
                 rels = st.rels
                 for rel, f, a0, a1, log in dels2:
-                    if rel != "at":
+                    if rel != pos_rel:
                         tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
                         r = rels[rel]                 # State.remove and Rel.remove, inlined
                         facts = r.facts
@@ -453,7 +461,7 @@ class Compiler:
                                 st.touched.append((rel, tup))
                 for rel, f, a0, a1, log in adds2:
                     tup = (env[a0], env[a1]) if a0 is not None else f(st, env)
-                    if rel == "at":
+                    if rel == pos_rel:
                         if st.pos.get(tup[0]) != tup[1]:
                             st.pos[tup[0]] = tup[1]
                             if log:
@@ -476,6 +484,11 @@ class Compiler:
 
     def _fact(self, atom: ir.Atom, vars: dict):
         gets = [_getter(a, vars) for a in atom.args]
+        if len(gets) == 1 and atom.args[0] in vars:
+            v0 = atom.args[0]
+            return atom.relation, (lambda st, env: (env[v0],))
+        if not gets:
+            return atom.relation, (lambda st, env: ())
         if len(gets) == 2 and atom.args[0] in vars and atom.args[1] in vars:
             a0, a1 = atom.args
             return atom.relation, (lambda st, env: (env[a0], env[a1]))

@@ -178,6 +178,8 @@ def run(args) -> int:  # noqa: C901
     from chronoplan.validators.families import family_of
     fam = family_of(scen)
     if args.planner is None:
+        if not fam.planners:
+            return _error(f"scenario {scenario}: {fam.lacks('planner')}")
         args.planner = fam.planners[0]
     compat = getattr(args, "compat", None)
     why = _compat_problem(project, compat, scenario, args.planner)
@@ -253,25 +255,36 @@ def _print_text(scenario: str, out: dict, result, plan, report, compat=None) -> 
     print(f"{head} [{out['planner']}, {out['seconds']:.2f} s]")
     if result.message:
         print(f"  note: {result.message}")
-    if plan is not None and "actions" in plan:                  # a household: per-agent (start step, action)
-        print(f"  {'proven optimal' if plan['proven'] else 'not proven optimal'}: {plan['steps']} steps, every "
-              "placement known (omniscient)")
+    if plan is not None:
+        for line in _plan_lines(plan):
+            print(line)
+    if report is not None and not report.valid:
+        print(report.to_text())
+
+
+def _plan_lines(plan: dict) -> list[str]:
+    """The lines ``solve`` prints for a found plan, in its family's shape."""
+    out = []
+    if "actions" in plan:                                       # a household: per-agent (start step, action)
+        out.append(f"  {'proven optimal' if plan['proven'] else 'not proven optimal'}: {plan['steps']} steps, "
+                   "every placement known (omniscient)")
         for agent, acts in plan["actions"].items():
-            print(f"  {agent}: " + ", ".join(f"{t}: {text}" for t, text in acts))
-    elif plan is not None and "plan" in plan:                   # a kitchen: per-agent ParaCook actions
+            out.append(f"  {agent}: " + ", ".join(f"{t}: {text}" for t, text in acts))
+    elif isinstance(plan.get("plan"), list):                    # a world: one action per step
+        out += [f"  {i}. {step}" for i, step in enumerate(plan["plan"], 1)]
+    elif "plan" in plan:                                        # a kitchen: per-agent ParaCook actions
         for agent, acts in plan["plan"].items():
-            print(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
-    elif plan is not None and "steps" in plan:                  # a tool plan: one call per step
+            out.append(f"  {agent}: " + ", ".join(_kitchen_action(a) for a in acts))
+    elif "steps" in plan:                                       # a tool plan: one call per step
         for st in plan["steps"]:
             args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in st["args"].items())
             after = f" after {', '.join(map(str, st['after']))}" if st["after"] else ""
-            print(f"  {st['id']}: {st['tool']}({args}){after}")
-    elif plan is not None:
+            out.append(f"  {st['id']}: {st['tool']}({args}){after}")
+    else:
         for e in plan["schedule"]:
             who = f"  {e['agent']}" if e.get("agent") else ""
-            print(f"  {e['start']:>8}  {e['task']} step {e['step']} for {e['duration']}{who}")
-    if report is not None and not report.valid:
-        print(report.to_text())
+            out.append(f"  {e['start']:>8}  {e['task']} step {e['step']} for {e['duration']}{who}")
+    return out
 
 
 def _kitchen_action(a: dict) -> str:

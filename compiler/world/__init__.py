@@ -1,0 +1,1 @@
+"""Worlds (``ir.ScenarioKind.WORLD``): the problem a world scenario instantiates (``problem.WorldProblem``)."""
