@@ -28,10 +28,10 @@ import fuzz_strategies as fz
 from hypothesis import given
 from hypothesis import strategies as st
 from test_fuzz import examples
+from test_import_hostile_files import SPECIAL_FILES, make
 
 import chronoplan
 from chronoplan.cli import main
-from chronoplan.compiler.importers.common import MAX_BYTES
 
 RANDOMS = st.randoms(use_true_random=False)
 WATCHDOG_S = int(os.environ.get("CHRONOPLAN_FUZZ_WATCHDOG", "300"))   # a blocked read fails instead of hanging
@@ -114,15 +114,8 @@ def hostile_file(rnd: random.Random, path: Path, value, text=None, mutated=None)
     BOM or broken UTF-8, or replace the file by a FIFO, a link to /dev/zero, a directory, nothing, or a
     sparse file over the size cap.  ``mutated``: the value to write as JSON instead of a mutation of ``value``."""
     kind = rnd.choice(["mutated"] * 8 + ["rendered"] * 3 + ["fifo", "zero", "dir", "missing", "huge", "link"])
-    if kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "zero":
-        path.symlink_to("/dev/zero")
-    elif kind == "dir":
-        path.mkdir()
-    elif kind == "huge":
-        with open(path, "wb") as f:
-            f.truncate(MAX_BYTES + 1)                 # sparse: no disk used
+    if kind in SPECIAL_FILES:
+        make(kind, path)
     elif kind == "link":
         real = path.with_name(path.name + ".real")
         real.write_text(text if text is not None else json.dumps(value))

@@ -42,7 +42,12 @@ def run(*args, timeout=120):
         pytest.fail(f"chronoplan import {' '.join(map(str, args))} blocked for {timeout} s")
 
 
+SPECIAL_FILES = ("fifo", "zero", "dir", "huge")
+
+
 def make(kind: str, path: Path) -> Path:
+    """Put a file of ``kind`` (one of ``SPECIAL_FILES``: a FIFO, a link to /dev/zero, a directory, a sparse file
+    over the size cap) at ``path`` (also used by tests/test_fuzz_importers.py)."""
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "zero":

@@ -35,7 +35,14 @@ from chronoplan.compiler.pddl.kitchen import export_kitchen
 from chronoplan.compiler.pddl.plan import plan_text
 from chronoplan.runtime.kitchen.engine import KitchenSim, KitchenStep
 from chronoplan.runtime.kitchen.world import World
-from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+from chronoplan.runtime.planners.external import (
+    ENGINES,
+    PlannerUnavailable,
+    missing,
+    run_worker,
+    unsolved_status,
+    workspace,
+)
 from chronoplan.runtime.planners.solution import Solution
 
 MAX_TRIES = 200                    # candidate start times per action before giving up
@@ -297,7 +304,7 @@ def solve_kitchen(project: ir.Project, scenario: str, planner: str, timeout: flo
              "variants": {runs[i].label: o.status for i, o in sorted(outcomes.items())},
              "export_notes": sorted({x.code for x in export.diagnostics})}
     if best is None:
-        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+        status = unsolved_status(outcome)
         msg = outcome.message
         if status == "unsolvable":
             msg = (msg + "; " if msg else "") + "the export restricts the kitchen (" + \

@@ -204,6 +204,28 @@ def run_worker(engine: str, domain: Path, problem: Path, timeout: float, workdir
     return _outcome(engine, out, seconds, info, workdir)
 
 
+def run_classical(planner: str, export, what: str, timeout: float) -> tuple:
+    """The shared course of a classical solve (tool-use scenarios, worlds): check that ``planner`` is installed
+    and classical (``PlannerUnavailable`` naming ``what``, the export, otherwise), call ``export()`` (its
+    ``ExportError`` goes on), write it and run the engine with ``run_worker``.  Returns (the export, its
+    ``WorkerOutcome``)."""
+    why = missing(planner)
+    if why is not None:
+        raise PlannerUnavailable(why)
+    if ENGINES[planner].temporal:
+        raise PlannerUnavailable(f"{what}; {planner} is a temporal planner (use fast-downward or pyperplan)")
+    exported = export()
+    with workspace(planner) as d:
+        dom, prob = exported.write(d)
+        outcome = run_worker(planner, dom, prob, timeout, Path(d))
+    return exported, outcome
+
+
+def unsolved_status(outcome: WorkerOutcome) -> str:
+    """The solve status of an outcome that is not "solved": unsolvable, timeout, else error."""
+    return {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+
+
 def run_batch(engine: str, jobs: list, timeout: float, workdir: Path) -> list:
     """Several (domain, problem) pairs in one worker process (unified-planning is imported once), each
     with ``timeout`` seconds; the process is killed after len(jobs) x timeout + GRACE seconds at most.
@@ -332,7 +354,7 @@ def _finish(problem: ProcedureProblem, export, outcome: WorkerOutcome, planner: 
     notes = sorted({d.code for d in export.diagnostics})
     stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
     if outcome.status != "solved":
-        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
+        status = unsolved_status(outcome)
         msg = outcome.message
         if status == "unsolvable" and notes:
             msg = (msg + "; " if msg else "") + "the export restricts the scenario (" + ", ".join(notes) + ")"

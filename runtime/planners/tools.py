@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.pddl.common import ExportError
 from chronoplan.compiler.pddl.plan import plan_text
 from chronoplan.compiler.pddl.tools import export_tools, to_tool_plan
-from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+from chronoplan.runtime.planners.external import run_classical, unsolved_status
 from chronoplan.runtime.planners.solution import Solution
 
 
@@ -36,25 +35,17 @@ def solve_tools(project: ir.Project, scenario: str, planner: str, timeout: float
     """``chronoplan solve --planner NAME`` on a tool-use scenario; never raises for planner failures
     (PlannerUnavailable when the engine is not installed or is not a classical one)."""
     t0 = time.perf_counter()
-    why = missing(planner)
-    if why is not None:
-        raise PlannerUnavailable(why)
-    if ENGINES[planner].temporal:
-        raise PlannerUnavailable(f"the tool-use export is classical; {planner} is a temporal planner "
-                                 "(use fast-downward or pyperplan)")
     try:
-        export = export_tools(project, scenario)
+        export, outcome = run_classical(planner, lambda: export_tools(project, scenario),
+                                        "the tool-use export is classical", timeout)
     except ExportError as exc:
         return ToolSolution("error", None, None, None, time.perf_counter() - t0, planner, message=str(exc))
-    with workspace(planner) as d:
-        dom, prob = export.write(d)
-        outcome = run_worker(planner, dom, prob, timeout, Path(d))
     notes = sorted({x.code for x in export.diagnostics})
     stats = {"engine_status": outcome.status, **outcome.info, "export_notes": notes}
     seconds = time.perf_counter() - t0
     if outcome.status != "solved":
-        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
-        return ToolSolution(status, None, None, None, seconds, planner, message=outcome.message, stats=stats)
+        return ToolSolution(unsolved_status(outcome), None, None, None, seconds, planner, message=outcome.message,
+                            stats=stats)
     stats["pddl_plan"] = plan_text(outcome.actions)
     back = to_tool_plan(export, outcome.actions)
     if back.plan is None:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from pathlib import Path
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.pddl.common import ExportError
 from chronoplan.compiler.pddl.world import export_world, world_plan
-from chronoplan.runtime.planners.external import ENGINES, PlannerUnavailable, missing, run_worker, workspace
+from chronoplan.runtime.planners.external import run_classical, unsolved_status
 from chronoplan.runtime.planners.solution import Solution
 
 
@@ -27,25 +26,19 @@ class WorldSolution(Solution):
 
 
 def solve_world(project: ir.Project, scenario: str, planner: str, timeout: float = 60.0) -> WorldSolution:
+    """``chronoplan solve --planner NAME`` on a world; never raises for planner failures (PlannerUnavailable when
+    the engine is not installed or is temporal)."""
     t0 = time.perf_counter()
-    why = missing(planner)
-    if why is not None:
-        raise PlannerUnavailable(why)
-    if ENGINES[planner].temporal:
-        raise PlannerUnavailable(f"worlds are sequential (a classical export); {planner} is a temporal planner "
-                                 "(use fast-downward or pyperplan)")
     try:
-        export = export_world(project, scenario)
+        export, outcome = run_classical(planner, lambda: export_world(project, scenario),
+                                        "worlds are sequential (a classical export)", timeout)
     except ExportError as exc:
         return WorldSolution("error", None, None, None, time.perf_counter() - t0, planner, message=str(exc))
-    with workspace(planner) as d:
-        dom, prob = export.write(d)
-        outcome = run_worker(planner, dom, prob, timeout, Path(d))
     seconds = time.perf_counter() - t0
     stats = {"engine_status": outcome.status, **outcome.info}
     if outcome.status != "solved":
-        status = {"unsolvable": "unsolvable", "timeout": "timeout"}.get(outcome.status, "error")
-        return WorldSolution(status, None, None, None, seconds, planner, message=outcome.message, stats=stats)
+        return WorldSolution(unsolved_status(outcome), None, None, None, seconds, planner, message=outcome.message,
+                             stats=stats)
     text = "\n".join(f"({a.name} {' '.join(a.args)})".replace(" )", ")") for a in outcome.actions)
     plan = world_plan(export, text)
     return WorldSolution("feasible", Fraction(len(plan)), None, {"plan": plan}, seconds, planner,
