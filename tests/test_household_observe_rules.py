@@ -60,6 +60,12 @@ RULE_SETS = {
         R("a", "agent", ir.Compare("!=", V("a"), V("self"))),
         R("b", "basket", ir.And((A("same_room", "self", "b"), A("explored", "self")))),
         R("k", "container", ir.Exists("y", "thing", A("inside", "y", "k")))),     # no witness: y is first
+    "on witnesses (a thing in a basket on a surface is on it)": (
+        R("x", "thing", ir.Exists("s", "surface", ir.And((A("on", "x", "s"), A("same_room", "self", "s"))))),
+        R("x", "thing", ir.Exists("s", "place", ir.And((A("near", "self", "s"), A("on", "x", "s"))))),
+        R("b", "basket", ir.Exists("s", "surface", A("on", "b", "s"))),
+        R("x", "thing", ir.Exists("y", "thing", ir.Exists("s", "surface", ir.And((   # joined: shares a surface
+            A("on", "y", "s"), A("on", "x", "s"), ir.Not(A("is", "x", "y")))))))),
     "exists 3 deep, conjuncts innermost (moved out, remembered)": (DEEP_SMALL,),
     "exists 3 deep under not and or": (
         R("x", "thing", ir.Not(DEEP_SMALL.when)),
@@ -128,13 +134,25 @@ def test_a_wrong_witness_is_caught(monkeypatch):
     side the quantified variable is on (wrong when it is the first) makes it fail."""
     from chronoplan.runtime.household import observe
 
-    def any_side(f, scope):
+    def any_side(f):
         for g in observe._conjuncts(f.formula):
             if isinstance(g, ir.Atom) and g.relation == "inside" and f.var in g.args and len(set(g.args)) == 2:
                 return g.args[0] if g.args[1] == f.var else g.args[1]
         return None
     monkeypatch.setattr(observe, "_witness", any_side)
     assert any(name == "nested, near, on, is, compare #5" for name, _t in mismatches(ActionSyntax.CWAH, 1))
+
+
+def test_an_on_witness_must_follow_the_basket(monkeypatch):
+    """Trying only what ``y`` is directly on for ``on(y, v)`` (not also what the basket holding it is on)
+    misses a thing in a basket on a surface: the comparison catches it."""
+    from chronoplan.runtime.household import observe
+
+    def first_only(f):
+        return observe.witness(f) or observe._chain_witness(f)
+    monkeypatch.setattr(observe, "_witness", first_only)
+    wrong = {name for name, _t in mismatches(ActionSyntax.CWAH, 1) + mismatches(ActionSyntax.TDW, 2)}
+    assert "on witnesses (a thing in a basket on a surface is on it) #0" in wrong, wrong
 
 
 def test_the_random_episodes_reach_the_states_the_rules_tell_apart():
