@@ -6,8 +6,9 @@ the cost, the number of members of each type (``type_sizes(household, agents)``)
 - ``conjuncts(f)``, ``mentions(f, var)``, ``miniscope(f)``, ``witness(exists)``, ``chain_witness(exists)``: the
   formula analysis the engine's evaluation (``runtime/household/observe.py``) is built on - one home, so
   that the cost below counts what the engine does;
-- ``rule_cost(rule, sizes)``: an upper bound on the formula evaluations (atoms, comparisons and ``exists``
-  look-ups) of one step's evaluation of the rule for every agent, following the engine's shortcuts: after
+- ``rule_cost(rule, sizes)``: an upper bound on the work of one step's evaluation of the rule for every agent
+  (``Visibility.many``), counted as relation calls (``same_room``: 2, ``location``: 1) with every atom,
+  comparison and remembered ``exists`` look-up at least 1, following the engine's shortcuts: after
   ``miniscope``, an ``exists`` with a witness tries at most 1 member (``inside``/``holds``) or 1 + the baskets
   (``on``: what ``y`` is in, or the basket it is in, ...); any other ``exists`` is computed at most once per
   binding of the variables it reads in a step, each time over every member of its type; the rule's own
@@ -24,9 +25,9 @@ from typing import Optional
 
 from chronoplan.compiler import ir
 
-# Formula evaluations per step for all the rules of a household scenario: a step of a rule at the limit takes
-# about 0.1 s of CPU (bench/bench_check_scaling.py, observe-*), so a 1,000-step log grades in minutes at most.
-MAX_OBSERVE_COST = 2_000_000
+# Relation calls per step for all the observe rules of a household scenario together: at the limit a step takes
+# about 0.1 s of CPU at most (bench/bench_check_scaling.py, observe-*; docs/language.md, Limits).
+MAX_OBSERVE_COST = 1_000_000
 SELF = "self"
 
 
@@ -108,13 +109,16 @@ def type_sizes(h: ir.Household, agents: int) -> dict[str, int]:
 
 class _Cost:
     """The bound of one rule: ``each(f)`` is the cost of one evaluation of ``f`` (a remembered ``exists``
-    costs its look-up there), and ``filled`` sums what computing the remembered ``exists`` costs per step."""
+    costs its look-up there), and ``filled`` sums what computing the remembered ``exists`` costs per step:
+    at most one computation per binding of the enclosing variables its body reads, each over every member."""
 
     def __init__(self, sizes: Mapping[str, int], domains: dict[str, int]) -> None:
         self.sizes, self.domains, self.filled = sizes, domains, 0
 
     def each(self, f: ir.Formula) -> int:
-        if isinstance(f, (ir.Atom, ir.Compare)):
+        if isinstance(f, ir.Atom):
+            return 2 if f.relation == "same_room" else 1          # same_room asks both rooms
+        if isinstance(f, ir.Compare):
             return 1
         if isinstance(f, ir.Not):
             return self.each(f.arg)
@@ -131,23 +135,25 @@ class _Cost:
             body = self.each(f.formula)
         finally:
             self.domains = outer
-        if witness(f) is not None:
+        if witness(f) is not None:                  # one location call, the body once
             return 1 + body
-        if chain_witness(f) is not None:
-            return 1 + (1 + self.sizes.get("basket", 0)) * body
+        if chain_witness(f) is not None:            # up the baskets: a location call each, and the last None
+            baskets = self.sizes.get("basket", 0)
+            return 2 + baskets + (1 + baskets) * body
         keys = math.prod(size for v, size in outer.items() if mentions(f.formula, v))
         self.filled += keys * self.sizes.get(f.type, 0) * body
         return 1
 
 
 def rule_cost(rule: ir.ObserveRule, sizes: Mapping[str, int]) -> int:
-    """An upper bound on the formula evaluations of one step of ``rule`` for all agents (``sizes``: members
-    per type, ``agent`` included; ``type_sizes``)."""
+    """An upper bound on the relation calls (and look-ups, each at least 1) of one step of ``rule`` for all
+    agents (``sizes``: members per type, ``agent`` included; ``type_sizes``)."""
     cost = _Cost(sizes, {SELF: sizes.get("agent", 0), rule.var: sizes.get(rule.type, 0)})
     parts = conjuncts(miniscope(rule.when))
     guards = sum(cost.each(g) for g in parts if not mentions(g, rule.var))
     body = sum(cost.each(g) for g in parts if mentions(g, rule.var))
-    return sizes.get("agent", 0) * (guards + sizes.get(rule.type, 0) * body) + cost.filled
+    # per agent: its guards, its room (asked once for the same-room candidates), then every candidate's body
+    return sizes.get("agent", 0) * (guards + 1 + sizes.get(rule.type, 0) * body) + cost.filled
 
 
 def over_limit(rules: Iterable[ir.ObserveRule], sizes: Mapping[str, int],
