@@ -14,7 +14,8 @@ object) of the CPU seconds of ``compile_paths`` (what ``chronoplan check`` runs)
 - ``observe-3-deep`` / ``observe-3-deep-joined``: grading (``grade_log``) the baseline's episode log of the
   first bundled household scenario when the home has one more observe rule with ``exists`` nested 3 deep and
   every conjunct in the innermost body (issue 28 item 11b), each conjunct reading at most two variables /
-  the body joining all four; compiling is not timed.
+  the body joining all four; compiling is not timed.  The same shape 4 deep is refused by ``check`` (C111: over
+  the observe rules' bound of relation calls per step, compiler/household/observe_rules.py).
 
 Usage: python bench/bench_check_scaling.py [--rounds N] [--only NAME] [--json]
 """

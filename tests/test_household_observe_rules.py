@@ -60,6 +60,12 @@ RULE_SETS = {
         R("a", "agent", ir.Compare("!=", V("a"), V("self"))),
         R("b", "basket", ir.And((A("same_room", "self", "b"), A("explored", "self")))),
         R("k", "container", ir.Exists("y", "thing", A("inside", "y", "k")))),     # no witness: y is first
+    "on witnesses (a thing in a basket on a surface is on it)": (
+        R("x", "thing", ir.Exists("s", "surface", ir.And((A("on", "x", "s"), A("same_room", "self", "s"))))),
+        R("x", "thing", ir.Exists("s", "place", ir.And((A("near", "self", "s"), A("on", "x", "s"))))),
+        R("b", "basket", ir.Exists("s", "surface", A("on", "b", "s"))),
+        R("x", "thing", ir.Exists("y", "thing", ir.Exists("s", "surface", ir.And((   # joined: shares a surface
+            A("on", "y", "s"), A("on", "x", "s"), ir.Not(A("is", "x", "y")))))))),
     "exists 3 deep, conjuncts innermost (moved out, remembered)": (DEEP_SMALL,),
     "exists 3 deep under not and or": (
         R("x", "thing", ir.Not(DEEP_SMALL.when)),
@@ -128,13 +134,25 @@ def test_a_wrong_witness_is_caught(monkeypatch):
     side the quantified variable is on (wrong when it is the first) makes it fail."""
     from chronoplan.runtime.household import observe
 
-    def any_side(f, scope):
+    def any_side(f):
         for g in observe._conjuncts(f.formula):
             if isinstance(g, ir.Atom) and g.relation == "inside" and f.var in g.args and len(set(g.args)) == 2:
                 return g.args[0] if g.args[1] == f.var else g.args[1]
         return None
     monkeypatch.setattr(observe, "_witness", any_side)
     assert any(name == "nested, near, on, is, compare #5" for name, _t in mismatches(ActionSyntax.CWAH, 1))
+
+
+def test_an_on_witness_must_follow_the_basket(monkeypatch):
+    """Trying only what ``y`` is directly on for ``on(y, v)`` (not also what the basket holding it is on)
+    misses a thing in a basket on a surface: the comparison catches it."""
+    from chronoplan.runtime.household import observe
+
+    def first_only(f):
+        return observe.witness(f) or observe._chain_witness(f)
+    monkeypatch.setattr(observe, "_witness", first_only)
+    wrong = {name for name, _t in mismatches(ActionSyntax.CWAH, 1) + mismatches(ActionSyntax.TDW, 2)}
+    assert "on witnesses (a thing in a basket on a surface is on it) #0" in wrong, wrong
 
 
 def test_the_random_episodes_reach_the_states_the_rules_tell_apart():
@@ -161,7 +179,7 @@ def test_the_random_episodes_reach_the_states_the_rules_tell_apart():
 class Counting:
     """A world whose relation calls are counted (the structural measure of evaluation work)."""
 
-    RELATIONS = ("room_of", "inside", "on", "closed", "holds", "near", "explored")
+    RELATIONS = ("room_of", "inside", "on", "closed", "holds", "near", "explored", "location")
 
     def __init__(self, world):
         self.world, self.calls = world, 0
@@ -204,3 +222,53 @@ def test_nested_exists_cost_grows_slowly_with_the_things():
     16x the relation calls (the plain reading: about 256x)."""
     small, big = deep_calls(8), deep_calls(56, compare=False)          # 16 -> 64 things
     assert big / small < 16, (small, big)
+
+
+def test_the_checked_cost_bounds_the_relation_calls_at_every_step():
+    """issue 28 item 11b: ``observe_rules.rule_cost`` (what ``check`` holds under its limit, C111) is an upper
+    bound on the relation calls one ``many`` step of a rule makes, at every step of random episodes, for every
+    rule above (witnesses, chains up baskets, remembered exists, 3 deep) and the DEEP rule; and not a loose
+    one for the deep rules (within 40x)."""
+    from chronoplan.compiler.household.observe_rules import rule_cost, type_sizes
+    rules = {f"{name} #{i}": rule for name, rs in RULE_SETS.items() for i, rule in enumerate(rs)}
+    rules["DEEP"] = DEEP
+    worst: dict[str, int] = {}
+    for syntax, seed in ((ActionSyntax.CWAH, 1), (ActionSyntax.TDW, 2)):
+        engine = HouseholdEngine(household_util.problem(seed=seed, baskets=True, syntax=syntax))
+        agents = engine.problem.agents
+        sizes = type_sizes(engine.problem.home, len(agents))
+        bound = {name: rule_cost(rule, sizes) for name, rule in rules.items()}
+        world = Counting(engine)
+        compiled = {name: compile_rules((rule,), world) for name, rule in rules.items()}
+        rng = np.random.default_rng(seed)
+        for _ in range(60):
+            for name, vis in compiled.items():
+                world.calls = 0
+                vis.many(agents)
+                assert world.calls <= bound[name], (name, engine.t, world.calls, bound[name])
+                worst[name] = max(worst.get(name, 0), world.calls)
+            if engine.done:
+                break
+            engine.step({a: int(rng.choice(engine.available(a))) for a in agents})
+    assert bound["DEEP"] < 40 * worst["DEEP"], (bound["DEEP"], worst["DEEP"])
+
+
+def test_the_bound_holds_with_every_thing_in_a_basket_on_a_table():
+    """The state where ``on`` witnesses walk furthest (thing -> basket -> table): the compiled rules still
+    see what the formulas say, and the calls stay within ``rule_cost`` (which counts the walk up the basket)."""
+    from chronoplan.compiler.household.observe_rules import rule_cost, type_sizes
+    engine = HouseholdEngine(household_util.problem(seed=1, baskets=True))
+    for t in engine.problem.things:
+        engine.loc[t] = "basket1"
+    engine.loc["basket1"] = "coffeetable"
+    agents = engine.problem.agents
+    sizes = type_sizes(engine.problem.home, len(agents))
+    world = Counting(engine)
+    for name, rules in RULE_SETS.items():
+        for i, rule in enumerate(rules):
+            world.calls = 0
+            shown = compile_rules((rule,), world).many(agents)
+            assert shown == {a: plain((rule,), engine, a) for a in agents}, f"{name} #{i}"
+            assert world.calls <= rule_cost(rule, sizes), (f"{name} #{i}", world.calls, rule_cost(rule, sizes))
+    on_surface = RULE_SETS["on witnesses (a thing in a basket on a surface is on it)"][0]
+    assert plain((on_surface,), engine, "alice") == set(engine.problem.things)    # alice is in the livingroom

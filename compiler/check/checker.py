@@ -44,6 +44,7 @@ class Ctx:
     types_used: set = field(default_factory=set)     # types referenced by parameters and maps
     ir: dict = field(default_factory=dict)           # kind -> {name: ir node}
     instantiated: dict = field(default_factory=dict)  # memo of the scenario evaluations (scenarios._instantiate)
+    said_once: set = field(default_factory=set)      # keys of errors reported once per check (household._observe_cost)
 
     def error(self, code, msg, span, *notes):
         self.diags.append(Diagnostic(code, Severity.ERROR, msg, span, tuple(notes)))

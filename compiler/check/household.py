@@ -8,9 +8,10 @@ door path reaches (C603), numbers below their minimum (C604), goal relations oth
 their place (C605), goals asking for more things than exist or fit (C606), observe rules with an unknown
 relation, type or name or wrong arguments (C607), an unknown action syntax (C608), household items where they
 do not belong (C609), missing agents, start rooms, goals or horizon (C402), numbers beyond the language's
-limits (C111).  The observe formulas reuse the formula syntax and IR (``ir.Atom``, ``And``, ``Or``, ``Not``,
-``Exists``, ``Const_``) over the built-in relations of ``builtins.OBSERVE_RELATIONS``; ``self`` is the
-observing agent.  A household with errors is left out of the project.
+limits (C111), observe rules whose cost per step with the scenario's agents (``observe_rules.rule_cost``) is
+beyond ``observe_rules.MAX_OBSERVE_COST`` (C111, once per rule).  The observe formulas reuse the formula syntax
+and IR (``ir.Atom``, ``And``, ``Or``, ``Not``, ``Exists``, ``Const_``) over the built-in relations of
+``builtins.OBSERVE_RELATIONS``; ``self`` is the observing agent.  A household with errors is left out of the project.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from typing import Optional
 
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import builtins, ir
+from chronoplan.compiler.household import observe_rules
 
 MAX_METRES = 10 ** 6          # a door, a place's distance, the speed
 MAX_STEPS = 10 ** 6           # horizon and message cost
@@ -389,6 +391,7 @@ def household_scenario(ctx, d, f: dict, spans: dict, hidden: dict) -> Optional[i
         return None
     ctx.used_names.add(h.name)
     starts = _starts(ctx, d, h, f["agents"])
+    cheap = not starts or _observe_cost(ctx, d, h, len(starts))
     goals = _goals(ctx, d, h, f["goal"], spans)
     horizon = _count(ctx, f["horizon"], "horizon", 1, MAX_STEPS)
     if f["horizon"] is None:
@@ -404,12 +407,47 @@ def household_scenario(ctx, d, f: dict, spans: dict, hidden: dict) -> Optional[i
         if f["syntax"].name not in syntaxes:
             ctx.error("C608", f"unknown action syntax '{f['syntax'].name}' (one of {', '.join(syntaxes)})",
                       f["syntax"].span)
-    if _errors(ctx) != before:
+    if _errors(ctx) != before or not cheap:
         return None
     agents = tuple(ir.AgentDecl(a, None) for a, _ in starts)
     return ir.Scenario(d.name.name, ir.TimeUnit.TICK, None, agents, (), (), (), (), None, (), (), None, (), None,
                        (), d.span, household=h.name, starts=starts, goals=goals, horizon=horizon, seed=seed,
                        message_limit=message_limit, message_cost=message_cost, syntax=syntax)
+
+
+def _types_in(f: ir.Formula) -> list:
+    if isinstance(f, ir.Exists):
+        return [f.type, *_types_in(f.formula)]
+    if isinstance(f, ir.Not):
+        return _types_in(f.arg)
+    if isinstance(f, (ir.And, ir.Or)):
+        return [t for g in f.args for t in _types_in(g)]
+    return []
+
+
+def _observe_cost(ctx, d, h: ir.Household, agents: int) -> bool:
+    """False after C111 (reported once per rule in a check, at the rule) when the observe rules of ``h`` may
+    cost more than ``observe_rules.MAX_OBSERVE_COST`` relation calls per step with ``agents`` agents (a
+    scenario that can take minutes per episode to run or grade is refused); True when they are within it."""
+    sizes = observe_rules.type_sizes(h, agents)
+    over = observe_rules.over_limit(h.observe, sizes)
+    if over is None:
+        return True
+    rule, own, total = over
+    key = ("observe cost", h.name, h.observe.index(rule))
+    if key in ctx.said_once:
+        return False
+    ctx.said_once.add(key)
+    types = dict.fromkeys([rule.type, *_types_in(rule.when)])
+    rest = "" if own == total else f" ({total:,} with the rules before it)"
+    ctx.error("C111", f"observe rule 'see {rule.var}: {rule.type}' of household '{h.name}' may cost {own:,} relation "
+                      f"calls per step{rest} in scenario '{d.name.name}' ({agents} agent{'s' * (agents != 1)}), "
+                      f"beyond the limit of {observe_rules.MAX_OBSERVE_COST:,}", rule.span,
+              "each exists is computed once per binding of the variables its body reads, over every member of its "
+              "type (" + ", ".join(f"{t}: {sizes.get(t, 0)}" for t in types) + "): relate fewer variables in one "
+              "body, or give an exists a conjunct inside(y, v), holds(v, y) or on(y, v), which tries only what y is "
+              "in, held by or on")
+    return False
 
 
 def _count(ctx, num: Optional[A.Num], what: str, least: int, most: int) -> Optional[int]:

@@ -22,12 +22,17 @@ state, so evaluating a rule's conjuncts in another order changes nothing but the
   ``fixed_room(name)`` names the room of a member that never moves, which is then not asked again);
 - ``exists(v: type where ... inside(y, v) ...)`` and ``exists(v: type where ... holds(v, y) ...)`` try the
   one ``v`` the world can name, ``world.location(y)`` (what ``y`` is directly in or held by), instead of every
-  member of the type (the world's ``members`` are fixed for its lifetime);
+  member of the type (the world's ``members`` are fixed for its lifetime); ``exists(v: type where ... on(y, v)
+  ...)`` tries the chain ``location(y)``, ``location(location(y))``, ... (a thing in a basket on a table is on
+  the table; the world's ``on`` holds for nothing else);
 - ``miniscope``: a conjunct of an ``exists`` body that does not read its variable is evaluated outside it,
   once, not once per member (innermost ``exists`` first, so it moves as far out as it can);
 - in a ``Visibility``, each ``exists`` remembers its value per binding of the variables it reads, until the
   next ``many`` call (a new state): nested ``exists`` cost the product of the sizes of what each one reads,
   not of every enclosing variable.
+
+The formula analysis behind these shortcuts (``miniscope``, the witnesses) lives in
+``compiler/household/observe_rules.py``, which also bounds a rule's cost per step from them (C111 at check).
 """
 from __future__ import annotations
 
@@ -36,9 +41,14 @@ from typing import Optional, Protocol
 
 from chronoplan.compiler import ir
 from chronoplan.compiler.builtins import OBSERVE_RELATIONS
+from chronoplan.compiler.household.observe_rules import chain_witness as _chain_witness
+from chronoplan.compiler.household.observe_rules import conjuncts as _conjuncts
+from chronoplan.compiler.household.observe_rules import mentions as _mentions
+from chronoplan.compiler.household.observe_rules import miniscope, witness
 
 Env = dict
 Pred = Callable[[Env], bool]
+_witness = witness       # the inside/holds witness (a name a test replaces)
 ARITY = {name: rel.arity for name, rel in OBSERVE_RELATIONS.items()}   # declared once in compiler/builtins.py
 
 
@@ -107,78 +117,14 @@ def _atom(f: ir.Atom, world: World, scope: frozenset) -> Pred:
     return _binary(getattr(world, f.relation), a, b, scope)
 
 
-def _conjuncts(f: ir.Formula) -> list[ir.Formula]:
-    """A formula's top-level conjuncts, nested ``and`` flattened (the formula itself when it is no ``and``)."""
-    if isinstance(f, ir.And):
-        return [g for part in f.args for g in _conjuncts(part)]
-    return [f]
-
-
-def _mentions(f: ir.Formula, name: str) -> bool:
-    """Does ``f`` read the variable ``name`` (not shadowed by an inner ``exists`` over the same name)?"""
-    if isinstance(f, ir.Atom):
-        return name in f.args
-    if isinstance(f, ir.Not):
-        return _mentions(f.arg, name)
-    if isinstance(f, (ir.And, ir.Or)):
-        return any(_mentions(g, name) for g in f.args)
-    if isinstance(f, ir.Exists):
-        return f.var != name and _mentions(f.formula, name)
-    if isinstance(f, ir.Compare):
-        return name in (f.left.name, f.right.name)
-    return False
-
-
-def _witness(f: ir.Exists, scope: frozenset) -> Optional[str]:
-    """The argument ``y`` of a conjunct ``inside(y, v)`` or ``holds(v, y)`` of the body, which names the only
-    ``v`` that can satisfy it (``world.location(y)``), or None."""
-    for g in _conjuncts(f.formula):
-        if isinstance(g, ir.Atom) and len(g.args) == 2:
-            if g.relation == "inside" and g.args[1] == f.var and g.args[0] != f.var:
-                return g.args[0]
-            if g.relation == "holds" and g.args[0] == f.var and g.args[1] != f.var:
-                return g.args[1]
-    return None
-
-
-def miniscope(f: ir.Formula) -> ir.Formula:
-    """``f`` with every conjunct of an ``exists`` body that does not read its variable moved out of it, from
-    the innermost ``exists`` out: ``exists v (A and B(v))`` is ``A and exists v B(v)`` (false alike when the
-    type has no members), so ``A`` is evaluated once instead of once per ``v``."""
-    if isinstance(f, ir.Not):
-        return ir.Not(miniscope(f.arg))
-    if isinstance(f, (ir.And, ir.Or)):
-        return type(f)(tuple(miniscope(g) for g in f.args))
-    if not isinstance(f, ir.Exists):
-        return f
-    parts = _conjuncts(miniscope(f.formula))
-    outside = [g for g in parts if not _mentions(g, f.var)]
-    inside = [g for g in parts if _mentions(g, f.var)]
-    body = ir.And(tuple(inside)) if len(inside) > 1 else inside[0] if inside else ir.Const_(True)
-    inner = ir.Exists(f.var, f.type, body)
-    return ir.And((*outside, inner)) if outside else inner
-
-
 def _exists(f: ir.Exists, world: World, scope: frozenset, memos: Optional[list] = None) -> Pred:
     body = compile_formula(f.formula, world, scope | {f.var}, memos)
     var, members = f.var, world.members
-    witness = _witness(f, scope)
-    if witness is not None:
-        location = world.location
-        allowed = frozenset(members(f.type))
-        y_var = witness in scope
-
-        def one(env: Env) -> bool:
-            c = location(env[witness] if y_var else witness)
-            if c is None or c not in allowed:
-                return False
-            saved = env.get(var)
-            env[var] = c
-            try:
-                return bool(body(env))
-            finally:
-                env[var] = saved
-        return one
+    y, chain = _witness(f), False
+    if y is None:
+        y, chain = _chain_witness(f), True
+    if y is not None:
+        return _witnessed(f, world, body, y, chain, y in scope)
 
     def pred(env: Env) -> bool:
         saved = env.get(var)
@@ -203,6 +149,43 @@ def _exists(f: ir.Exists, world: World, scope: frozenset, memos: Optional[list] 
             hit = memo[key] = pred(env)
         return hit
     return remembered
+
+
+def _witnessed(f: ir.Exists, world: World, body: Pred, y: str, chain: bool, y_var: bool) -> Pred:
+    """``exists v`` trying only what ``y`` is directly in or held by (``location(y)``) or, with ``chain``
+    (an ``on(y, v)`` conjunct), also what that basket is in or on, and so on up (a thing in a basket on a
+    table is on the table)."""
+    var, location = f.var, world.location
+    allowed = frozenset(world.members(f.type))
+    if not chain:
+        def one(env: Env) -> bool:
+            c = location(env[y] if y_var else y)
+            if c is None or c not in allowed:
+                return False
+            saved = env.get(var)
+            env[var] = c
+            try:
+                return bool(body(env))
+            finally:
+                env[var] = saved
+        return one
+
+    def up(env: Env) -> bool:
+        seen: set = set()
+        c = location(env[y] if y_var else y)
+        saved = env.get(var)
+        try:
+            while c is not None and c not in seen:
+                if c in allowed:
+                    env[var] = c
+                    if body(env):
+                        return True
+                seen.add(c)
+                c = location(c)
+            return False
+        finally:
+            env[var] = saved
+    return up
 
 
 def _compare(f: ir.Compare, scope: frozenset) -> Pred:
