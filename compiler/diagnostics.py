@@ -137,6 +137,18 @@ def plural(n: int, word: str) -> str:
 LISTED_CHARS = 200        # characters of names listed in a "known ..." note (notes are clipped at MAX_MESSAGE)
 
 
+def nearest(name: str, names: Iterable[str], fold: bool = False) -> str:
+    """A short hint for an unknown ``name`` (worlds' checker and grader): the declared name closest to it ("did you
+    mean 'x'?", difflib; ``fold``: matched case-insensitively, as PDDL names are), else the first dozen names."""
+    names = list(names)
+    folded = {(n.lower() if fold else n): n for n in names}
+    close = difflib.get_close_matches((name.lower() if fold else name)[:100], list(folded), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{folded[close[0]]}'?"
+    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return f"known: {shown}" if names else "none declared"
+
+
 def name_hint(name: str, choices: Iterable[str], what: str) -> str:
     """A note for an unknown ``name``: the closest of ``choices`` ("did you mean 'x'?", difflib) and the known
     names (sorted; as many as fit in ``LISTED_CHARS``, then their count), e.g. "did you mean 'burger_cheese'?

@@ -11,8 +11,6 @@ The formulas are checked by ``check.actions._formula``, the same rules as an act
 """
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
 from typing import Optional
 
 import sympy
@@ -20,6 +18,7 @@ import sympy
 from chronoplan.compiler import ast as A
 from chronoplan.compiler import builtins, ir
 from chronoplan.compiler.check.actions import _atom, _formula
+from chronoplan.compiler.diagnostics import nearest
 
 WORLD_ITEMS = ("object", "init", "world_goal")
 ALLOWED = WORLD_ITEMS + ("unit",)
@@ -31,16 +30,6 @@ def is_world(spans: dict) -> bool:
     """Whether the scenario's items (``spans``: item kind -> span of its first occurrence) make a world: any world
     item, even an empty ``init:``."""
     return any(k in spans for k in WORLD_ITEMS)
-
-
-def nearest(name: str, names: Iterable[str]) -> str:
-    """A hint naming the declared name closest to ``name`` (or listing a few when none is close)."""
-    names = list(names)
-    close = difflib.get_close_matches(name[:100], names, n=1, cutoff=0.6)
-    if close:
-        return f"did you mean '{close[0]}'?"
-    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-    return f"known: {shown}" if names else "none declared"
 
 
 def misplaced(ctx, d, f: dict, spans: dict) -> bool:

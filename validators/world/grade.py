@@ -19,10 +19,10 @@ Metrics: ``valid``-ity is the report's; ``success`` (valid: every step ran and t
 """
 from __future__ import annotations
 
-import difflib
 from typing import Any, Optional
 
 from chronoplan.compiler import ir
+from chronoplan.compiler.diagnostics import nearest
 from chronoplan.compiler.world.problem import WorldError, WorldProblem
 from chronoplan.runtime.kitchen.logic import show_formula
 from chronoplan.runtime.world.engine import WorldEngine
@@ -111,7 +111,7 @@ class _Grading:
         act = eng.action(step.name)
         if act is None:
             self.errors.append(PlanError("E110", f"step {step.index} {step.text}: the domain has no action "
-                                         f"'{step.name}'", _nearest(step.name, eng.actions), step.index))
+                                         f"'{step.name}'", nearest(step.name, eng.actions, fold=True), step.index))
             return False
         objects = self.objects
         args = tuple([objects.get(a) or objects.get(a.lower()) for a in step.args])
@@ -140,7 +140,7 @@ class _Grading:
         for a, obj in zip(step.args, args):
             if obj is None:
                 self.errors.append(PlanError("E111", f"{where}: the world has no object '{a}'",
-                                             _nearest(a, self.engine.objects), step.index))
+                                             nearest(a, self.engine.objects, fold=True), step.index))
         return False
 
     def _types(self, st, step: Step, act, args: tuple) -> bool:
@@ -161,16 +161,6 @@ def _why(f, changed_by: dict) -> str:
         return ("it was false from the start and no earlier step made it true" if f.wanted
                 else "it was true from the start and no earlier step made it false")
     return f"step {last.index} {last.text} made it {'false' if f.wanted else 'true'}"
-
-
-def _nearest(name: str, names) -> str:
-    names = list(names)
-    folded = {n.lower(): n for n in names}
-    close = difflib.get_close_matches(name.lower()[:100], list(folded), n=1, cutoff=0.6)
-    if close:
-        return f"did you mean '{folded[close[0]]}'?"
-    shown = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-    return f"known: {shown}"
 
 
 __all__ = ["FORMAT", "METRICS", "WorldError", "empty_metrics", "engine_for", "grade_world", "grade_world_plan"]
