@@ -162,23 +162,31 @@ def _read_stdin(name: str, stem: str, raw_text: bool) -> Iterator[PlanSource]:
     if len(lines) == 2 and _first_line_is_json("\n".join(lines)):
         yield from _read_lines(itertools.chain(head, bounded_lines(stream, cap, len(head) + 1)), name, stem, cap)
         return
-    rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
-    data = rest[:0].join(h[1] for h in head) + rest if head else rest
+    data = _whole_stdin(head, stream, size)
     if len(data) > MAX_FILE_BYTES:
-        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
-                         "bytes", "split the file"))
+        yield _too_long_file(name, stem)
         return
     yield from _sources(name, stem, decode(data), data if raw_text else None)
+
+
+def _whole_stdin(head: list, stream: Any, size: int) -> Any:
+    """stdin read whole: the ``head`` lines already read (``size`` units) and the rest, at most one unit over
+    ``MAX_FILE_BYTES`` (so that a longer input is seen as too long without being held)."""
+    rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
+    return rest[:0].join(h[1] for h in head) + rest if head else rest
+
+
+def _too_long_file(name: str, stem: str) -> PlanSource:
+    return PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} bytes",
+                                                  "split the file"))
 
 
 def _episode_stdin(name: str, stem: str, head: list, stream: Any, size: int, header: dict) -> Iterator[PlanSource]:
     """A household episode log on stdin: read whole up to ``MAX_FILE_BYTES`` (its lines are bounded by its
     reader, ``household.read``) and graded as the same file would be."""
-    rest = stream.read(max(0, MAX_FILE_BYTES + 1 - size))
-    data = rest[:0].join(h[1] for h in head) + rest
+    data = _whole_stdin(head, stream, size)
     if len(data) > MAX_FILE_BYTES:
-        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
-                         "bytes", "split the file"))
+        yield _too_long_file(name, stem)
         return
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
@@ -213,8 +221,7 @@ def _read_file(path: Path, name: str, raw_text: bool = False, lazy: bool = False
         yield _unreadable(name, stem, why if isinstance(exc, OSError) else str(exc)[:200])
         return
     if len(data) > MAX_FILE_BYTES:
-        yield PlanSource(name, stem, None, PlanError("E013", f"{name} is longer than {MAX_FILE_BYTES} "
-                         "bytes", "split the file"))
+        yield _too_long_file(name, stem)
         return
     if isinstance(data, bytes) and data.lstrip()[:1] == b"{":
         header = sniff_text(data.lstrip()[:200_000].split(b"\n", 1)[0])
