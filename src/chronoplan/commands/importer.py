@@ -100,8 +100,7 @@ def write_output(files: dict, out: Path, kind: str, inputs=()) -> list[Path]:
             out.parent.mkdir(parents=True, exist_ok=True)
         targets = [(out, next(iter(files.values())))]
     for path, text in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
+        write_atomic(path, text)                 # creates the folders a file name holds (write_output)
         written.append(path)
     return written
 
