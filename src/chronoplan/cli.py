@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    entry = argv is None                 # the process's own entry point (console script, python -m)
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     # first pass: find the command, then let its module add its options
@@ -96,7 +97,10 @@ def main(argv=None) -> int:
         guarded.flush()                 # a full disk shows here, not as an ignored error at exit
         return status
     except KeyboardInterrupt as exc:   # Ctrl-C, or SIGTERM turned into Terminated: finally blocks have cleaned up
-        return interrupted(name, exc)
+        status = interrupted(name, exc)
+        if entry:
+            _exit_watchdog(status)
+        return status
     except OutputError as exc:
         return output_error(name, exc, real_stdout)
     except Exception as exc:   # noqa: BLE001 - the documented last resort: exit 3 and a short message
@@ -167,6 +171,28 @@ def _drop_output(stream) -> None:
         os.close(null)
     except (OSError, ValueError, AttributeError):
         pass
+
+
+EXIT_GRACE = 1.0                # seconds an interrupted process may take to exit before it is ended
+
+
+def _exit_watchdog(status: int) -> None:
+    """After an interrupted command, in the process's own entry only: a daemon timer that ends the process with
+    ``status`` when its exit has not finished within ``EXIT_GRACE`` seconds.  Joining a worker pool's threads
+    at interpreter exit can block once its workers were killed (a terminated ``validate --jobs 2`` hung about
+    once in seven runs, tests/test_parallel.py::test_signals_kill_every_worker)."""
+    import threading
+
+    def stop() -> None:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
+    timer = threading.Timer(EXIT_GRACE, stop)
+    timer.daemon = True
+    timer.start()
 
 
 def interrupted(command: str, exc: BaseException) -> int:
